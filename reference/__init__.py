@@ -1,0 +1,4 @@
+"""agent-tck reference implementation: a coding-agent wrapper that runs `claude` or `codex`.
+
+It is a product, not a test double: nothing in it knows about the suite that judges it.
+"""

@@ -1,0 +1,231 @@
+"""The coding agent: one request in, one CLI run, one structured response out.
+
+`CodingAgent.process` runs the backend's CLI under the supervisor, feeds every stdout line
+to the backend's `parse_line`, folds the events into a response, and publishes each state
+change as a node event. Whatever happens, the agent is READY afterwards (decision D-7).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference.backends import Backend, RunOptions, get_backend
+from reference.events import Event
+from reference.exceptions import ConfigError, LaunchError
+from reference.status import State, Status
+from reference.supervisor import Outcome, run_process
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+# Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
+NESTING_VARIABLES = ("CLAUDECODE",)
+_SIGNALS = frozenset(int(s) for s in signal.Signals)
+
+
+@dataclass(frozen=True)
+class NodeEvent:
+    """A published state change."""
+
+    state: State
+    previous: State | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state.name,
+            "state_code": int(self.state),
+            "previous": self.previous.name if self.previous is not None else None,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """How an agent runs its CLI. Validated on creation; bad values raise ConfigError."""
+
+    backend: str = "claude"
+    working_dir: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    grace_period: float = DEFAULT_GRACE
+    command: str | None = None
+    model: str | None = None
+    extra_args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    strip_env: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "grace_period"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
+        if self.working_dir is not None and not os.path.isdir(self.working_dir):
+            raise ConfigError(f"working_dir {self.working_dir!r} is not a directory")
+
+
+@dataclass
+class _Fold:
+    """The response being assembled from the event stream."""
+
+    backend: str
+    texts: list[str] = field(default_factory=list)
+    final: str | None = None
+    session_id: str | None = None
+    error: str | None = None
+    tool_ids: set[str] = field(default_factory=set)
+    anonymous_tools: int = 0
+
+    def add(self, event: Event) -> None:
+        if event.session_id and (event.kind == "init" or self.session_id is None):
+            self.session_id = event.session_id
+        if event.kind == "text" and event.text:
+            self.texts.append(event.text)
+        elif event.kind == "done" and event.text:
+            self.final = event.text  # a done text overrides the accumulation
+        elif event.kind == "error":
+            self.error = event.text or "the harness reported an error"
+        elif event.kind in ("tool_start", "tool_result"):
+            self._count_tool(event)
+
+    def _count_tool(self, event: Event) -> None:
+        # D-3: each invocation once, whether seen as start+result or as result only.
+        if event.tool_id is not None:
+            self.tool_ids.add(event.tool_id)
+        elif event.kind == "tool_start":
+            self.anonymous_tools += 1
+
+    def response(self, status: Status, error: str | None) -> dict[str, Any]:
+        message = self.final if self.final is not None else "".join(self.texts)
+        return {
+            "message": error.splitlines()[0] if error else message,
+            "status": int(status),
+            "backend": self.backend,
+            "tool_calls": len(self.tool_ids) + self.anonymous_tools,
+            "session_id": self.session_id,
+            "error": error,
+        }
+
+
+class CodingAgent:
+    """Runs one CLI per request; publishes state changes to its listeners."""
+
+    def __init__(
+        self,
+        config: AgentConfig | None = None,
+        *,
+        listeners: list[Callable[[NodeEvent], None]] | None = None,
+    ) -> None:
+        self.config = config or AgentConfig()
+        self.backend: Backend = get_backend(self.config.backend, self.config.command)
+        self.listeners = list(listeners or [])
+        self.stream_listeners: list[Callable[[Event], None]] = []
+        self._lock = threading.Lock()
+        self.state = State.READY
+        self._publish(State.READY, None, "agent created")
+
+    @property
+    def timeout(self) -> float:
+        return float(self.config.timeout)
+
+    def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
+        """Answer one request. A request that arrives while BUSY is answered at once."""
+        if not self._lock.acquire(blocking=False):
+            return _fold(self).response(Status.BUSY, "agent is busy with another request")
+        try:
+            self._transition(State.BUSY, "request received")
+            response = self._run(message, session_id)
+            self._transition(State.READY, _reason(response))
+            return response
+        finally:
+            if self.state is not State.READY:
+                self._transition(State.READY, "recovered after an unexpected error")
+            self._lock.release()
+
+    def _run(self, message: str, session_id: str | None) -> dict[str, Any]:
+        fold = _fold(self)
+        options = RunOptions(self.config.model, session_id, self.config.extra_args)
+        invocation = self.backend.build(message, options)
+        env = self._environment()
+
+        def on_line(line: str) -> None:
+            for event in self.backend.parse_line(line):
+                for listener in self.stream_listeners:
+                    listener(event)
+                fold.add(event)
+
+        try:
+            argv = (_resolve(invocation.argv[0], env), *invocation.argv[1:])
+            outcome = run_process(
+                argv, invocation.stdin, on_line, cwd=self.config.working_dir, env=env,
+                timeout=self.config.timeout, grace=self.config.grace_period,
+            )
+        except LaunchError as exc:
+            return fold.response(Status.LAUNCH_FAILED, str(exc))
+        status, error = _judge(self.backend.name, self.config.timeout, outcome, fold)
+        return fold.response(status, error)
+
+    def _environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.config.env or {})
+        for name in (*NESTING_VARIABLES, *self.config.strip_env):
+            env.pop(name, None)
+        return env
+
+    def _transition(self, state: State, reason: str) -> None:
+        previous, self.state = self.state, state
+        self._publish(state, previous, reason)
+
+    def _publish(self, state: State, previous: State | None, reason: str) -> None:
+        event = NodeEvent(state, previous, reason)
+        for listener in self.listeners:
+            listener(event)
+
+
+def _fold(agent: CodingAgent) -> _Fold:
+    return _Fold(agent.backend.name)
+
+
+def _resolve(command: str, env: Mapping[str, str]) -> str:
+    """The command's path on the agent's PATH (the PATH it hands the CLI)."""
+    path = env.get("PATH", os.defpath)
+    found = shutil.which(command, path=path)
+    if found is None:
+        where = "is not executable" if os.path.exists(command) else "was not found on PATH"
+        raise LaunchError(f"cannot start {command!r}: the command {where} ({path})")
+    return found
+
+
+def _judge(backend: str, timeout: float, outcome: Outcome, fold: _Fold) -> tuple[Status, str | None]:
+    """Status and error text from how the process ended and what it said (D-4)."""
+    tail = outcome.stderr_tail.strip()
+    detail = f"\nstderr: {tail}" if tail else ""
+    code = outcome.returncode
+    if outcome.timed_out:
+        return Status.TIMEOUT, f"{backend} timed out after {timeout:g} s and was terminated{detail}"
+    if code < 0:
+        name = signal.Signals(-code).name if -code in _SIGNALS else f"#{-code}"
+        return Status.SIGNALED, f"{backend} was killed by signal {name}{detail}"
+    if fold.error is not None:
+        return Status.HARNESS_ERROR, f"{backend} reported an error: {fold.error}{detail}"
+    if code != 0:
+        return Status.HARNESS_ERROR, f"{backend} exited with code {code}{detail}"
+    return Status.OK, None
+
+
+def _reason(response: dict[str, Any]) -> str:
+    status = Status(response["status"])
+    return "request completed" if status is Status.OK else f"request ended: {status.name.lower()}"
+
+
+def create_agent(**settings: Any) -> CodingAgent:
+    """An agent from keyword settings (those of AgentConfig); unknown ones are an error."""
+    known = set(AgentConfig.__dataclass_fields__)
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ConfigError(f"unknown agent setting(s): {', '.join(unknown)}")
+    return CodingAgent(AgentConfig(**settings))

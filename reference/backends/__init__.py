@@ -1,0 +1,26 @@
+"""The backends the reference supports, by name."""
+
+from __future__ import annotations
+
+from reference.backends.base import Backend, Invocation, RunOptions
+from reference.backends.claude import ClaudeBackend
+from reference.backends.codex import CodexBackend
+from reference.exceptions import ConfigError
+
+BACKENDS: dict[str, type[ClaudeBackend] | type[CodexBackend]] = {
+    "claude": ClaudeBackend,
+    "codex": CodexBackend,
+}
+
+
+def get_backend(name: str, command: str | None = None) -> Backend:
+    """The backend called `name`, running `command` (default: the CLI's own name)."""
+    try:
+        cls = BACKENDS[name]
+    except KeyError:
+        known = ", ".join(sorted(BACKENDS))
+        raise ConfigError(f"unknown backend {name!r} (known: {known})") from None
+    return cls(command or name)
+
+
+__all__ = ["BACKENDS", "Backend", "Invocation", "RunOptions", "get_backend"]

@@ -1,0 +1,59 @@
+"""What a backend is: how to start its CLI for one request, and how to read its stream."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from reference.events import Event
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Per-agent options a backend turns into command-line flags."""
+
+    model: str | None = None
+    resume_session: str | None = None
+    extra_args: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A command line and the bytes to write to its stdin (the prompt, decision D-5)."""
+
+    argv: tuple[str, ...]
+    stdin: bytes
+
+
+class Backend(Protocol):
+    """A coding CLI: `claude`, `codex`, ..."""
+
+    name: str
+    command: str
+
+    def build(self, prompt: str, options: RunOptions) -> Invocation: ...
+
+    def parse_line(self, line: str) -> list[Event]: ...
+
+
+def load_object(line: str) -> dict[str, Any] | None:
+    """The JSON object on `line`, or None for anything else (banners, arrays, junk).
+
+    Lines are decoded before they get here; non-objects are skipped by design (seed 001,
+    "Parse Errors": malformed lines are silently skipped).
+    """
+    stripped = line.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def text_of(value: Any) -> str | None:
+    """A string field, or None when absent or not a string."""
+    return value if isinstance(value, str) else None

@@ -1,0 +1,241 @@
+"""Run one CLI process to completion under supervision (decision D-6).
+
+The child gets its own process group. stdout and stderr are drained together by one selector
+loop (no thread, no pipe deadlock); stdout is split into lines with a size cap, stderr keeps
+only its tail, so memory stays bounded whatever the child prints. At the deadline the whole
+group gets SIGTERM, after the grace period SIGKILL; descendants left behind are killed; the
+child is always reaped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from reference.exceptions import LaunchError
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 16
+MAX_LINE = 16 << 20  # lines up to 16 MiB are read whole (D-6); longer ones are skipped
+STDERR_TAIL = 4096
+LINGER = 0.2  # how long to keep reading after the child exits, for a descendant's output
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the process ended."""
+
+    returncode: int
+    timed_out: bool
+    stderr_tail: str
+    skipped_lines: int
+
+
+class LineSplitter:
+    """Turns chunks of bytes into lines, skipping lines longer than `limit`."""
+
+    def __init__(self, on_line: Callable[[str], None], limit: int = MAX_LINE) -> None:
+        self.on_line = on_line
+        self.limit = limit
+        self.pending: list[bytes] = []
+        self.pending_size = 0
+        self.discarding = False
+        self.skipped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        pieces = chunk.split(b"\n")
+        for piece in pieces[:-1]:
+            self._end_line(piece)
+        self._add(pieces[-1])
+
+    def close(self) -> None:
+        """Deliver a last line that had no newline."""
+        if self.pending_size and not self.discarding:
+            self._end_line(b"")
+        self.pending, self.pending_size = [], 0
+
+    def _add(self, piece: bytes) -> None:
+        if not piece or self.discarding:
+            return
+        self.pending.append(piece)
+        self.pending_size += len(piece)
+        if self.pending_size > self.limit:
+            self.skipped += 1
+            log.warning("skipping a stdout line longer than %d bytes", self.limit)
+            self.discarding = True
+            self.pending, self.pending_size = [], 0
+
+    def _end_line(self, piece: bytes) -> None:
+        if self.discarding:
+            self.discarding = False
+            return
+        if self.pending:
+            piece = b"".join([*self.pending, piece])
+            self.pending, self.pending_size = [], 0
+        if len(piece) > self.limit:
+            self.skipped += 1
+            log.warning("skipping a stdout line longer than %d bytes", self.limit)
+            return
+        self.on_line(piece.decode("utf-8", errors="replace"))
+
+
+def spawn(
+    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    """Start `argv` in a new process group with all three pipes."""
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise LaunchError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+
+
+class Supervisor:
+    """Feeds stdin, drains stdout and stderr, enforces the deadline, reaps."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], timeout: float, grace: float) -> None:
+        self.proc = proc
+        self.deadline = time.monotonic() + timeout
+        self.grace = grace
+        self.timed_out = False
+        self.kill_at: float | None = None
+        self.exited_at: float | None = None
+        self.stderr_tail = b""
+
+    def run(self, stdin: bytes, on_line: Callable[[str], None]) -> Outcome:
+        splitter = LineSplitter(on_line)
+        pidfd = os.pidfd_open(self.proc.pid)
+        try:
+            self._loop(stdin, splitter, pidfd)
+        finally:
+            os.close(pidfd)
+            self._finish()
+        splitter.close()
+        return Outcome(
+            returncode=self.proc.returncode,
+            timed_out=self.timed_out,
+            stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
+            skipped_lines=splitter.skipped,
+        )
+
+    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int) -> None:
+        proc = self.proc
+        assert proc.stdin and proc.stdout and proc.stderr
+        view = memoryview(stdin)
+        with selectors.DefaultSelector() as sel:
+            os.set_blocking(proc.stdin.fileno(), False)
+            if view:
+                sel.register(proc.stdin, selectors.EVENT_WRITE, "stdin")
+            else:
+                proc.stdin.close()
+            sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
+            sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
+            sel.register(pidfd, selectors.EVENT_READ, "exit")
+            readers = 2
+            while not self._done(readers):
+                for key, _ in sel.select(self._wait_time()):
+                    if key.data == "stdin":
+                        view = self._write(sel, view)
+                    elif key.data == "exit":
+                        sel.unregister(pidfd)
+                        self.exited_at = time.monotonic()
+                    elif not self._read(key.fd, splitter):
+                        sel.unregister(key.fileobj)
+                        readers -= 1
+                self._enforce()
+
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        """Read one chunk from stdout or stderr; False at end of file."""
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            return False
+        if self.proc.stdout is not None and fd == self.proc.stdout.fileno():
+            splitter.feed(chunk)
+        else:
+            self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
+        return True
+
+    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            view = view[os.write(stdin.fileno(), view[:CHUNK]) :]
+        except BrokenPipeError:
+            view = view[:0]
+        if not view:
+            sel.unregister(stdin)
+            stdin.close()
+        return view
+
+    def _done(self, readers: int) -> bool:
+        """The child has exited and its pipes are closed, or the linger for them is over.
+
+        A descendant that still holds stdout after the child exited is an orphan: it is
+        killed with the group in `_finish`, not waited for.
+        """
+        if self.exited_at is None:
+            return False
+        return readers == 0 or time.monotonic() >= self.exited_at + LINGER
+
+    def _wait_time(self) -> float:
+        marks = [self.deadline if not self.timed_out else None, self.kill_at]
+        if self.exited_at is not None:
+            marks.append(self.exited_at + LINGER)
+        return max(0.0, min(m for m in marks if m is not None) - time.monotonic())
+
+    def _enforce(self) -> None:
+        """SIGTERM to the group at the deadline, SIGKILL when the grace period is over."""
+        now = time.monotonic()
+        if not self.timed_out and now >= self.deadline and self.exited_at is None:
+            self.timed_out = True
+            self._signal(signal.SIGTERM)
+            self.kill_at = now + self.grace
+        elif self.kill_at is not None and now >= self.kill_at:
+            self._signal(signal.SIGKILL)
+            self.kill_at = None
+
+    def _signal(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
+
+    def _finish(self) -> None:
+        """Kill what is left of the group, close the pipes, and always reap the child.
+
+        The child is not reaped yet (the pidfd only told us it exited), so its process group
+        id cannot have been reused when the group is signalled.
+        """
+        self._signal(signal.SIGKILL)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        self.proc.wait()
+
+
+def run_process(
+    argv: Sequence[str],
+    stdin: bytes,
+    on_line: Callable[[str], None],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    timeout: float,
+    grace: float,
+) -> Outcome:
+    """Run `argv` to completion; raises LaunchError when it cannot start."""
+    return Supervisor(spawn(argv, cwd, env), timeout, grace).run(stdin, on_line)

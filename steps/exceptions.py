@@ -1,0 +1,29 @@
+"""Errors of the suite, one per stage.
+
+- reading a GIVEN/WHEN/THEN document (`steps.gherkin`): `SpecError`, with source:line
+- loading the requirement registry or a baseline: `RegistryError`, with file and entry
+- reaching an implementation (driver start, protocol): `DriverError`, with the command
+- bad command-line use: `UsageError` (exit code 2)
+"""
+
+from __future__ import annotations
+
+
+class TckError(Exception):
+    """Base of every error the suite raises on purpose."""
+
+
+class SpecError(TckError):
+    """A spec document cannot be converted; the message names file and line."""
+
+
+class RegistryError(TckError):
+    """The requirement registry or a baseline file is invalid."""
+
+
+class DriverError(TckError):
+    """An implementation could not be reached or broke the protocol."""
+
+
+class UsageError(TckError):
+    """The command line asks for something impossible."""

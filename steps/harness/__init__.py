@@ -1,0 +1,1 @@
+"""The fake harness: a real executable that impersonates `claude` and `codex`."""

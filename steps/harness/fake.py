@@ -1,0 +1,121 @@
+"""The fake harness executable: plays a script, records what it saw.
+
+Started through a shim named `claude` or `codex` (see `steps.harness.install`), as
+`python fake.py SCRIPT RECORD NAME ARGS...`. It imports only the standard library so it starts
+fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
+handler and the main flow never interleave:
+  {"what": "start", "name", "argv", "cwd", "pid", "pgid", "env"}
+  {"what": "stdin", "data"}            once stdin reached end of file
+  {"what": "signal", "signal": "SIGTERM"}
+Script steps (a JSON list), each an object with one key:
+  out: text (written as is)         line: JSON value (one line)   err: text (stderr)
+  raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
+  die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
+  spawn_holder: seconds (a grandchild holding stdout and stderr open)
+  big_line: bytes (one JSON line of about that size)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
+RECORDED_ENV = ("PATH", "HOME")
+
+
+class Harness:
+    def __init__(self, script: dict[str, Any], record: str) -> None:
+        self.steps: list[dict[str, Any]] = script["steps"]
+        self.scale: float = script.get("time_scale", 1.0)
+        self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.stdin_read = False
+
+    def note(self, **entry: Any) -> None:
+        os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
+
+    def on_term(self, signum: int, _frame: Any) -> None:
+        self.note(what="signal", signal=signal.Signals(signum).name, pid=os.getpid())
+        if self.term_mode == "exit":
+            os._exit(128 + signum)
+
+    def play(self, name: str, argv: list[str]) -> int:
+        self.term_mode = "exit"
+        signal.signal(signal.SIGTERM, self.on_term)
+        env = {k: v for k, v in os.environ.items()
+               if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)}
+        self.note(what="start", name=name, argv=argv, cwd=os.getcwd(), pid=os.getpid(),
+                  pgid=os.getpgrp(), env=env)
+        for step in self.steps:
+            ((op, arg),) = step.items()
+            result = getattr(self, "op_" + op)(arg)
+            if result is not None:
+                return int(result)
+        return 0
+
+    def write(self, data: bytes) -> None:
+        out = sys.stdout.buffer
+        out.write(data)
+        out.flush()
+
+    def op_out(self, text: str) -> None:
+        self.write(text.encode())
+
+    def op_raw_b64(self, data: str) -> None:
+        self.write(base64.b64decode(data))
+
+    def op_line(self, value: Any) -> None:
+        self.write((json.dumps(value) + "\n").encode())
+
+    def op_big_line(self, size: int) -> None:
+        self.write(b'{"type":"filler","data":"' + b"x" * size + b'"}\n')
+
+    def op_err(self, text: str) -> None:
+        sys.stderr.buffer.write(text.encode())
+        sys.stderr.flush()
+
+    def op_sleep(self, seconds: float) -> None:
+        end = time.monotonic() + seconds * self.scale
+        while (left := end - time.monotonic()) > 0:
+            time.sleep(left)
+
+    def op_read_stdin(self, _: Any) -> None:
+        data = sys.stdin.buffer.read()
+        self.note(what="stdin", data=data.decode("utf-8", errors="replace"))
+
+    def op_on_term(self, mode: str) -> None:
+        self.term_mode = mode
+
+    def op_die(self, name: str) -> None:
+        sys.stdout.flush()
+        os.kill(os.getpid(), getattr(signal, name))
+        time.sleep(10)
+
+    def op_spawn_holder(self, seconds: float) -> None:
+        child = subprocess.Popen(
+            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
+            stdout=sys.stdout, stderr=sys.stderr, stdin=subprocess.DEVNULL,
+        )
+        self.note(what="grandchild", pid=child.pid)
+
+    def op_exit(self, code: int) -> int:
+        return code
+
+
+def main() -> None:
+    script_path, record, name, *argv = sys.argv[1:]
+    with open(script_path) as fh:
+        script = json.load(fh)
+    code = Harness(script, record).play(name, argv)
+    sys.stdout.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()

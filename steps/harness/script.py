@@ -1,0 +1,98 @@
+"""Scripts for the fake harness, and the bin directory that puts it on PATH.
+
+A `Script` is a list of steps (see `steps.harness.fake`); `Script.for_backend` knows how each
+backend prints the normalized events the spec talks about, in that CLI's real format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from steps.harness import fake
+from steps.harness.lines import Claude, Codex
+
+HARNESS_NAMES = ("claude", "codex")
+
+
+@dataclass
+class Script:
+    """What the fake harness will do, step by step."""
+
+    backend: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    emitted: list[dict[str, Any]] = field(default_factory=list)
+    read_stdin: bool = True
+    time_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.claude = Claude()
+        self.codex = Codex()
+
+    def add(self, op: str, arg: Any = True) -> Script:
+        self.steps.append({op: arg})
+        return self
+
+    def line(self, value: dict[str, Any]) -> Script:
+        self.emitted.append(value)
+        return self.add("line", value)
+
+    # Normalized events, printed the way the backend's CLI prints them.
+    def init(self, session_id: str | None = None) -> Script:
+        if self.backend == "claude":
+            return self.line(self.claude.init(session_id))
+        return self.line(self.codex.thread_started(session_id or "019c7199-0000-7000-8000-1"))
+
+    def text(self, text: str) -> Script:
+        if self.backend == "claude":
+            return self.line(self.claude.text(text))
+        return self.line(self.codex.agent_message(text))
+
+    def done(self, text: str | None = None) -> Script:
+        if self.backend == "claude":
+            return self.line(self.claude.result(text))
+        return self.line(self.codex.turn_completed())
+
+    def tool(self, tool_id: str, *, result: bool) -> Script:
+        if self.backend == "claude":
+            line = self.claude.tool_result(tool_id) if result else self.claude.tool_use(tool_id)
+        else:
+            line = self.codex.command(tool_id, completed=result)
+        return self.line(line)
+
+    def to_json(self) -> dict[str, Any]:
+        head = [{"read_stdin": True}] if self.read_stdin else []
+        return {"steps": head + self.steps, "time_scale": self.time_scale}
+
+
+def install(bin_dir: Path, script: Path, record: Path) -> None:
+    """Write `claude` and `codex` shims into `bin_dir` that run the fake harness.
+
+    The shim `exec`s, so the pid the implementation started is the harness's pid.
+    """
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    harness = Path(fake.__file__).resolve()
+    for name in HARNESS_NAMES:
+        shim = bin_dir / name
+        words = [sys.executable, "-S", str(harness), str(script), str(record), name]
+        shim.write_text(f'#!/bin/sh\nexec {shlex.join(words)} "$@"\n')
+        shim.chmod(0o755)
+
+
+def write_script(path: Path, script: Script) -> None:
+    """Write atomically, so a harness never reads half a script."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(script.to_json()))
+    os.replace(tmp, path)
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    """Every entry the harness wrote, in order; nothing when it never started."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
