@@ -2,3 +2,5 @@
 
 It is a product, not a test double: nothing in it knows about the suite that judges it.
 """
+
+__version__ = "0.1.0"

@@ -222,10 +222,14 @@ def _reason(response: dict[str, Any]) -> str:
     return "request completed" if status is Status.OK else f"request ended: {status.name.lower()}"
 
 
-def create_agent(**settings: Any) -> CodingAgent:
+def create_agent(
+    listeners: list[Callable[[NodeEvent], None]] | None = None, **settings: Any
+) -> CodingAgent:
     """An agent from keyword settings (those of AgentConfig); unknown ones are an error."""
     known = set(AgentConfig.__dataclass_fields__)
     unknown = sorted(set(settings) - known)
     if unknown:
         raise ConfigError(f"unknown agent setting(s): {', '.join(unknown)}")
-    return CodingAgent(AgentConfig(**settings))
+    if "extra_args" in settings:
+        settings["extra_args"] = tuple(settings["extra_args"])
+    return CodingAgent(AgentConfig(**settings), listeners=listeners)

@@ -1,0 +1,391 @@
+"""Steps of the `agent` component. Thin: arrange through the world, act through the driver,
+assert on what a user can observe (response, published events, harness record, /proc).
+
+Durations in the spec are multiplied by `--time-scale` where the agent actually waits on them.
+Paths in the spec are rooted in the scenario's sandbox, so none is touched on the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from steps.drivers import Driver
+from steps.harness.script import HARNESS_NAMES
+from steps.observe import process_state
+from steps.plugin import require_backend
+from steps.world import AgentWorld, HarnessRig
+
+QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+@pytest.fixture
+def world(driver: Driver, tmp_path: Path, time_scale: float) -> AgentWorld:
+    return AgentWorld(driver, HarnessRig(tmp_path / "harness"), tmp_path / "sandbox", time_scale)
+
+
+# --- GIVEN: the agent ---------------------------------------------------------------------
+
+@given(parsers.parse('a CodingGenesisAgent with backend "{backend}".'))
+def agent_with_backend(world: AgentWorld, backend: str) -> None:
+    require_backend(world.driver, backend)
+    world.backend = backend
+
+
+@given(parsers.parse('the agent is in "{state}" state.'))
+def agent_in_state(world: AgentWorld, state: str) -> None:
+    assert world.driver.agent_info(world.ensure_agent())["state"] == state
+    assert world.created_states[-1]["state"] == state
+
+
+@given(parsers.parse('a CodingGenesisAgent with working_dir "{path}".'))
+def agent_with_working_dir(world: AgentWorld, path: str) -> None:
+    sandboxed = world.sandbox / path.lstrip("/")
+    sandboxed.mkdir(parents=True)
+    world.settings["working_dir"] = str(sandboxed)
+
+
+@given("a CodingGenesisAgent with working_dir set to None.")
+def agent_without_working_dir(world: AgentWorld) -> None:
+    world.settings["working_dir"] = None
+
+
+@given(parsers.parse("a CodingGenesisAgent with timeout {seconds:g} seconds."))
+def agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
+    world.settings["timeout"] = seconds * world.time_scale
+    world.settings["grace_period"] = 5.0 * world.time_scale
+
+
+@given("a CodingGenesisAgent created with default parameters.")
+def agent_with_defaults(world: AgentWorld) -> None:
+    world.ensure_agent()
+
+
+@given(parsers.parse("a CodingGenesisAgent created with timeout {seconds:g}."))
+def agent_created_with_timeout(world: AgentWorld, seconds: float) -> None:
+    world.settings["timeout"] = seconds
+    world.ensure_agent()
+
+
+@given('a CodingGenesisAgent in "BUSY" state due to a timed-out request.')
+def agent_busy_with_timeout(world: AgentWorld) -> None:
+    agent_with_running_timeout(world, 10.0)
+    world.new_script().init().text("working").add("sleep", 1000)
+
+
+@given('a CodingGenesisAgent in "BUSY" state due to a crashed subprocess.')
+def agent_busy_with_crash(world: AgentWorld) -> None:
+    world.new_script().init().text("working").add("err", "Segmentation fault\n").add("exit", 139)
+
+
+# --- GIVEN: what the harness does ---------------------------------------------------------
+
+@given(parsers.re(r'the subprocess emits (?P<count>\d+) text events: (?P<texts>.*)\.$'))
+def emits_n_texts(world: AgentWorld, count: str, texts: str) -> None:
+    values = QUOTED.findall(texts)
+    assert len(values) == int(count), f"step lists {len(values)} texts, says {count}"
+    for text in values:
+        world.new_script().text(text)
+
+
+@given(parsers.re(r'the subprocess emits (a )?text events? "(?P<text>.*)"\.$'))
+def emits_text(world: AgentWorld, text: str) -> None:
+    world.new_script().text(text)
+
+
+@given(parsers.parse('the subprocess then emits a done event with text "{text}".'))
+def emits_done_with_text(world: AgentWorld, text: str) -> None:
+    world.new_script().done(text)
+
+
+@given("the subprocess then emits a turn.completed event with no text.")
+def emits_done_without_text(world: AgentWorld) -> None:
+    world.new_script().done()
+
+
+@given(parsers.parse("the subprocess emits {starts:d} tool_start events and {results:d} tool_result events."))
+def emits_tools(world: AgentWorld, starts: int, results: int) -> None:
+    script = world.new_script()
+    for i in range(starts):
+        script.tool(f"toolu_{i:02d}", result=False)
+    for i in range(results):
+        script.tool(f"toolu_{i:02d}", result=True)
+    script.done("done")
+
+
+@given("the subprocess emits only text events and a done event.")
+def emits_only_text(world: AgentWorld) -> None:
+    world.new_script().text("no tools ").text("needed").done("no tools needed")
+
+
+@given(parsers.parse('the subprocess emits a system/init event with session_id "{session}".'))
+@given(parsers.parse('the subprocess emits a thread.started event with thread_id "{session}".'))
+def emits_init(world: AgentWorld, session: str) -> None:
+    world.new_script().init(session).text("hello").done()
+
+
+@given(parsers.parse('the subprocess runs for longer than {seconds:g} seconds without completing.'))
+def runs_too_long(world: AgentWorld, seconds: float) -> None:
+    world.new_script().init().text("thinking...").add("sleep", seconds * 3)
+
+
+@given(parsers.parse("the subprocess exits with return code {code:d}."))
+def exits_with(world: AgentWorld, code: int) -> None:
+    world.new_script().add("exit", code)
+
+
+@given(parsers.parse('stderr contains "{text}".'))
+def stderr_contains(world: AgentWorld, text: str) -> None:
+    script = world.new_script()
+    script.steps.insert(len(script.steps) - 1, {"err": text + "\n"})
+
+
+@given("the subprocess is killed by an external signal.")
+def killed_externally(world: AgentWorld) -> None:
+    world.new_script().init().text("partial").add("die", "SIGKILL")
+
+
+@given(parsers.parse('the subprocess emits "{junk}" on stdout.'))
+def emits_junk(world: AgentWorld, junk: str) -> None:
+    world.new_script().add("out", junk + "\n")
+
+
+@given("the subprocess then emits a valid result event.")
+def emits_result(world: AgentWorld) -> None:
+    world.final_text = "The result after junk"
+    world.new_script().done(world.final_text)
+
+
+@given("the subprocess emits: valid init, invalid line, valid text, invalid line, valid done.")
+def emits_mixed(world: AgentWorld) -> None:
+    world.final_text = "mixed but fine"
+    script = world.new_script().init("019c7199-mixed")
+    script.add("out", "{not json at all\n").text(world.final_text)
+    script.add("out", "[SandboxDebug] ready\n").done()
+
+
+@given("the subprocess produced no stdout output.")
+def no_stdout(world: AgentWorld) -> None:
+    script = world.new_script()
+    assert not script.emitted, "the scenario already scripted stdout output"
+
+
+# --- WHEN ---------------------------------------------------------------------------------
+
+@when(parsers.parse('the agent receives a request with message "{message}".'))
+def receives_request(world: AgentWorld, message: str) -> None:
+    world.request(message)
+
+
+@when("the agent processes the request.")
+@when("the agent spawns a subprocess.")
+@when("the timeout is reached.")
+@when("the timeout error is handled.")
+@when("the crash error is handled.")
+def processes_request(world: AgentWorld) -> None:
+    world.request()
+
+
+@when("checking the timeout value.")
+def checking_timeout(world: AgentWorld) -> None:
+    world.ensure_agent()
+
+
+# --- THEN: states -------------------------------------------------------------------------
+
+def _states(world: AgentWorld) -> list[str]:
+    assert world.result is not None
+    return [e["state"] for e in world.result.states]
+
+
+@then(parsers.parse('the agent transitions to "{state}" state.'))
+def transitions_to(world: AgentWorld, state: str) -> None:
+    states = _states(world)
+    assert state in states, f"published states {states} do not include {state}"
+    if state == "READY":
+        assert states[-1] == "READY", f"the last published state is {states[-1:]}"
+        assert world.driver.agent_info(world.ensure_agent())["state"] == "READY"
+    else:
+        assert states[0] == state, f"the first state published for the request is {states[:1]}"
+
+
+@then(parsers.parse('the agent transitions back to "{state}" state.'))
+def transitions_back(world: AgentWorld, state: str) -> None:
+    states = _states(world)
+    assert states[-1] == state and len(states) >= 2, f"published states: {states}"
+
+
+@then('the agent transitions to "READY" state, not "DEGRADED".')
+def ready_not_degraded(world: AgentWorld) -> None:
+    states = _states(world)
+    assert "DEGRADED" not in states, f"published states: {states}"
+    transitions_to(world, "READY")
+
+
+@then(parsers.parse('the agent state is "{state}".'))
+def agent_state_is(world: AgentWorld, state: str) -> None:
+    assert world.driver.agent_info(world.ensure_agent())["state"] == state
+
+
+@then(parsers.parse('a graph node event is published with state "{state}".'))
+def node_event_published(world: AgentWorld, state: str) -> None:
+    assert world.result is not None
+    last = world.result.states[-1]
+    assert last["state"] == state and last["previous"] == "BUSY", f"last event: {last}"
+    assert last["reason"], "the node event carries no reason"
+
+
+@then("the agent can accept new requests.")
+def accepts_new_requests(world: AgentWorld) -> None:
+    world.script = None
+    assert world.request().response["status"] == 0
+
+
+# --- THEN: the harness process ------------------------------------------------------------
+
+@then(parsers.parse('a subprocess is spawned with the "{command}" command.'))
+def spawned_with(world: AgentWorld, command: str) -> None:
+    assert command in HARNESS_NAMES
+    start = world.rig.last_start()
+    assert start["name"] == command, f"the harness was started as {start['name']!r}"
+    record = world.rig.record()
+    stdin = [e["data"] for e in record if e["what"] == "stdin"]
+    prompt_delivered = stdin[-1:] == ["What is 2 + 2?"] or "What is 2 + 2?" in start["argv"]
+    assert prompt_delivered, f"the prompt reached neither stdin {stdin} nor argv {start['argv']}"
+
+
+@then("the subprocess stdout is read line by line.")
+def read_line_by_line(world: AgentWorld) -> None:
+    assert world.result is not None and world.script is not None
+    raws = [e["raw"] for e in world.result.events]
+    emitted = [line for line in world.script.emitted if line in raws]
+    assert emitted == world.script.emitted, "some emitted lines produced no event"
+    distinct = [r for i, r in enumerate(raws) if i == 0 or raws[i - 1] != r]
+    assert distinct == world.script.emitted, "lines were merged, split or reordered"
+
+
+@then(parsers.parse("each line is passed to {backend_class}.parse_line."))
+def each_line_parsed(world: AgentWorld, backend_class: str) -> None:
+    assert world.result is not None and world.script is not None
+    assert backend_class == f"{world.backend.capitalize()}Backend"
+    expected = [event for line in world.script.emitted
+                for event in world.driver.parse_line(world.backend, json.dumps(line))]
+    assert world.result.events == expected
+
+
+@then(parsers.parse('the subprocess cwd is set to "{path}".'))
+def cwd_is(world: AgentWorld, path: str) -> None:
+    expected = world.sandbox / path.lstrip("/")
+    assert Path(world.rig.last_start()["cwd"]) == expected
+
+
+@then("the subprocess cwd is None, inheriting the agent's working directory.")
+def cwd_inherited(world: AgentWorld) -> None:
+    assert Path(world.rig.last_start()["cwd"]) == Path(world.driver.cwd)
+
+
+@then("the subprocess is terminated via SIGTERM.")
+def terminated_via_sigterm(world: AgentWorld) -> None:
+    start = world.rig.last_start()
+    assert world.rig.signals(start["pid"])[:1] == ["SIGTERM"], "the harness got no SIGTERM"
+
+
+@then("the subprocess is waited on to prevent zombie processes.")
+@then("no zombie process remains.")
+def no_zombie(world: AgentWorld) -> None:
+    pid = world.rig.last_start()["pid"]
+    state = process_state(pid)
+    assert state is None, f"harness pid {pid} is still there in state {state!r} (Z = zombie)"
+
+
+# --- THEN: the response -------------------------------------------------------------------
+
+@then(parsers.parse('the response contains key "{key}" with value {value:d}.'))
+def response_int(world: AgentWorld, key: str, value: int) -> None:
+    assert world.response.get(key) == value, f"{key} = {world.response.get(key)!r}"
+
+
+@then(parsers.parse('the response contains key "{key}" with value "{value}".'))
+def response_str(world: AgentWorld, key: str, value: str) -> None:
+    assert world.response.get(key) == value, f"{key} = {world.response.get(key)!r}"
+
+
+@then('the response contains key "message" with the final text.')
+@then("the response contains the result text.")
+def response_final_text(world: AgentWorld) -> None:
+    assert world.final_text is not None
+    assert world.response.get("message") == world.final_text
+
+
+@then(parsers.parse('the response message is "{text}".'))
+def response_message(world: AgentWorld, text: str) -> None:
+    assert world.response.get("message") == text
+
+
+@then('the response contains key "status" with a non-zero value.')
+def response_failed(world: AgentWorld) -> None:
+    status = world.response.get("status")
+    assert isinstance(status, int) and status != 0, f"status = {status!r}"
+
+
+@then(parsers.parse('the response contains key "message" with text containing "{text}".'))
+def response_message_contains(world: AgentWorld, text: str) -> None:
+    assert text in str(world.response.get("message")), world.response
+
+
+@then("the response contains error information.")
+def response_error_information(world: AgentWorld) -> None:
+    error = world.response.get("error")
+    assert isinstance(error, str) and error, f"error = {error!r}"
+    stderr = [s["err"].strip() for s in world.new_script().steps if "err" in s]
+    for text in stderr:
+        assert text in error, f"the error does not carry the harness's stderr {text!r}"
+
+
+@then('the response contains key "message" with an empty string or error message.')
+def response_empty_or_error(world: AgentWorld) -> None:
+    message = world.response.get("message")
+    assert isinstance(message, str)
+    assert message == "" or world.response.get("error"), f"message = {message!r}"
+
+
+@then("the response is successful.")
+def response_successful(world: AgentWorld) -> None:
+    assert world.response.get("status") == 0 and not world.response.get("error")
+
+
+# --- THEN: parsing ------------------------------------------------------------------------
+
+@then("the malformed line is silently skipped.")
+@then(parsers.parse("the {count:d} invalid lines are silently skipped."))
+def junk_skipped(world: AgentWorld, count: int = 1) -> None:
+    assert world.result is not None and world.script is not None
+    junk = [s["out"] for s in world.script.steps if "out" in s]
+    assert len(junk) == count
+    assert all(e["raw"] in world.script.emitted for e in world.result.events)
+    assert not world.response.get("error"), f"error = {world.response.get('error')!r}"
+
+
+@then("the valid result event is processed normally.")
+def result_processed(world: AgentWorld) -> None:
+    assert world.result is not None
+    assert [e["kind"] for e in world.result.events] == ["done"]
+
+
+@then("the session_id is extracted from the init event.")
+def session_from_init(world: AgentWorld) -> None:
+    assert world.response.get("session_id") == "019c7199-mixed"
+
+
+@then("the text is extracted from the text event.")
+def text_from_text_event(world: AgentWorld) -> None:
+    assert world.response.get("message") == world.final_text
+
+
+@then(parsers.parse("the timeout is {seconds:g} seconds."))
+def timeout_is(world: AgentWorld, seconds: float) -> None:
+    assert world.driver.agent_info(world.ensure_agent())["timeout"] == seconds

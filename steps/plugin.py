@@ -1,0 +1,77 @@
+"""The pytest plugin (entry point `agent_tck`): options, the driver, tags, applicability.
+
+Hook wiring only; the work is in `steps.drivers`, `steps.world` and the step modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from steps.drivers import Driver, make_driver
+
+pytest_plugins = ["steps.agent_steps"]
+
+NOT_APPLICABLE = "not applicable"
+DEFAULT_TIME_SCALE = 0.02
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agent-tck")
+    group.addoption("--impl", default="reference",
+                    help="implementation under test: 'reference' or an adapter command")
+    group.addoption("--time-scale", type=float, default=DEFAULT_TIME_SCALE,
+                    help="factor applied to the spec's wall-clock durations (1 = literal)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "req(id): the requirement a scenario checks (from @req:<id> tags)",
+        "component(name): the spec component a suite module belongs to",
+    ):
+        config.addinivalue_line("markers", line)
+    if config.getoption("--time-scale") <= 0:
+        raise pytest.UsageError("--time-scale must be a positive number")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag: str, function: Callable[..., Any]) -> bool | None:
+    """`@req:ID` becomes the `req` marker; other tags keep pytest-bdd's default."""
+    if tag.startswith("req:"):
+        pytest.mark.req(tag[4:])(function)
+        return True
+    return None
+
+
+@pytest.fixture(scope="session")
+def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
+    """The implementation under test, started once for the session."""
+    impl = make_driver(pytestconfig.getoption("--impl"))
+    try:
+        yield impl
+    finally:
+        impl.close()
+
+
+@pytest.fixture
+def time_scale(pytestconfig: pytest.Config) -> float:
+    return float(pytestconfig.getoption("--time-scale"))
+
+
+@pytest.fixture(autouse=True)
+def _applicable(request: pytest.FixtureRequest) -> None:
+    """Skip, as not applicable, scenarios of a component the implementation does not declare."""
+    marker = request.node.get_closest_marker("component")
+    if marker is None:
+        return
+    impl: Driver = request.getfixturevalue("driver")
+    if marker.args[0] not in impl.info.components:
+        pytest.skip(f"{NOT_APPLICABLE}: component {marker.args[0]!r} not declared")
+
+
+def require_backend(impl: Driver, backend: str) -> None:
+    """Skip, as not applicable, when the implementation does not declare `backend`."""
+    if backend not in impl.info.backends:
+        pytest.skip(f"{NOT_APPLICABLE}: backend {backend!r} not declared")

@@ -1,0 +1,67 @@
+"""The requirement registry: every requirement's ID, level, text and source.
+
+One `requirements.yaml` per component folder under `features/`. Scenarios carry `@req:<ID>`
+tags; `tags_in` reads them back from the feature files so meta-tests can keep both in sync.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from steps.exceptions import RegistryError
+from steps.paths import FEATURES
+
+LEVELS = ("MUST", "SHOULD")
+FIELDS = {"id", "level", "text", "source"}
+TAG = re.compile(r"@req:(\S+)")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str
+    text: str
+    source: str
+    component: str
+
+
+def load(features: Path = FEATURES) -> dict[str, Requirement]:
+    """Every requirement of every component, by ID."""
+    found: dict[str, Requirement] = {}
+    for path in sorted(features.glob("*/requirements.yaml")):
+        for req in _load_file(path):
+            if req.id in found:
+                raise RegistryError(f"{path}: requirement {req.id} is defined twice")
+            found[req.id] = req
+    return found
+
+
+def _load_file(path: Path) -> list[Requirement]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(entries, list):
+        raise RegistryError(f"{path}: expected a list of requirements")
+    return [_entry(path, i, e) for i, e in enumerate(entries)]
+
+
+def _entry(path: Path, index: int, entry: object) -> Requirement:
+    where = f"{path}: entry {index}"
+    if not isinstance(entry, dict) or set(entry) != FIELDS:
+        raise RegistryError(f"{where}: needs exactly the fields {sorted(FIELDS)}")
+    if entry["level"] not in LEVELS:
+        raise RegistryError(f"{where}: level {entry['level']!r} is not one of {LEVELS}")
+    values = {k: str(v) for k, v in entry.items()}
+    return Requirement(**values, component=path.parent.name)  # type: ignore[arg-type]
+
+
+def tags_in(features: Path = FEATURES) -> dict[str, list[str]]:
+    """Requirement ID -> the feature files (with line) whose scenarios carry its tag."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(features.rglob("*.feature")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for tag in TAG.findall(line):
+                found.setdefault(tag, []).append(f"{path.relative_to(features)}:{number}")
+    return found

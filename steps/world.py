@@ -1,0 +1,108 @@
+"""Per-scenario state of the agent steps: the harness rig and the agent under test.
+
+The world arranges; drivers act; steps assert. Agents are created lazily, when the first WHEN
+(or a GIVEN about the agent's state) needs one, so GIVEN steps can be in any order.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from steps.drivers import Driver, RequestResult
+from steps.harness.script import Script, install, read_record, write_script
+
+
+class HarnessRig:
+    """A bin directory whose `claude` and `codex` are the fake harness, and its record."""
+
+    def __init__(self, root: Path) -> None:
+        self.bin = root / "bin"
+        self.script_path = root / "script.json"
+        self.record_path = root / "record.jsonl"
+        install(self.bin, self.script_path, self.record_path)
+
+    def use(self, script: Script) -> None:
+        write_script(self.script_path, script)
+
+    def record(self) -> list[dict[str, Any]]:
+        return read_record(self.record_path)
+
+    def starts(self) -> list[dict[str, Any]]:
+        return [e for e in self.record() if e["what"] == "start"]
+
+    def last_start(self) -> dict[str, Any]:
+        starts = self.starts()
+        assert starts, "the harness was never started"
+        return starts[-1]
+
+    def signals(self, pid: int) -> list[str]:
+        return [e["signal"] for e in self.record() if e["what"] == "signal" and e["pid"] == pid]
+
+    def path(self) -> str:
+        return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+
+
+@dataclass
+class AgentWorld:
+    driver: Driver
+    rig: HarnessRig
+    sandbox: Path
+    time_scale: float
+    backend: str = "claude"
+    settings: dict[str, Any] = field(default_factory=dict)
+    script: Script | None = None
+    agent: str | None = None
+    created_states: list[dict[str, Any]] = field(default_factory=list)
+    result: RequestResult | None = None
+    final_text: str | None = None
+
+    def new_script(self) -> Script:
+        """The scenario's script, created on first use for the agent's backend."""
+        if self.script is None:
+            self.script = Script(self.backend, time_scale=self.time_scale)
+        return self.script
+
+    def ensure_agent(self) -> str:
+        if self.agent is None:
+            settings = {"backend": self.backend, **self.settings,
+                        "env": {"PATH": self.rig.path()}}
+            self.agent, self.created_states = self.driver.agent_create(settings)
+        return self.agent
+
+    def request(self, message: str = "What is 2 + 2?") -> RequestResult:
+        if self.script is None:
+            self.script = self.default_script()
+        self.rig.use(self.script)
+        self.result = self.driver.agent_request(self.ensure_agent(), message)
+        return self.result
+
+    def default_script(self) -> Script:
+        """A realistic successful turn. Lines arrive in uneven writes (two lines in one
+        write, one line split across two) so reading line by line is put to the test."""
+        script = self.new_script()
+        self.final_text = "2 + 2 = 4"
+        if self.backend == "claude":
+            first = [script.claude.init(), script.claude.text("2 + 2 = 4")]
+            last = script.claude.result(self.final_text)
+        else:
+            first = [script.codex.thread_started(), script.codex.agent_message(self.final_text)]
+            last = script.codex.turn_completed()
+        script.emitted += [*first, last]
+        script.add("out", "".join(_json_line(line) for line in first))
+        half = len(_json_line(last)) // 2
+        script.add("out", _json_line(last)[:half]).add("sleep", 0.5).add("out", _json_line(last)[half:])
+        return script
+
+    @property
+    def response(self) -> dict[str, Any]:
+        assert self.result is not None, "no request was made"
+        return self.result.response
+
+
+def _json_line(value: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(value) + "\n"
