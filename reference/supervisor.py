@@ -115,6 +115,7 @@ class Supervisor:
         self.timed_out = False
         self.kill_at: float | None = None
         self.exited_at: float | None = None
+        self.abandon_at: float | None = None  # after SIGKILL, stop reading at this time
         self.stderr_tail = b""
 
     def run(self, stdin: bytes, on_line: Callable[[str], None]) -> Outcome:
@@ -188,12 +189,15 @@ class Supervisor:
         A descendant that still holds stdout after the child exited is an orphan: it is
         killed with the group in `_finish`, not waited for.
         """
+        now = time.monotonic()
+        if self.abandon_at is not None and now >= self.abandon_at:
+            return True
         if self.exited_at is None:
             return False
-        return readers == 0 or time.monotonic() >= self.exited_at + LINGER
+        return readers == 0 or now >= self.exited_at + LINGER
 
     def _wait_time(self) -> float:
-        marks = [self.deadline if not self.timed_out else None, self.kill_at]
+        marks = [self.deadline if not self.timed_out else None, self.kill_at, self.abandon_at]
         if self.exited_at is not None:
             marks.append(self.exited_at + LINGER)
         return max(0.0, min(m for m in marks if m is not None) - time.monotonic())
@@ -208,6 +212,7 @@ class Supervisor:
         elif self.kill_at is not None and now >= self.kill_at:
             self._signal(signal.SIGKILL)
             self.kill_at = None
+            self.abandon_at = now + max(self.grace, LINGER)
 
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

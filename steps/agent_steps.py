@@ -389,3 +389,82 @@ def text_from_text_event(world: AgentWorld) -> None:
 @then(parsers.parse("the timeout is {seconds:g} seconds."))
 def timeout_is(world: AgentWorld, seconds: float) -> None:
     assert world.driver.agent_info(world.ensure_agent())["timeout"] == seconds
+
+
+# --- Decision scenarios (features/agent/decisions.feature) --------------------------------
+
+@given(parsers.parse('an agent for the "{backend}" backend'))
+def agent_for(world: AgentWorld, backend: str) -> None:
+    agent_with_backend(world, backend)
+
+
+@given(parsers.parse('an agent for the "{backend}" backend with a timeout of {seconds:g} seconds'))
+def agent_for_with_timeout(world: AgentWorld, backend: str, seconds: float) -> None:
+    agent_with_backend(world, backend)
+    agent_with_running_timeout(world, seconds)
+
+
+@when(parsers.parse('the agent answers "{message}"'))
+def agent_answers(world: AgentWorld, message: str) -> None:
+    world.request(message)
+
+
+@when("two requests arrive at the same time")
+def two_requests(world: AgentWorld) -> None:
+    world.rig.use(world.new_script())
+    world.results = world.driver.agent_request_concurrently(world.ensure_agent(), ["one", "two"])
+
+
+@then(parsers.parse("the response status is {status:d}"))
+def status_is(world: AgentWorld, status: int) -> None:
+    assert world.response.get("status") == status, world.response
+
+
+@then(parsers.parse('the response message contains "{text}"'))
+def message_contains(world: AgentWorld, text: str) -> None:
+    assert text in str(world.response.get("message")), world.response
+
+
+@then(parsers.parse("the response message is {size:d} bytes long"))
+def message_size(world: AgentWorld, size: int) -> None:
+    assert len(str(world.response.get("message")).encode()) == size
+
+
+@then("the response has:")
+def response_has(world: AgentWorld, datatable: list[list[str]]) -> None:
+    for key, value in datatable[1:]:
+        assert world.response.get(key) == json.loads(value), f"{key} = {world.response.get(key)!r}"
+
+
+@then("the agent is READY")
+def agent_ready(world: AgentWorld) -> None:
+    assert world.driver.agent_info(world.ensure_agent())["state"] == "READY"
+
+
+@then("one response has status 5 and names the agent as busy")
+def one_busy(world: AgentWorld) -> None:
+    busy = [r.response for r in world.results if r.response.get("status") == 5]
+    assert len(busy) == 1, [r.response for r in world.results]
+    assert "busy" in str(busy[0].get("message")).lower()
+
+
+@then(parsers.parse('the other response has status 0 and message "{text}"'))
+def other_ok(world: AgentWorld, text: str) -> None:
+    done = [r.response for r in world.results if r.response.get("status") != 5]
+    assert [(r.get("status"), r.get("message")) for r in done] == [(0, text)]
+
+
+@then("every node event published since the agent was created has a reason")
+def events_have_reasons(world: AgentWorld) -> None:
+    assert world.result is not None
+    events = world.created_states + world.result.states
+    assert events and all(isinstance(e.get("reason"), str) and e["reason"] for e in events)
+
+
+@then("every node event names its state with its GENESIS value:")
+def events_genesis_values(world: AgentWorld, datatable: list[list[str]]) -> None:
+    assert world.result is not None
+    values = {state: int(value) for state, value in datatable[1:]}
+    events = world.created_states + world.result.states
+    seen = {(e["state"], e.get("state_code")) for e in events}
+    assert seen == set(values.items()), f"published (state, value) pairs: {sorted(seen)}"

@@ -27,3 +27,17 @@ def group_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             members.append(int(entry.name))
     return members
+
+
+def still_running(pids: list[int], within: float = 1.0) -> dict[int, str]:
+    """The pids among `pids` still running (not gone, not zombies) after up to `within`
+    seconds: a process that was just sent SIGKILL takes a moment to die."""
+    import time
+
+    deadline = time.monotonic() + within
+    while True:
+        states = {pid: process_state(pid) for pid in pids}
+        running = {pid: s for pid, s in states.items() if s is not None and s != "Z"}
+        if not running or time.monotonic() >= deadline:
+            return running
+        time.sleep(0.01)

@@ -57,7 +57,9 @@ class AgentWorld:
     agent: str | None = None
     created_states: list[dict[str, Any]] = field(default_factory=list)
     result: RequestResult | None = None
+    results: list[RequestResult] = field(default_factory=list)
     final_text: str | None = None
+    path_override: str | None = None
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""
@@ -68,7 +70,7 @@ class AgentWorld:
     def ensure_agent(self) -> str:
         if self.agent is None:
             settings = {"backend": self.backend, **self.settings,
-                        "env": {"PATH": self.rig.path()}}
+                        "env": {"PATH": self.path_override or self.rig.path()}}
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent
 

@@ -12,7 +12,7 @@ Script steps (a JSON list), each an object with one key:
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
   die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
-  big_line: bytes (one JSON line of about that size)
+  big_line: bytes (one JSON line of about that size)   err_bytes: bytes of stderr
 """
 
 from __future__ import annotations
@@ -75,6 +75,10 @@ class Harness:
 
     def op_big_line(self, size: int) -> None:
         self.write(b'{"type":"filler","data":"' + b"x" * size + b'"}\n')
+
+    def op_err_bytes(self, size: int) -> None:
+        sys.stderr.buffer.write(b"e" * size)
+        sys.stderr.flush()
 
     def op_err(self, text: str) -> None:
         sys.stderr.buffer.write(text.encode())

@@ -1,0 +1,313 @@
+Feature: Agent decisions where the seeds are silent
+  The seeds 000 and 001 fix the request cycle but leave open what real CLIs print, how tools
+  are counted, which failures are errors, how the prompt is delivered, how the process is
+  supervised and what happens to a second request. DESIGN.md decides (D-1 to D-7); each rule
+  below states one decision and its reason, and its scenarios check it.
+
+  Durations are nominal: the suite multiplies them by its time scale (--time-scale) so the
+  feature runs in seconds; --time-scale 1 runs them literally.
+
+  Rule: D-1 The agent reads what the real CLIs print
+    Flat shapes that no real CLI prints are not the spec. Claude Code prints system events of
+    several subtypes, thinking blocks, rate-limit events, and its result object with `type`
+    late in the key order; Codex prints warnings before the turn starts. A wrapper that only
+    handles the happy shape breaks on the first real transcript.
+
+    @req:AG-D1.1
+    Scenario: A Claude Code transcript with a tool call, as the CLI prints it
+      Given an agent for the "claude" backend
+      And the harness prints:
+        """
+        {"type":"system","subtype":"hook_response","hook_name":"SessionStart:startup","stdout":"","stderr":"","exit_code":0,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000001"}
+        {"type":"system","subtype":"init","cwd":"/work/project","session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","tools":["Bash","Read","Write"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"acceptEdits","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":"2.1.330","uuid":"4a1f0c3e-0000-4000-8000-000000000002"}
+        {"type":"assistant","message":{"id":"msg_01A","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"The user wants a file count.","signature":"c2ln"}],"usage":{"input_tokens":20,"output_tokens":8}},"parent_tool_use_id":null,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000003"}
+        {"type":"assistant","message":{"id":"msg_01A","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Let me count them."}],"usage":{"input_tokens":20,"output_tokens":12}},"parent_tool_use_id":null,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000004"}
+        {"type":"assistant","message":{"id":"msg_01A","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01Q","name":"Bash","input":{"command":"ls | wc -l","description":"Count files"}}],"usage":{"input_tokens":20,"output_tokens":30}},"parent_tool_use_id":null,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000005"}
+        {"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01Q","type":"tool_result","content":"2","is_error":false}]},"parent_tool_use_id":null,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000006","tool_use_result":{"stdout":"2","stderr":"","interrupted":false}}
+        {"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1763740800},"uuid":"4a1f0c3e-0000-4000-8000-000000000007","session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10"}
+        {"type":"assistant","message":{"id":"msg_01B","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"There are 2 files."}],"usage":{"input_tokens":40,"output_tokens":9}},"parent_tool_use_id":null,"session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","uuid":"4a1f0c3e-0000-4000-8000-000000000008"}
+        {"duration_api_ms":2210,"duration_ms":3140,"is_error":false,"num_turns":2,"result":"There are 2 files.","session_id":"b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10","stop_reason":"end_turn","total_cost_usd":0.0061,"type":"result","subtype":"success","usage":{"input_tokens":60,"output_tokens":59},"uuid":"4a1f0c3e-0000-4000-8000-000000000009"}
+        """
+      When the agent answers "How many files are here?"
+      Then the response has:
+        | key        | value                                  |
+        | message    | "There are 2 files."                   |
+        | status     | 0                                      |
+        | backend    | "claude"                               |
+        | tool_calls | 1                                      |
+        | session_id | "b7c1e2a0-5f3d-4c8e-9a61-0d2f4e6a8b10" |
+
+    @req:AG-D1.2
+    Scenario: A Codex transcript with a warning, reasoning and a command, as the CLI prints it
+      Given an agent for the "codex" backend
+      And the harness prints:
+        """
+        {"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-test` not found. Defaulting to fallback metadata."}}
+        {"type":"thread.started","thread_id":"019c7199-8e3a-7c10-b4f2-5a6d7e8f9a0b"}
+        {"type":"turn.started"}
+        {"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"**Counting files**"}}
+        {"type":"item.started","item":{"id":"item_2","type":"command_execution","command":"bash -lc 'ls | wc -l'","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+        {"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"bash -lc 'ls | wc -l'","aggregated_output":"2\n","exit_code":0,"status":"completed"}}
+        {"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"There are 2 files."}}
+        {"type":"turn.completed","usage":{"input_tokens":3120,"cached_input_tokens":2048,"output_tokens":41,"reasoning_output_tokens":12}}
+        """
+      When the agent answers "How many files are here?"
+      Then the response has:
+        | key        | value                                  |
+        | message    | "There are 2 files."                   |
+        | status     | 0                                      |
+        | backend    | "codex"                                |
+        | tool_calls | 1                                      |
+        | session_id | "019c7199-8e3a-7c10-b4f2-5a6d7e8f9a0b" |
+
+  Rule: D-3 tool_calls counts each tool invocation once, of every kind
+    The seed counts "tool calls the harness made". Codex reports commands, file changes, MCP
+    calls and web searches as items, some as started and completed, some as completed only;
+    Claude reports tool_use blocks, sometimes several in one line, and their results. Counting
+    results, or lines, would double the count.
+
+    @req:AG-D3.1
+    Scenario: Codex commands, file changes, MCP calls and web searches
+      Given an agent for the "codex" backend
+      And the harness prints:
+        """
+        {"type":"thread.started","thread_id":"019c7199-0000-7000-8000-00000000d301"}
+        {"type":"turn.started"}
+        {"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+        {"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a.py\n","exit_code":0,"status":"completed"}}
+        {"type":"item.completed","item":{"id":"item_2","type":"file_change","changes":[{"path":"a.py","kind":"update"}],"status":"completed"}}
+        {"type":"item.started","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"api"},"result":null,"error":null,"status":"in_progress"}}
+        {"type":"item.completed","item":{"id":"item_3","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"api"},"result":{"content":[]},"error":null,"status":"completed"}}
+        {"type":"item.completed","item":{"id":"item_4","type":"web_search","query":"python pidfd"}}
+        {"type":"item.completed","item":{"id":"item_5","type":"todo_list","items":[{"text":"edit a.py","completed":true}]}}
+        {"type":"item.completed","item":{"id":"item_6","type":"agent_message","text":"Done."}}
+        {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}
+        """
+      When the agent answers "Fix a.py"
+      Then the response has:
+        | key        | value   |
+        | message    | "Done." |
+        | tool_calls | 4       |
+
+    @req:AG-D3.2
+    Scenario: Claude tool_use blocks, two in one line, and their results
+      Given an agent for the "claude" backend
+      And the harness prints:
+        """
+        {"type":"system","subtype":"init","session_id":"00000000-0000-4000-8000-00000000d302","cwd":"/w","tools":["Read","Grep"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330","uuid":"u1"}
+        {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Reading both."},{"type":"tool_use","id":"toolu_A","name":"Read","input":{"file_path":"a.py"}},{"type":"tool_use","id":"toolu_B","name":"Read","input":{"file_path":"b.py"}}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u2"}
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}]},{"type":"tool_result","tool_use_id":"toolu_B","content":"print(2)"}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u3"}
+        {"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_C","name":"Grep","input":{"pattern":"print"}}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u4"}
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_C","content":"a.py:1\nb.py:1","is_error":false}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u5"}
+        {"type":"result","subtype":"success","is_error":false,"result":"Both print.","session_id":"00000000-0000-4000-8000-00000000d302","num_turns":3,"duration_ms":900,"duration_api_ms":700,"total_cost_usd":0.001,"uuid":"u6"}
+        """
+      When the agent answers "What do a.py and b.py do?"
+      Then the response has:
+        | key        | value         |
+        | message    | "Both print." |
+        | tool_calls | 3             |
+
+  Rule: D-4 A failure reported in the stream is a failure, whatever the exit code
+    Claude Code can report an API failure as a result with `is_error: true` (even with subtype
+    "success") and Codex reports a failed turn with `turn.failed`; the exit code alone misses
+    these. A top-level Codex `error` can be a transient notice ("Reconnecting..."), so it does
+    not fail a turn that completes. Status codes are documented (docs/status-codes.md): 1 the
+    harness reported an error or exited non-zero, 2 it died by a signal the agent did not send,
+    3 timeout, 4 the CLI could not be started, 5 busy.
+
+    @req:AG-D4.1
+    Scenario: Claude reports an API failure with is_error and exits 0
+      Given an agent for the "claude" backend
+      And the harness prints:
+        """
+        {"type":"system","subtype":"init","session_id":"00000000-0000-4000-8000-00000000d401","cwd":"/w","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":"2.1.330","uuid":"u1"}
+        {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Invalid API key · Please run /login"}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d401","uuid":"u2","error":"authentication_failed"}
+        {"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Please run /login","session_id":"00000000-0000-4000-8000-00000000d401","num_turns":1,"duration_ms":120,"duration_api_ms":0,"total_cost_usd":0,"uuid":"u3"}
+        """
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "Invalid API key"
+
+    @req:AG-D4.2
+    Scenario: Claude stops at the turn limit
+      Given an agent for the "claude" backend
+      And the harness prints:
+        """
+        {"type":"system","subtype":"init","session_id":"00000000-0000-4000-8000-00000000d402","cwd":"/w","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":"2.1.330","uuid":"u1"}
+        {"type":"result","subtype":"error_max_turns","is_error":true,"errors":["Reached maximum number of turns (1)"],"session_id":"00000000-0000-4000-8000-00000000d402","num_turns":1,"duration_ms":120,"duration_api_ms":100,"total_cost_usd":0,"uuid":"u2"}
+        """
+      And the harness then exits with code 1
+      When the agent answers "Refactor everything"
+      Then the response status is 1
+      And the response message contains "Reached maximum number of turns (1)"
+      And the response has:
+        | key        | value                                  |
+        | session_id | "00000000-0000-4000-8000-00000000d402" |
+
+    @req:AG-D4.3
+    Scenario: Codex reports a failed turn
+      Given an agent for the "codex" backend
+      And the harness prints:
+        """
+        {"type":"thread.started","thread_id":"019c7199-0000-7000-8000-00000000d403"}
+        {"type":"turn.started"}
+        {"type":"turn.failed","error":{"message":"stream disconnected before completion"}}
+        """
+      And the harness then exits with code 1
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "stream disconnected before completion"
+
+    @req:AG-D4.4
+    Scenario: A transient Codex reconnect notice before a turn that completes
+      Given an agent for the "codex" backend
+      And the harness prints:
+        """
+        {"type":"thread.started","thread_id":"019c7199-0000-7000-8000-00000000d404"}
+        {"type":"turn.started"}
+        {"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion)"}
+        {"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Back online."}}
+        {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":3}}
+        """
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value          |
+        | status  | 0              |
+        | message | "Back online." |
+
+    @req:AG-D4.5
+    Scenario Outline: Each way a request fails has its own status
+      Given an agent for the "claude" backend
+      And the harness <behaviour>
+      When the agent answers "Hello"
+      Then the response status is <status>
+      And the agent is READY
+
+      Examples:
+        | behaviour                          | status |
+        | exits with code 1                  | 1      |
+        | is killed by SIGKILL               | 2      |
+        | never finishes                     | 3      |
+        | command is missing from PATH       | 4      |
+
+  Rule: D-5 The prompt is data, never an option, and stdin is closed after it
+    A prompt such as "--help" passed as an argument would be read as a flag. The prompt goes
+    on stdin (or after "--"), and stdin is closed once it is written: Codex reads stdin until
+    it closes ("Reading additional input from stdin...") and would otherwise wait forever.
+
+    @req:AG-D5.1
+    Scenario Outline: A prompt that looks like a flag reaches the harness as the prompt
+      Given an agent for the "<backend>" backend
+      When the agent answers "<prompt>"
+      Then the harness received "<prompt>" as its prompt, not as an option
+      And the response status is 0
+
+      Examples:
+        | backend | prompt                         |
+        | claude  | --help                         |
+        | claude  | --dangerously-skip-permissions |
+        | codex   | -p                             |
+
+    @req:AG-D5.2
+    Scenario: A harness that reads stdin to its end before answering
+      Given an agent for the "codex" backend with a timeout of 10 seconds
+      And the harness reads stdin until it is closed, then answers "stdin was closed"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value              |
+        | status  | 0                  |
+        | message | "stdin was closed" |
+
+  Rule: D-6 The harness runs supervised: its own process group, SIGTERM then SIGKILL, always reaped
+    Wrappers leak grandchildren when they signal only the direct child, hang when a
+    grandchild keeps stdout open, deadlock when stderr fills its pipe while they wait on
+    stdout, and crash on long lines (asyncio's 64 KiB limit) or invalid UTF-8. The agent
+    starts the harness in its own process group, drains stdout and stderr together, reads
+    lines up to 16 MiB, and leaves nothing running after a request.
+
+    @req:AG-D6.1
+    Scenario: A harness that times out with a grandchild
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness starts a grandchild that holds stdout open, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the harness ran in its own process group
+      And neither the harness nor its grandchild is left running
+
+    @req:AG-D6.1
+    Scenario: A harness that exits while its grandchild holds stdout open
+      Given an agent for the "claude" backend with a timeout of 100 seconds
+      And the harness answers "finished", starts a grandchild that holds stdout open, and exits
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value      |
+        | status  | 0          |
+        | message | "finished" |
+      And neither the harness nor its grandchild is left running
+
+    @req:AG-D6.2
+    Scenario: A harness that ignores SIGTERM
+      Given an agent for the "codex" backend with a timeout of 10 seconds
+      And the harness ignores SIGTERM and never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the harness received SIGTERM
+      And neither the harness nor its grandchild is left running
+
+    @req:AG-D6.3
+    Scenario: A megabyte of stderr before any stdout
+      Given an agent for the "claude" backend
+      And the harness writes 1200000 bytes to stderr, then answers "after the noise"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value             |
+        | status  | 0                 |
+        | message | "after the noise" |
+
+    @req:AG-D6.4
+    Scenario Outline: A long stdout line is read whole
+      Given an agent for the "<backend>" backend
+      And the harness answers with a text of <size> bytes in one line
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message is <size> bytes long
+
+      Examples:
+        | backend | size    |
+        | claude  | 102400  |
+        | claude  | 2097152 |
+        | codex   | 2097152 |
+
+    @req:AG-D6.5
+    Scenario: Invalid UTF-8 on stdout
+      Given an agent for the "claude" backend
+      And the harness prints bytes that are not UTF-8, then answers "still here"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value        |
+        | status  | 0            |
+        | message | "still here" |
+
+  Rule: D-7 A request that arrives while BUSY is answered at once, never lost
+    The seed has one request at a time but a caller can send two. Queueing would hide a
+    stuck agent behind a growing queue, so the agent answers the second request at once with
+    status 5 ("busy") and the caller decides; the running request is not disturbed.
+
+    @req:AG-D7.1
+    Scenario: Two requests at once
+      Given an agent for the "claude" backend
+      And the harness takes 50 seconds to answer "slow but sure"
+      When two requests arrive at the same time
+      Then one response has status 5 and names the agent as busy
+      And the other response has status 0 and message "slow but sure"
+      And the agent is READY
+
+    @req:AG-D7.2
+    Scenario: Node events carry GENESIS state values and reasons
+      Given an agent for the "claude" backend
+      When the agent answers "Hello"
+      Then every node event published since the agent was created has a reason
+      And every node event names its state with its GENESIS value:
+        | state   | value |
+        | READY   | 2     |
+        | BUSY    | 3     |

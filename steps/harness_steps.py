@@ -1,0 +1,119 @@
+"""Steps that script the fake harness and observe its process from the outside."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from pytest_bdd import given, parsers, then
+
+from steps.observe import process_state, still_running
+from steps.world import AgentWorld
+
+
+@given(parsers.parse("the harness prints:"))
+def harness_prints(world: AgentWorld, docstring: str) -> None:
+    script = world.new_script()
+    for line in docstring.splitlines():
+        if line.strip():
+            script.emitted.append(json.loads(line))
+            script.add("out", line + "\n")
+
+
+@given(parsers.parse("the harness then exits with code {code:d}"))
+@given(parsers.parse("the harness exits with code {code:d}"))
+def harness_exits(world: AgentWorld, code: int) -> None:
+    world.new_script().add("exit", code)
+
+
+@given("the harness is killed by SIGKILL")
+def harness_killed(world: AgentWorld) -> None:
+    world.new_script().init().add("die", "SIGKILL")
+
+
+@given("the harness never finishes")
+def harness_never_finishes(world: AgentWorld) -> None:
+    world.settings.update(timeout=10 * world.time_scale, grace_period=5 * world.time_scale)
+    world.new_script().init().add("sleep", 10_000)
+
+
+@given("the harness command is missing from PATH")
+def harness_missing(world: AgentWorld) -> None:
+    empty = world.sandbox / "empty-bin"
+    empty.mkdir(parents=True)
+    world.path_override = str(empty)
+
+
+@given(parsers.parse('the harness reads stdin until it is closed, then answers "{text}"'))
+def harness_reads_stdin(world: AgentWorld, text: str) -> None:
+    world.new_script().init().text(text).done()  # every script reads stdin to its end first
+
+
+@given("the harness starts a grandchild that holds stdout open, then never finishes")
+def harness_grandchild_timeout(world: AgentWorld) -> None:
+    world.new_script().add("spawn_holder", 10_000).init().add("sleep", 10_000)
+
+
+@given(parsers.parse(
+    'the harness answers "{text}", starts a grandchild that holds stdout open, and exits'))
+def harness_grandchild_exit(world: AgentWorld, text: str) -> None:
+    world.new_script().init().text(text).done().add("spawn_holder", 10_000).add("exit", 0)
+
+
+@given("the harness ignores SIGTERM and never finishes")
+def harness_ignores_sigterm(world: AgentWorld) -> None:
+    world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)
+
+
+@given(parsers.parse('the harness writes {size:d} bytes to stderr, then answers "{text}"'))
+def harness_stderr_flood(world: AgentWorld, size: int, text: str) -> None:
+    world.new_script().add("err_bytes", size).init().text(text).done()
+
+
+@given(parsers.parse("the harness answers with a text of {size:d} bytes in one line"))
+def harness_long_line(world: AgentWorld, size: int) -> None:
+    world.new_script().init().text("x" * size).done()
+
+
+@given(parsers.parse('the harness prints bytes that are not UTF-8, then answers "{text}"'))
+def harness_invalid_utf8(world: AgentWorld, text: str) -> None:
+    junk = b"\xff\xfe\xfd not UTF-8\n" + b'{"type":"system","subtype":"status","note":"caf\xe9"}\n'
+    world.new_script().init().add("raw_b64", base64.b64encode(junk).decode()).text(text).done()
+
+
+@given(parsers.parse('the harness takes {seconds:g} seconds to answer "{text}"'))
+def harness_slow(world: AgentWorld, seconds: float, text: str) -> None:
+    world.new_script().init().add("sleep", seconds).text(text).done()
+
+
+@then(parsers.parse('the harness received "{prompt}" as its prompt, not as an option'))
+def prompt_not_option(world: AgentWorld, prompt: str) -> None:
+    start = world.rig.last_start()
+    argv: list[str] = start["argv"]
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    assert prompt not in options, f"the prompt is among the options: {argv}"
+    stdin = [e["data"] for e in world.rig.record() if e["what"] == "stdin"]
+    after_dashes = "--" in argv and argv[argv.index("--") + 1 :] == [prompt]
+    assert stdin[-1:] == [prompt] or after_dashes, f"prompt not delivered: stdin {stdin}"
+
+
+@then("the harness ran in its own process group")
+def own_process_group(world: AgentWorld) -> None:
+    start = world.rig.last_start()
+    assert start["pgid"] == start["pid"], f"harness pgid {start['pgid']} != pid {start['pid']}"
+
+
+@then("neither the harness nor its grandchild is left running")
+def nothing_left(world: AgentWorld) -> None:
+    harness = world.rig.last_start()["pid"]
+    assert process_state(harness) is None, f"harness {harness} is {process_state(harness)!r}"
+    # A killed grandchild is reparented to init, which reaps it: a zombie there is dead.
+    grandchildren = [e["pid"] for e in world.rig.record() if e["what"] == "grandchild"]
+    running = still_running(grandchildren)
+    assert not running, f"grandchildren still running (pid: state): {running}"
+
+
+@then("the harness received SIGTERM")
+def received_sigterm(world: AgentWorld) -> None:
+    start = world.rig.last_start()
+    assert "SIGTERM" in world.rig.signals(start["pid"])
