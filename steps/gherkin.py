@@ -204,3 +204,21 @@ def check_gherkin(text: str, source: str) -> None:
         Parser().parse(text)
     except Exception as exc:  # the parser raises its own composite error types
         raise SpecError(f"{source}: generated Gherkin does not parse: {exc}") from exc
+
+
+def read_manifest(path: Path) -> list[tuple[Path, str]]:
+    """The (source, id_prefix) pairs a manifest lists, sources relative to the manifest."""
+    import yaml
+
+    try:
+        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise SpecError(f"{path}: cannot read manifest: {exc}") from exc
+    if not isinstance(entries, list):
+        raise SpecError(f"{path}: a manifest is a list of {{source, id_prefix}}")
+    pairs = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or set(entry) != {"source", "id_prefix"}:
+            raise SpecError(f"{path}: entry {index} needs exactly 'source' and 'id_prefix'")
+        pairs.append((path.parent / str(entry["source"]), str(entry["id_prefix"])))
+    return pairs

@@ -108,3 +108,14 @@ def _json_line(value: dict[str, Any]) -> str:
     import json
 
     return json.dumps(value) + "\n"
+
+
+@dataclass
+class ParseWorld:
+    """Lines handed to a backend's parse_line and the events each one gave."""
+
+    lines: list[str]
+    events: list[list[dict[str, Any]]]
+
+    def without_raw(self) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k != "raw"} for batch in self.events for e in batch]

@@ -1,0 +1,165 @@
+Feature: parse_line turns one raw CLI line into normalized events
+  Seed 000 says each stdout line "is passed to ClaudeBackend.parse_line"; decision D-2 fixes
+  what comes out: events of kinds init, text, tool_start, tool_result, done and error, with
+  session_id, text, tool_name, tool_input, tool_output, tool_id and the parsed line as raw.
+  One line can yield several events (one per content block) or none. The lines below are in
+  the real CLIs' formats (decision D-1). Every event's `raw` must be the parsed input line;
+  the expected events below leave `raw` out for readability.
+
+  Rule: Claude Code stream-json lines
+    Claude prints one JSON object per line: system (subtype init carries the session id),
+    assistant messages with content blocks, user messages with tool results, and a result.
+
+    @req:BK-CL.1
+    Scenario: The init line gives the session id
+      When the claude backend parses:
+        """
+        {"type":"system","subtype":"init","cwd":"/w","session_id":"sess-new-001","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330","uuid":"u1"}
+        """
+      Then the events are:
+        """
+        [{"kind": "init", "session_id": "sess-new-001"}]
+        """
+
+    @req:BK-CL.2
+    Scenario: An assistant line with a text block, a thinking block and two tool_use blocks
+      When the claude backend parses:
+        """
+        {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_A","name":"Read","input":{"file_path":"a.py"}},{"type":"tool_use","id":"toolu_B","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u2"}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "Reading."},
+         {"kind": "tool_start", "tool_name": "Read", "tool_input": {"file_path": "a.py"}, "tool_id": "toolu_A"},
+         {"kind": "tool_start", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_id": "toolu_B"}]
+        """
+
+    @req:BK-CL.3
+    Scenario: A user line with tool results, as text and as text blocks
+      When the claude backend parses:
+        """
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}]},{"type":"tool_result","tool_use_id":"toolu_B","content":"a.py","is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u3"}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_result", "tool_output": "print(1)", "tool_id": "toolu_A"},
+         {"kind": "tool_result", "tool_output": "a.py", "tool_id": "toolu_B"}]
+        """
+
+    @req:BK-CL.4
+    Scenario: A success result is done with the final text, whatever the key order
+      When the claude backend parses:
+        """
+        {"duration_api_ms":812,"duration_ms":1023,"is_error":false,"num_turns":1,"result":"4","session_id":"s1","total_cost_usd":0.001,"type":"result","subtype":"success","uuid":"u4"}
+        """
+      Then the events are:
+        """
+        [{"kind": "done", "session_id": "s1", "text": "4"}]
+        """
+
+    @req:BK-CL.5
+    Scenario Outline: An error result is an error with its text
+      When the claude backend parses:
+        """
+        <line>
+        """
+      Then the events are:
+        """
+        [{"kind": "error", "session_id": "s1", "text": "<text>"}]
+        """
+
+      Examples:
+        | line                                                                                                                   | text                          |
+        | {"type":"result","subtype":"success","is_error":true,"result":"Invalid API key","session_id":"s1"}                      | Invalid API key               |
+        | {"type":"result","subtype":"error_max_turns","is_error":true,"errors":["Reached maximum number of turns (2)"],"session_id":"s1"} | Reached maximum number of turns (2) |
+        | {"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"s1"}                                 | claude reported error_during_execution |
+
+    @req:BK-CL.6
+    Scenario Outline: Claude lines that carry no event
+      When the claude backend parses:
+        """
+        <line>
+        """
+      Then there are no events
+
+      Examples:
+        | line                                                                                      |
+        | {"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500} |
+        | {"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}                        |
+        | {"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"4"}}} |
+        | [SandboxDebug] seccomp filter applied                                                     |
+        | not-json-line                                                                             |
+        | ["an", "array"]                                                                           |
+        | {"type":"assistant","message":{"content":"not a list"}}                                   |
+        | {"truncated": "line                                                                       |
+
+  Rule: Codex exec --json lines
+    Codex prints thread, turn and item events. Tool items (command_execution, file_change,
+    mcp_tool_call, web_search) start as tool_start and complete as tool_result under one
+    item id; agent_message items are text; turn.completed is done (without text); turn.failed
+    is an error. A top-level `error` is a notice that can be transient: it is not an event.
+
+    @req:BK-CX.1
+    Scenario: thread.started gives the session id
+      When the codex backend parses:
+        """
+        {"type":"thread.started","thread_id":"019c7199-abcd"}
+        """
+      Then the events are:
+        """
+        [{"kind": "init", "session_id": "019c7199-abcd"}]
+        """
+
+    @req:BK-CX.2
+    Scenario: A completed agent message is text
+      When the codex backend parses:
+        """
+        {"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"GENESIS_CODEX_TEST_OK"}}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "GENESIS_CODEX_TEST_OK"}]
+        """
+
+    @req:BK-CX.3
+    Scenario: A command starts and completes under one item id
+      When the codex backend parses:
+        """
+        {"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+        {"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a.py\n","exit_code":0,"status":"completed"}}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_start", "tool_name": "command_execution", "tool_input": "bash -lc ls", "tool_id": "item_1"},
+         {"kind": "tool_result", "tool_name": "command_execution", "tool_output": "a.py\n", "tool_id": "item_1"}]
+        """
+
+    @req:BK-CX.4
+    Scenario: turn.completed is done without text; turn.failed is an error
+      When the codex backend parses:
+        """
+        {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}
+        {"type":"turn.failed","error":{"message":"stream disconnected before completion"}}
+        """
+      Then the events are:
+        """
+        [{"kind": "done"},
+         {"kind": "error", "text": "stream disconnected before completion"}]
+        """
+
+    @req:BK-CX.5
+    Scenario Outline: Codex lines that carry no event
+      When the codex backend parses:
+        """
+        <line>
+        """
+      Then there are no events
+
+      Examples:
+        | line                                                                                         |
+        | {"type":"turn.started"}                                                                      |
+        | {"type":"error","message":"Reconnecting... 2/5"}                                             |
+        | {"type":"item.completed","item":{"id":"item_0","type":"error","message":"model metadata not found"}} |
+        | {"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"**Thinking**"}}    |
+        | {"type":"item.updated","item":{"id":"item_2","type":"todo_list","items":[]}}                 |
+        | Reading additional input from stdin...                                                       |

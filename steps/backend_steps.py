@@ -1,0 +1,31 @@
+"""Steps of the `backends` component: one line in, events out, through the driver."""
+
+from __future__ import annotations
+
+import json
+
+from pytest_bdd import parsers, then, when
+
+from steps.drivers import Driver
+from steps.plugin import require_backend
+from steps.world import ParseWorld
+
+
+@when(parsers.parse("the {backend} backend parses:"), target_fixture="parsed")
+def backend_parses(driver: Driver, backend: str, docstring: str) -> ParseWorld:
+    require_backend(driver, backend)
+    lines = [line for line in docstring.splitlines() if line.strip()]
+    return ParseWorld(lines, [driver.parse_line(backend, line) for line in lines])
+
+
+@then("the events are:")
+def events_are(parsed: ParseWorld, docstring: str) -> None:
+    assert parsed.without_raw() == json.loads(docstring)
+    for line, events in zip(parsed.lines, parsed.events, strict=True):
+        for event in events:
+            assert event["raw"] == json.loads(line), "raw is not the parsed input line"
+
+
+@then("there are no events")
+def no_events(parsed: ParseWorld) -> None:
+    assert parsed.events == [[]]

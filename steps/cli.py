@@ -1,0 +1,72 @@
+"""`agent-tck`: run the conformance suite, convert spec documents, and the reference's tools.
+
+Every command takes its streams as arguments (`main(argv, stdout, stderr)`), so it is tested
+without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid, 2 usage
+or setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from steps.exceptions import TckError, UsageError
+
+USAGE_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agent-tck", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    from steps import run_command
+
+    run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
+    gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
+    gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
+    gherkin.add_argument("--out", type=Path, required=True, help="output directory")
+    gherkin.add_argument("--id-prefix", action="append", default=[],
+                         help="requirement-ID prefix, one per SRC, in order")
+    gherkin.add_argument("--manifest", type=Path,
+                         help="a YAML list of {source, id_prefix}, relative to itself")
+    return parser
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "run":
+            from steps import run_command
+
+            return run_command.run(args, out, err)
+        return _gherkin(args, out)
+    except TckError as exc:
+        print(f"agent-tck: error: {exc}", file=err)
+        return USAGE_ERROR
+
+
+def _gherkin(args: argparse.Namespace, out: TextIO) -> int:
+    from steps.gherkin import convert_file, read_manifest
+
+    pairs = read_manifest(args.manifest) if args.manifest else []
+    if len(args.sources) != len(args.id_prefix):
+        raise UsageError(f"give one --id-prefix per SRC: {len(args.sources)} SRC, "
+                         f"{len(args.id_prefix)} --id-prefix")
+    pairs += list(zip(args.sources, args.id_prefix, strict=True))
+    if not pairs:
+        raise UsageError("nothing to convert: give SRC... with --id-prefix, or --manifest")
+    for src, prefix in pairs:
+        print(convert_file(src, args.out, prefix), file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

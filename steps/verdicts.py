@@ -1,0 +1,129 @@
+"""Verdicts: what each scenario and each requirement came to in a conformance run.
+
+A pytest plugin (`Collector`) records every scenario's outcome with its `req` markers; the
+functions below fold them into requirement verdicts and the run's verdict. A MUST whose
+scenarios did not run counts as failed; SHOULD failures make the run not conformant only with
+`strict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from steps.exceptions import DriverError
+from steps.plugin import NOT_APPLICABLE
+from steps.registry import Requirement
+
+PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
+    "passed", "failed", "errored", "not applicable", "skipped", "not run")
+
+
+@dataclass
+class ScenarioResult:
+    nodeid: str
+    name: str
+    component: str
+    reqs: tuple[str, ...]
+    verdict: str = PASSED
+    evidence: str = ""
+    duration: float = 0.0
+
+
+@dataclass
+class ReqVerdict:
+    req: Requirement
+    verdict: str
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+
+
+class Collector:
+    """pytest plugin: one ScenarioResult per collected scenario."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, ScenarioResult] = {}
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            component = item.get_closest_marker("component")
+            reqs = tuple(m.args[0] for m in item.iter_markers("req"))
+            self.results[item.nodeid] = ScenarioResult(
+                item.nodeid, item.name, component.args[0] if component else "", reqs)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Any:
+        report: pytest.TestReport = yield
+        result = self.results.get(item.nodeid)
+        if result is not None:
+            result.duration += report.duration
+            _apply(result, report, call)
+        return report
+
+
+def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
+    if report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        result.verdict = NA if reason.startswith(NOT_APPLICABLE) else SKIPPED
+        result.evidence = reason
+    elif report.failed and result.verdict not in (FAILED, ERRORED):
+        broke = call.excinfo is not None and call.excinfo.errisinstance(DriverError)
+        result.verdict = ERRORED if broke or report.when != "call" else FAILED
+        result.evidence = report.longreprtext[-4000:]
+
+
+def fold(requirements: dict[str, Requirement], scenarios: Iterable[ScenarioResult],
+         selected: bool = False) -> list[ReqVerdict]:
+    """One verdict per requirement, in registry order."""
+    by_req: dict[str, list[ScenarioResult]] = {rid: [] for rid in requirements}
+    for scenario in scenarios:
+        for rid in scenario.reqs:
+            by_req.setdefault(rid, []).append(scenario)
+    return [ReqVerdict(req, _verdict(req, by_req[rid], selected), by_req[rid])
+            for rid, req in requirements.items()]
+
+
+def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) -> str:
+    verdicts = {s.verdict for s in scenarios}
+    for worst in (FAILED, ERRORED):
+        if worst in verdicts:
+            return worst
+    if PASSED in verdicts:
+        return PASSED
+    if verdicts and verdicts <= {NA}:
+        return NA
+    if selected and not scenarios:
+        return NOT_RUN
+    return FAILED if req.level == "MUST" else NOT_RUN
+
+
+def conformant(verdicts: list[ReqVerdict], strict: bool = False) -> bool:
+    """No MUST failed or errored (and, with `strict`, no SHOULD either)."""
+    bad = {FAILED, ERRORED}
+    return not any(v.verdict in bad and (strict or v.req.level == "MUST") for v in verdicts)
+
+
+def table(verdicts: list[ReqVerdict]) -> str:
+    """The terminal summary: requirement, level, verdict, scenarios run."""
+    rows = [("requirement", "level", "verdict", "scenarios")]
+    for v in verdicts:
+        ran = sum(s.verdict in (PASSED, FAILED, ERRORED) for s in v.scenarios)
+        rows.append((v.req.id, v.req.level, v.verdict, f"{ran}/{len(v.scenarios)}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def summary(verdicts: list[ReqVerdict], ok: bool) -> str:
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.verdict] = counts.get(v.verdict, 0) + 1
+    parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
