@@ -125,6 +125,7 @@ class CodingAgent:
         self.listeners = list(listeners or [])
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
+        self.run_process = run_process
         self.state = State.READY
         self._publish(State.READY, None, "agent created")
 
@@ -160,7 +161,7 @@ class CodingAgent:
 
         try:
             argv = (_resolve(invocation.argv[0], env), *invocation.argv[1:])
-            outcome = run_process(
+            outcome = self.run_process(
                 argv, invocation.stdin, on_line, cwd=self.config.working_dir, env=env,
                 timeout=self.config.timeout, grace=self.config.grace_period,
             )

@@ -37,7 +37,7 @@ class InProcessDriver:
 
     def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         states: list[dict[str, Any]] = []
-        agent = create_agent(listeners=[lambda e: states.append(e.to_dict())], **settings)
+        agent = self.make_agent(settings, [lambda e: states.append(e.to_dict())])
         observed = _Observed(agent, states)
 
         def on_event(event: Event) -> None:
@@ -47,6 +47,10 @@ class InProcessDriver:
         agent_id = f"agent-{next(self.ids)}"
         self.agents[agent_id] = observed
         return agent_id, list(states)
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        """The agent for `settings`; the self-tests override it with broken agents."""
+        return create_agent(listeners=listeners, **settings)
 
     def agent_request(self, agent: str, message: str) -> RequestResult:
         observed = self.agents[agent]

@@ -1,0 +1,162 @@
+"""Miniature broken implementations: the reference with exactly one defect each.
+
+Each factory is a driver for `--impl python:tests.broken:<Name>`; tests/test_broken.py runs
+the suite against each one and checks it fails exactly the requirements its defect breaks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from dataclasses import replace
+from typing import Any
+
+from reference.agent import CodingAgent, create_agent
+from reference.backends.base import Invocation, RunOptions, load_object
+from reference.events import Event
+from reference.status import State, Status
+from reference.supervisor import Supervisor, spawn
+from steps.drivers.inprocess import InProcessDriver
+
+
+class _Broken(InProcessDriver):
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        agent = create_agent(listeners=listeners, **settings)
+        self.break_agent(agent)
+        return agent
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        raise NotImplementedError
+
+
+class _NoWait(Supervisor):
+    def _finish(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT)
+        assert info is not None
+        killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+        self.proc.returncode = -info.si_status if killed else info.si_status
+
+
+class NoReap(_Broken):
+    """Never waits for the harness: it stays a zombie."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            sup = _NoWait(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
+            return sup.run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _ChildOnly(Supervisor):
+    def _signal(self, sig: signal.Signals) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+
+class SignalsOnlyTheChild(_Broken):
+    """Runs the harness in the agent's own process group and signals only the harness."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            proc = subprocess.Popen(list(argv), cwd=kw["cwd"], env=kw["env"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+            return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class StaysBusyAfterTimeout(_Broken):
+    """Forgets to return to READY when a request timed out."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        transition = agent._transition
+        stuck = []
+
+        def broken(state: State, reason: str) -> None:
+            stuck.extend(["timeout"] if Status.TIMEOUT.name.lower() in reason else [])
+            if not (stuck and state is State.READY):
+                transition(state, reason)
+
+        agent._transition = broken  # type: ignore[method-assign]
+
+
+class _Backend:
+    """Wraps a backend; subclasses change one thing."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.command = inner, inner.name, inner.command
+
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built: Invocation = self.inner.build(prompt, options)
+        return built
+
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        return events
+
+
+class _KeepJunk(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        if load_object(line) is None:
+            return [Event("text", text=line)]
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class KeepsMalformedLines(_Broken):
+    """Treats a line that is not a JSON event as text instead of skipping it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _KeepJunk(agent.backend)
+
+
+class _ResultsAsCalls(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        return [replace(e, tool_id=f"{e.tool_id}/result") if e.kind == "tool_result" else e
+                for e in self.inner.parse_line(line)]
+
+
+class CountsToolResults(_Broken):
+    """Counts every tool result as one more tool call."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _ResultsAsCalls(agent.backend)
+
+
+class IgnoresWorkingDir(_Broken):
+    """Starts the harness in its own directory, whatever working_dir says."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, **{**settings, "working_dir": None})
+
+
+class _PromptArgument(_Backend):
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built = self.inner.build(prompt, options)
+        argv = [a for a in built.argv if a != "-"]
+        return Invocation((*argv, prompt), b"")
+
+
+class PromptAsArgument(_Broken):
+    """Passes the prompt as a plain argument, where a leading dash makes it an option."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _PromptArgument(agent.backend)
+
+
+class _TrustExitCode(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        return [replace(e, kind="done") if e.kind == "error" else e
+                for e in self.inner.parse_line(line)]
+
+
+class TrustsExitCodeOnly(_Broken):
+    """Ignores errors reported in the stream; only the exit code counts."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _TrustExitCode(agent.backend)
