@@ -162,8 +162,13 @@ class CodingAgent:
         try:
             argv = (_resolve(invocation.argv[0], env), *invocation.argv[1:])
             outcome = self.run_process(
-                argv, invocation.stdin, on_line, cwd=self.config.working_dir, env=env,
-                timeout=self.config.timeout, grace=self.config.grace_period,
+                argv,
+                invocation.stdin,
+                on_line,
+                cwd=self.config.working_dir,
+                env=env,
+                timeout=self.config.timeout,
+                grace=self.config.grace_period,
             )
         except LaunchError as exc:
             return fold.response(Status.LAUNCH_FAILED, str(exc))
@@ -201,7 +206,9 @@ def _resolve(command: str, env: Mapping[str, str]) -> str:
     return found
 
 
-def _judge(backend: str, timeout: float, outcome: Outcome, fold: _Fold) -> tuple[Status, str | None]:
+def _judge(
+    backend: str, timeout: float, outcome: Outcome, fold: _Fold
+) -> tuple[Status, str | None]:
     """Status and error text from how the process ended and what it said (D-4)."""
     tail = outcome.stderr_tail.strip()
     detail = f"\nstderr: {tail}" if tail else ""

@@ -30,6 +30,7 @@ def world(driver: Driver, tmp_path: Path, time_scale: float) -> AgentWorld:
 
 # --- GIVEN: the agent ---------------------------------------------------------------------
 
+
 @given(parsers.parse('a CodingGenesisAgent with backend "{backend}".'))
 def agent_with_backend(world: AgentWorld, backend: str) -> None:
     require_backend(world.driver, backend)
@@ -84,7 +85,8 @@ def agent_busy_with_crash(world: AgentWorld) -> None:
 
 # --- GIVEN: what the harness does ---------------------------------------------------------
 
-@given(parsers.re(r'the subprocess emits (?P<count>\d+) text events: (?P<texts>.*)\.$'))
+
+@given(parsers.re(r"the subprocess emits (?P<count>\d+) text events: (?P<texts>.*)\.$"))
 def emits_n_texts(world: AgentWorld, count: str, texts: str) -> None:
     values = QUOTED.findall(texts)
     assert len(values) == int(count), f"step lists {len(values)} texts, says {count}"
@@ -107,7 +109,11 @@ def emits_done_without_text(world: AgentWorld) -> None:
     world.new_script().done()
 
 
-@given(parsers.parse("the subprocess emits {starts:d} tool_start events and {results:d} tool_result events."))
+@given(
+    parsers.parse(
+        "the subprocess emits {starts:d} tool_start events and {results:d} tool_result events."
+    )
+)
 def emits_tools(world: AgentWorld, starts: int, results: int) -> None:
     script = world.new_script()
     for i in range(starts):
@@ -128,7 +134,7 @@ def emits_init(world: AgentWorld, session: str) -> None:
     world.new_script().init(session).text("hello").done()
 
 
-@given(parsers.parse('the subprocess runs for longer than {seconds:g} seconds without completing.'))
+@given(parsers.parse("the subprocess runs for longer than {seconds:g} seconds without completing."))
 def runs_too_long(world: AgentWorld, seconds: float) -> None:
     world.new_script().init().text("thinking...").add("sleep", seconds * 3)
 
@@ -176,6 +182,7 @@ def no_stdout(world: AgentWorld) -> None:
 
 # --- WHEN ---------------------------------------------------------------------------------
 
+
 @when(parsers.parse('the agent receives a request with message "{message}".'))
 def receives_request(world: AgentWorld, message: str) -> None:
     world.request(message)
@@ -196,6 +203,7 @@ def checking_timeout(world: AgentWorld) -> None:
 
 
 # --- THEN: states -------------------------------------------------------------------------
+
 
 def _states(world: AgentWorld) -> list[str]:
     assert world.result is not None
@@ -247,6 +255,7 @@ def accepts_new_requests(world: AgentWorld) -> None:
 
 # --- THEN: the harness process ------------------------------------------------------------
 
+
 @then(parsers.parse('a subprocess is spawned with the "{command}" command.'))
 def spawned_with(world: AgentWorld, command: str) -> None:
     assert command in HARNESS_NAMES
@@ -272,8 +281,11 @@ def read_line_by_line(world: AgentWorld) -> None:
 def each_line_parsed(world: AgentWorld, backend_class: str) -> None:
     assert world.result is not None and world.script is not None
     assert backend_class == f"{world.backend.capitalize()}Backend"
-    expected = [event for line in world.script.emitted
-                for event in world.driver.parse_line(world.backend, json.dumps(line))]
+    expected = [
+        event
+        for line in world.script.emitted
+        for event in world.driver.parse_line(world.backend, json.dumps(line))
+    ]
     assert world.result.events == expected
 
 
@@ -303,6 +315,7 @@ def no_zombie(world: AgentWorld) -> None:
 
 
 # --- THEN: the response -------------------------------------------------------------------
+
 
 @then(parsers.parse('the response contains key "{key}" with value {value:d}.'))
 def response_int(world: AgentWorld, key: str, value: int) -> None:
@@ -360,6 +373,7 @@ def response_successful(world: AgentWorld) -> None:
 
 # --- THEN: parsing ------------------------------------------------------------------------
 
+
 @then("the malformed line is silently skipped.")
 @then(parsers.parse("the {count:d} invalid lines are silently skipped."))
 def junk_skipped(world: AgentWorld, count: int = 1) -> None:
@@ -392,6 +406,7 @@ def timeout_is(world: AgentWorld, seconds: float) -> None:
 
 
 # --- Decision scenarios (features/agent/decisions.feature) --------------------------------
+
 
 @given(parsers.parse('an agent for the "{backend}" backend'))
 def agent_for(world: AgentWorld, backend: str) -> None:

@@ -31,15 +31,21 @@ def build_parser() -> argparse.ArgumentParser:
     gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
     gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
     gherkin.add_argument("--out", type=Path, required=True, help="output directory")
-    gherkin.add_argument("--id-prefix", action="append", default=[],
-                         help="requirement-ID prefix, one per SRC, in order")
-    gherkin.add_argument("--manifest", type=Path,
-                         help="a YAML list of {source, id_prefix}, relative to itself")
+    gherkin.add_argument(
+        "--id-prefix",
+        action="append",
+        default=[],
+        help="requirement-ID prefix, one per SRC, in order",
+    )
+    gherkin.add_argument(
+        "--manifest", type=Path, help="a YAML list of {source, id_prefix}, relative to itself"
+    )
     return parser
 
 
-def main(argv: list[str] | None = None, stdout: TextIO | None = None,
-         stderr: TextIO | None = None) -> int:
+def main(
+    argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
     try:
         args = build_parser().parse_args(argv)
@@ -58,8 +64,10 @@ def _gherkin(args: argparse.Namespace, out: TextIO) -> int:
 
     pairs = read_manifest(args.manifest) if args.manifest else []
     if len(args.sources) != len(args.id_prefix):
-        raise UsageError(f"give one --id-prefix per SRC: {len(args.sources)} SRC, "
-                         f"{len(args.id_prefix)} --id-prefix")
+        raise UsageError(
+            f"give one --id-prefix per SRC: {len(args.sources)} SRC, "
+            f"{len(args.id_prefix)} --id-prefix"
+        )
     pairs += list(zip(args.sources, args.id_prefix, strict=True))
     if not pairs:
         raise UsageError("nothing to convert: give SRC... with --id-prefix, or --manifest")

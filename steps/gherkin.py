@@ -71,7 +71,9 @@ def _blocks(lines: list[str], source: str) -> Iterator[tuple[int, str, list[str]
 def _uncomment(line: str, source: str, number: int) -> str:
     text = line.strip()
     if not text.startswith(";"):
-        raise SpecError(f"{source}:{number}: expected a ';' comment line inside a block, got {text!r}")
+        raise SpecError(
+            f"{source}:{number}: expected a ';' comment line inside a block, got {text!r}"
+        )
     return text[1:].strip()
 
 
@@ -151,7 +153,10 @@ def render(doc: Document, *, feature: str, id_prefix: str, origin: str) -> str:
         indent = "  "
         if section.title:
             out += ["", f"  Rule: {section.title}"]
-            out += [f"    {_description(d, doc.source, section.line)}" if d else "" for d in section.description]
+            out += [
+                f"    {_description(d, doc.source, section.line)}" if d else ""
+                for d in section.description
+            ]
             indent = "    "
         for c_index, scenario in enumerate(section.scenarios, 1):
             out += ["", f"{indent}@req:{id_prefix}-{s_index}.{c_index}"]
@@ -185,8 +190,9 @@ def convert_file(src: Path, out_dir: Path, id_prefix: str, origin: str | None = 
         raise SpecError(f"{src}: cannot read: {exc}") from exc
     doc = parse(text, str(src))
     fallback = src.stem.split("_", 1)[-1].replace("_", " ").capitalize()
-    gherkin = render(doc, feature=feature_name(doc, fallback), id_prefix=id_prefix,
-                     origin=origin or src.name)
+    gherkin = render(
+        doc, feature=feature_name(doc, fallback), id_prefix=id_prefix, origin=origin or src.name
+    )
     check_gherkin(gherkin, str(src))
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{src.stem}.feature"

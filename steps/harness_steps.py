@@ -54,8 +54,11 @@ def harness_grandchild_timeout(world: AgentWorld) -> None:
     world.new_script().add("spawn_holder", 10_000).init().add("sleep", 10_000)
 
 
-@given(parsers.parse(
-    'the harness answers "{text}", starts a grandchild that holds stdout open, and exits'))
+@given(
+    parsers.parse(
+        'the harness answers "{text}", starts a grandchild that holds stdout open, and exits'
+    )
+)
 def harness_grandchild_exit(world: AgentWorld, text: str) -> None:
     world.new_script().init().text(text).done().add("spawn_holder", 10_000).add("exit", 0)
 

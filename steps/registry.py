@@ -54,7 +54,7 @@ def _entry(path: Path, index: int, entry: object) -> Requirement:
     if entry["level"] not in LEVELS:
         raise RegistryError(f"{where}: level {entry['level']!r} is not one of {LEVELS}")
     values = {k: str(v) for k, v in entry.items()}
-    return Requirement(**values, component=path.parent.name)  # type: ignore[arg-type]
+    return Requirement(**values, component=path.parent.name)
 
 
 def tags_in(features: Path = FEATURES) -> dict[str, list[str]]:

@@ -19,7 +19,13 @@ from steps.plugin import NOT_APPLICABLE
 from steps.registry import Requirement
 
 PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
-    "passed", "failed", "errored", "not applicable", "skipped", "not run")
+    "passed",
+    "failed",
+    "errored",
+    "not applicable",
+    "skipped",
+    "not run",
+)
 
 
 @dataclass
@@ -28,7 +34,7 @@ class ScenarioResult:
     name: str
     component: str
     reqs: tuple[str, ...]
-    verdict: str = PASSED
+    verdict: str = NOT_RUN
     evidence: str = ""
     duration: float = 0.0
 
@@ -51,12 +57,11 @@ class Collector:
             component = item.get_closest_marker("component")
             reqs = tuple(m.args[0] for m in item.iter_markers("req"))
             self.results[item.nodeid] = ScenarioResult(
-                item.nodeid, item.name, component.args[0] if component else "", reqs)
+                item.nodeid, item.name, component.args[0] if component else "", reqs
+            )
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Any:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report: pytest.TestReport = yield
         result = self.results.get(item.nodeid)
         if result is not None:
@@ -66,7 +71,9 @@ class Collector:
 
 
 def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
-    if report.skipped:
+    if report.passed and report.when == "call" and result.verdict == NOT_RUN:
+        result.verdict = PASSED
+    elif report.skipped:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         reason = reason.removeprefix("Skipped: ")
         result.verdict = NA if reason.startswith(NOT_APPLICABLE) else SKIPPED
@@ -77,19 +84,24 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
         result.evidence = report.longreprtext[-4000:]
 
 
-def fold(requirements: dict[str, Requirement], scenarios: Iterable[ScenarioResult],
-         selected: bool = False) -> list[ReqVerdict]:
+def fold(
+    requirements: dict[str, Requirement],
+    scenarios: Iterable[ScenarioResult],
+    selected: bool = False,
+) -> list[ReqVerdict]:
     """One verdict per requirement, in registry order."""
     by_req: dict[str, list[ScenarioResult]] = {rid: [] for rid in requirements}
     for scenario in scenarios:
         for rid in scenario.reqs:
             by_req.setdefault(rid, []).append(scenario)
-    return [ReqVerdict(req, _verdict(req, by_req[rid], selected), by_req[rid])
-            for rid, req in requirements.items()]
+    return [
+        ReqVerdict(req, _verdict(req, by_req[rid], selected), by_req[rid])
+        for rid, req in requirements.items()
+    ]
 
 
 def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) -> str:
-    verdicts = {s.verdict for s in scenarios}
+    verdicts = {s.verdict for s in scenarios} - {NOT_RUN}
     for worst in (FAILED, ERRORED):
         if worst in verdicts:
             return worst
@@ -97,7 +109,7 @@ def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) 
         return PASSED
     if verdicts and verdicts <= {NA}:
         return NA
-    if selected and not scenarios:
+    if selected and not verdicts:
         return NOT_RUN
     return FAILED if req.level == "MUST" else NOT_RUN
 
@@ -115,8 +127,9 @@ def table(verdicts: list[ReqVerdict]) -> str:
         ran = sum(s.verdict in (PASSED, FAILED, ERRORED) for s in v.scenarios)
         rows.append((v.req.id, v.req.level, v.verdict, f"{ran}/{len(v.scenarios)}"))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in rows]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 

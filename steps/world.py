@@ -69,8 +69,11 @@ class AgentWorld:
 
     def ensure_agent(self) -> str:
         if self.agent is None:
-            settings = {"backend": self.backend, **self.settings,
-                        "env": {"PATH": self.path_override or self.rig.path()}}
+            settings = {
+                "backend": self.backend,
+                **self.settings,
+                "env": {"PATH": self.path_override or self.rig.path()},
+            }
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent
 
@@ -95,7 +98,9 @@ class AgentWorld:
         script.emitted += [*first, last]
         script.add("out", "".join(_json_line(line) for line in first))
         half = len(_json_line(last)) // 2
-        script.add("out", _json_line(last)[:half]).add("sleep", 0.5).add("out", _json_line(last)[half:])
+        script.add("out", _json_line(last)[:half]).add("sleep", 0.5).add(
+            "out", _json_line(last)[half:]
+        )
         return script
 
     @property

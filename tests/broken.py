@@ -63,9 +63,14 @@ class SignalsOnlyTheChild(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            proc = subprocess.Popen(list(argv), cwd=kw["cwd"], env=kw["env"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=kw["cwd"],
+                env=kw["env"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
 
         agent.run_process = run  # type: ignore[assignment]
@@ -117,8 +122,10 @@ class KeepsMalformedLines(_Broken):
 
 class _ResultsAsCalls(_Backend):
     def parse_line(self, line: str) -> list[Event]:
-        return [replace(e, tool_id=f"{e.tool_id}/result") if e.kind == "tool_result" else e
-                for e in self.inner.parse_line(line)]
+        return [
+            replace(e, tool_id=f"{e.tool_id}/result") if e.kind == "tool_result" else e
+            for e in self.inner.parse_line(line)
+        ]
 
 
 class CountsToolResults(_Broken):
@@ -151,8 +158,9 @@ class PromptAsArgument(_Broken):
 
 class _TrustExitCode(_Backend):
     def parse_line(self, line: str) -> list[Event]:
-        return [replace(e, kind="done") if e.kind == "error" else e
-                for e in self.inner.parse_line(line)]
+        return [
+            replace(e, kind="done") if e.kind == "error" else e for e in self.inner.parse_line(line)
+        ]
 
 
 class TrustsExitCodeOnly(_Broken):

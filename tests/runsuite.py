@@ -9,11 +9,16 @@ import pytest
 from steps import registry, run_command, verdicts
 
 
-def verdicts_for(impl: str, components: list[str], keyword: str | None = None
-                 ) -> dict[str, str]:
+def verdicts_for(impl: str, components: list[str], keyword: str | None = None) -> dict[str, str]:
     """Requirement ID -> verdict for a run of `components` against `impl`."""
-    args = argparse.Namespace(impl=impl, time_scale=0.02, component=components,
-                              keyword=keyword, verbose=False, strict=False)
+    args = argparse.Namespace(
+        impl=impl,
+        time_scale=0.02,
+        component=components,
+        keyword=keyword,
+        verbose=False,
+        strict=False,
+    )
     collector = verdicts.Collector()
     code = pytest.main(run_command.pytest_args(args), plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
@@ -22,5 +27,8 @@ def verdicts_for(impl: str, components: list[str], keyword: str | None = None
 
 
 def failing(impl: str, components: list[str]) -> set[str]:
-    return {rid for rid, v in verdicts_for(impl, components).items()
-            if v in (verdicts.FAILED, verdicts.ERRORED)}
+    return {
+        rid
+        for rid, v in verdicts_for(impl, components).items()
+        if v in (verdicts.FAILED, verdicts.ERRORED)
+    }

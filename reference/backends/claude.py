@@ -7,8 +7,6 @@ from typing import Any
 from reference.backends.base import Invocation, RunOptions, load_object, text_of
 from reference.events import Event
 
-ERROR_SUBTYPES_OK = frozenset({"success"})
-
 
 class ClaudeBackend:
     """Builds the `claude` command line and reads its stream-json output."""
@@ -31,7 +29,7 @@ class ClaudeBackend:
         obj = load_object(line)
         if obj is None:
             return []
-        parser = _PARSERS.get(obj.get("type"))
+        parser = _PARSERS.get(text_of(obj.get("type")) or "")
         return parser(obj) if parser else []
 
 
@@ -91,7 +89,7 @@ def _tool_output(content: Any) -> Any:
 
 def _result(obj: dict[str, Any]) -> list[Event]:
     session = text_of(obj.get("session_id"))
-    failed = obj.get("is_error") is True or obj.get("subtype") not in ERROR_SUBTYPES_OK
+    failed = obj.get("is_error") is True or obj.get("subtype") != "success"
     if not failed:
         return [Event("done", session_id=session, text=text_of(obj.get("result")), raw=obj)]
     return [Event("error", session_id=session, text=_error_text(obj), raw=obj)]
@@ -102,7 +100,7 @@ def _error_text(obj: dict[str, Any]) -> str:
     if isinstance(errors, list) and errors:
         return "; ".join(str(e) for e in errors)
     result = text_of(obj.get("result"))
-    return result or f"claude reported {obj.get('subtype') or 'an error'}"
+    return result or f"claude reported {text_of(obj.get('subtype')) or 'an error'}"
 
 
 _PARSERS = {"system": _system, "assistant": _assistant, "user": _user, "result": _result}

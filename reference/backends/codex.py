@@ -33,7 +33,7 @@ class CodexBackend:
         obj = load_object(line)
         if obj is None:
             return []
-        kind = obj.get("type")
+        kind = text_of(obj.get("type"))
         if kind == "thread.started":
             return [Event("init", session_id=text_of(obj.get("thread_id")), raw=obj)]
         if kind == "turn.completed":
@@ -57,17 +57,23 @@ def _item(obj: dict[str, Any], completed: bool) -> list[Event]:
     item = obj.get("item")
     if not isinstance(item, dict):
         return []
-    kind = item.get("type")
+    kind = text_of(item.get("type"))
     if kind == "agent_message" and completed and isinstance(item.get("text"), str):
         return [Event("text", text=item["text"], raw=obj)]
-    if kind not in TOOL_ITEMS:
+    if kind is None or kind not in TOOL_ITEMS:
         return []
     item_id = text_of(item.get("id"))
     if not completed:
-        return [Event("tool_start", tool_name=kind, tool_input=_tool_input(item),
-                      tool_id=item_id, raw=obj)]
-    return [Event("tool_result", tool_name=kind, tool_output=_tool_output(item),
-                  tool_id=item_id, raw=obj)]
+        return [
+            Event(
+                "tool_start", tool_name=kind, tool_input=_tool_input(item), tool_id=item_id, raw=obj
+            )
+        ]
+    return [
+        Event(
+            "tool_result", tool_name=kind, tool_output=_tool_output(item), tool_id=item_id, raw=obj
+        )
+    ]
 
 
 def _tool_input(item: dict[str, Any]) -> Any:

@@ -26,8 +26,13 @@ class _Observed:
 
 class InProcessDriver:
     def __init__(self) -> None:
-        self.info = ImplInfo("agent-tck reference", "python", __version__,
-                             ("agent", "backends"), tuple(sorted(BACKENDS)))
+        self.info = ImplInfo(
+            "agent-tck reference",
+            "python",
+            __version__,
+            ("agent", "backends"),
+            tuple(sorted(BACKENDS)),
+        )
         self.cwd = os.getcwd()
         self.agents: dict[str, _Observed] = {}
         self.ids = itertools.count(1)
@@ -56,7 +61,7 @@ class InProcessDriver:
         observed = self.agents[agent]
         marks = len(observed.states), len(observed.events)
         response = observed.agent.process(message)
-        return RequestResult(response, observed.states[marks[0]:], observed.events[marks[1]:])
+        return RequestResult(response, observed.states[marks[0] :], observed.events[marks[1] :])
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
         observed = self.agents[agent]

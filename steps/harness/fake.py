@@ -48,10 +48,20 @@ class Harness:
     def play(self, name: str, argv: list[str]) -> int:
         self.term_mode = "exit"
         signal.signal(signal.SIGTERM, self.on_term)
-        env = {k: v for k, v in os.environ.items()
-               if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)}
-        self.note(what="start", name=name, argv=argv, cwd=os.getcwd(), pid=os.getpid(),
-                  pgid=os.getpgrp(), env=env)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)
+        }
+        self.note(
+            what="start",
+            name=name,
+            argv=argv,
+            cwd=os.getcwd(),
+            pid=os.getpid(),
+            pgid=os.getpgrp(),
+            env=env,
+        )
         for step in self.steps:
             ((op, arg),) = step.items()
             result = getattr(self, "op_" + op)(arg)
@@ -104,7 +114,9 @@ class Harness:
     def op_spawn_holder(self, seconds: float) -> None:
         child = subprocess.Popen(
             [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
-            stdout=sys.stdout, stderr=sys.stderr, stdin=subprocess.DEVNULL,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+            stdin=subprocess.DEVNULL,
         )
         self.note(what="grandchild", pid=child.pid)
 

@@ -28,10 +28,16 @@ class Claude:
         if session_id:
             self.session_id = session_id
         return {
-            "type": "system", "subtype": "init", "cwd": "/workspace",
-            "session_id": self.session_id, "tools": ["Bash", "Edit", "Read", "Write"],
-            "mcp_servers": [], "model": "claude-sonnet-4-5", "permissionMode": "default",
-            "apiKeySource": "ANTHROPIC_API_KEY", "claude_code_version": "2.1.330",
+            "type": "system",
+            "subtype": "init",
+            "cwd": "/workspace",
+            "session_id": self.session_id,
+            "tools": ["Bash", "Edit", "Read", "Write"],
+            "mcp_servers": [],
+            "model": "claude-sonnet-4-5",
+            "permissionMode": "default",
+            "apiKeySource": "ANTHROPIC_API_KEY",
+            "claude_code_version": "2.1.330",
             "uuid": _uid(),
         }
 
@@ -39,11 +45,17 @@ class Claude:
         return {
             "type": "assistant",
             "message": {
-                "id": f"msg_{next(_ids):024d}", "type": "message", "role": "assistant",
-                "model": "claude-sonnet-4-5", "content": list(blocks), "stop_reason": None,
+                "id": f"msg_{next(_ids):024d}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": list(blocks),
+                "stop_reason": None,
                 "usage": {"input_tokens": 12, "output_tokens": 7},
             },
-            "parent_tool_use_id": None, "session_id": self.session_id, "uuid": _uid(),
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": _uid(),
         }
 
     def text(self, *texts: str) -> Line:
@@ -53,28 +65,55 @@ class Claude:
         return self._assistant({"type": "thinking", "thinking": text, "signature": "c2ln"})
 
     def tool_use(self, tool_id: str, name: str = "Bash", **tool_input: Any) -> Line:
-        block = {"type": "tool_use", "id": tool_id, "name": name,
-                 "input": tool_input or {"command": "ls"}}
+        block = {
+            "type": "tool_use",
+            "id": tool_id,
+            "name": name,
+            "input": tool_input or {"command": "ls"},
+        }
         return self._assistant(block)
 
     def tool_result(self, tool_id: str, content: Any = "ok", is_error: bool = False) -> Line:
         return {
             "type": "user",
-            "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tool_id, "content": content,
-                 "is_error": is_error},
-            ]},
-            "parent_tool_use_id": None, "session_id": self.session_id, "uuid": _uid(),
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tool_id,
+                        "content": content,
+                        "is_error": is_error,
+                    },
+                ],
+            },
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": _uid(),
         }
 
-    def result(self, text: str | None = None, *, subtype: str = "success",
-               is_error: bool = False, errors: list[str] | None = None) -> Line:
+    def result(
+        self,
+        text: str | None = None,
+        *,
+        subtype: str = "success",
+        is_error: bool = False,
+        errors: list[str] | None = None,
+    ) -> Line:
         # Key order as Claude Code 2.1.330 prints it: `type` is not first.
-        line: Line = {"duration_api_ms": 812, "duration_ms": 1023, "is_error": is_error,
-                      "num_turns": 1, "session_id": self.session_id,
-                      "total_cost_usd": 0.0012, "type": "result", "subtype": subtype,
-                      "stop_reason": "end_turn",
-                      "usage": {"input_tokens": 12, "output_tokens": 7}, "uuid": _uid()}
+        line: Line = {
+            "duration_api_ms": 812,
+            "duration_ms": 1023,
+            "is_error": is_error,
+            "num_turns": 1,
+            "session_id": self.session_id,
+            "total_cost_usd": 0.0012,
+            "type": "result",
+            "subtype": subtype,
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 12, "output_tokens": 7},
+            "uuid": _uid(),
+        }
         if text is not None:
             line["result"] = text
         if errors is not None:
@@ -103,22 +142,37 @@ class Codex:
     def reasoning(self, text: str) -> Line:
         return self._item("item.completed", {"type": "reasoning", "text": text})
 
-    def command(self, item_id: str, command: str = "bash -lc ls", *, completed: bool,
-                output: str = "README.md\n", exit_code: int = 0) -> Line:
-        item: Line = {"type": "command_execution", "command": command,
-                      "aggregated_output": output if completed else "",
-                      "exit_code": exit_code if completed else None,
-                      "status": "completed" if completed else "in_progress"}
+    def command(
+        self,
+        item_id: str,
+        command: str = "bash -lc ls",
+        *,
+        completed: bool,
+        output: str = "README.md\n",
+        exit_code: int = 0,
+    ) -> Line:
+        item: Line = {
+            "type": "command_execution",
+            "command": command,
+            "aggregated_output": output if completed else "",
+            "exit_code": exit_code if completed else None,
+            "status": "completed" if completed else "in_progress",
+        }
         return self._item("item.completed" if completed else "item.started", item, item_id)
 
     def file_change(self, item_id: str, path: str = "src/app.py") -> Line:
-        item = {"type": "file_change", "changes": [{"path": path, "kind": "update"}],
-                "status": "completed"}
+        item = {
+            "type": "file_change",
+            "changes": [{"path": path, "kind": "update"}],
+            "status": "completed",
+        }
         return self._item("item.completed", item, item_id)
 
     def turn_completed(self) -> Line:
-        return {"type": "turn.completed",
-                "usage": {"input_tokens": 24, "cached_input_tokens": 0, "output_tokens": 9}}
+        return {
+            "type": "turn.completed",
+            "usage": {"input_tokens": 24, "cached_input_tokens": 0, "output_tokens": 9},
+        }
 
     def turn_failed(self, message: str) -> Line:
         return {"type": "turn.failed", "error": {"message": message}}

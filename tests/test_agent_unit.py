@@ -1,0 +1,115 @@
+"""The reference agent's configuration, environment and edge cases the features don't reach."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from reference.agent import AgentConfig, CodingAgent, create_agent
+from reference.backends import get_backend
+from reference.backends.base import RunOptions
+from reference.exceptions import ConfigError
+from reference.status import Status
+from steps.harness.script import Script, install, read_record, write_script
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"timeout": 0}, "timeout must be a positive number of seconds, got 0"),
+        ({"timeout": "5"}, "timeout must be a positive number of seconds, got '5'"),
+        ({"grace_period": -1.0}, "grace_period must be a positive number of seconds, got -1.0"),
+        ({"timeout": True}, "timeout must be a positive number of seconds, got True"),
+        ({"working_dir": "/no/such/dir"}, "working_dir '/no/such/dir' is not a directory"),
+        ({"backend": "gemini"}, "unknown backend 'gemini' (known: claude, codex)"),
+        ({"timeoutt": 3}, "unknown agent setting(s): timeoutt"),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_value(
+    settings: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        create_agent(**settings)
+    assert str(caught.value) == message
+
+
+def test_defaults() -> None:
+    config = AgentConfig()
+    assert (config.backend, config.timeout, config.working_dir) == ("claude", 300.0, None)
+
+
+def test_commands_as_the_real_clis_take_them() -> None:
+    claude = get_backend("claude").build("hi", RunOptions(model="opus", resume_session="s-1"))
+    assert claude.argv == (
+        "claude",
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--model",
+        "opus",
+        "--resume",
+        "s-1",
+    )
+    codex = get_backend("codex").build(
+        "hi", RunOptions(model="o4", resume_session="t-1", extra_args=("--sandbox", "read-only"))
+    )
+    assert codex.argv == (
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "-m",
+        "o4",
+        "--sandbox",
+        "read-only",
+        "resume",
+        "t-1",
+        "-",
+    )
+    assert codex.stdin == b"hi"
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> tuple[Path, Path, Path]:
+    install(tmp_path / "bin", tmp_path / "s.json", tmp_path / "r.jsonl")
+    return tmp_path / "bin", tmp_path / "s.json", tmp_path / "r.jsonl"
+
+
+def test_nesting_variable_is_removed_and_stripped_keys_too(
+    rig: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir, script, record = rig
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    write_script(script, Script("claude").init().done("ok"))
+    path = f"{bin_dir}:{os.environ['PATH']}"
+    create_agent(env={"PATH": path}, strip_env=("ANTHROPIC_API_KEY",)).process("hi")
+    create_agent(env={"PATH": path}).process("hi")
+    envs = [e["env"] for e in read_record(record) if e["what"] == "start"]
+    assert ["CLAUDECODE" in e for e in envs] == [False, False]
+    assert ["ANTHROPIC_API_KEY" in e for e in envs] == [False, True]
+
+
+def test_command_that_is_not_executable(tmp_path: Path) -> None:
+    plain = tmp_path / "claude"
+    plain.write_text("#!/bin/sh\n")
+    response = create_agent(command=str(plain)).process("hi")
+    assert response["status"] == Status.LAUNCH_FAILED
+    assert response["message"].startswith(f"cannot start {str(plain)!r}: the command is not")
+
+
+def test_an_unexpected_error_still_leaves_the_agent_ready(rig: tuple[Path, Path, Path]) -> None:
+    bin_dir, script, _ = rig
+    write_script(script, Script("claude").init().done("ok"))
+    agent = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)}))
+
+    def explode(*_: object, **__: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    agent.run_process = explode  # type: ignore[assignment]
+    with pytest.raises(RuntimeError):
+        agent.process("hi")
+    assert agent.state.name == "READY"

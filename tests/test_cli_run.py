@@ -1,0 +1,52 @@
+"""`agent-tck run`: the verdict table, the one-line verdict and the exit codes."""
+
+from __future__ import annotations
+
+import io
+
+from steps.cli import main
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["run", *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_reference_is_conformant_with_a_table_per_requirement() -> None:
+    code, out, _ = run("--component", "backends")
+    assert code == 0
+    assert out.splitlines()[0].split() == ["requirement", "level", "verdict", "scenarios"]
+    assert ["BK-CX.5", "SHOULD", "passed", "6/6"] in [line.split() for line in out.splitlines()]
+    assert out.splitlines()[-1] == "CONFORMANT: 11 requirements (11 passed)"
+
+
+def test_a_broken_implementation_is_not_conformant() -> None:
+    code, out, _ = run(
+        "--impl",
+        "python:tests.broken:IgnoresWorkingDir",
+        "--component",
+        "agent",
+        "-k",
+        "working_directory",
+    )
+    assert code == 1
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:-1]}
+    assert rows["RP-5.1"] == ["MUST", "failed", "1/1"]
+    assert rows["RP-1.1"] == ["MUST", "not", "run", "0/1"]
+    assert out.splitlines()[-1].startswith("NOT CONFORMANT: ")
+
+
+def test_should_failures_fail_only_a_strict_run() -> None:
+    argv = ("--impl", "python:tests.broken:PromptAsArgument", "--component", "agent", "-k", "flag")
+    assert run(*argv)[0] == 0
+    assert run(*argv, "--strict")[0] == 1
+
+
+def test_usage_errors_exit_2_naming_the_value() -> None:
+    code, _, err = run("--component", "nope")
+    assert code == 2 and "invalid choice: 'nope'" in err
+    code, _, err = run("--time-scale", "0")
+    assert (code, err) == (2, "agent-tck: error: --time-scale must be positive, got 0.0\n")
+    code, _, err = run("--impl", "python:no.such.module:X")
+    assert code == 2 and "cannot load 'no.such.module:X'" in err

@@ -1,0 +1,105 @@
+"""Meta-tests: the requirement registry and the scenarios' @req tags agree, both ways."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from gherkin.parser import Parser
+
+from steps import registry
+from steps.exceptions import RegistryError
+from steps.gherkin import parse, read_manifest
+from steps.paths import FEATURES
+
+REQS = registry.load()
+TAGS = registry.tags_in()
+
+
+def test_every_requirement_has_a_scenario() -> None:
+    assert sorted(set(REQS) - set(TAGS)) == []
+
+
+def test_every_tag_names_a_requirement() -> None:
+    assert {t: TAGS[t] for t in set(TAGS) - set(REQS)} == {}
+
+
+def test_every_tag_is_in_its_own_component_folder() -> None:
+    misplaced = {
+        t: places
+        for t, places in TAGS.items()
+        if t in REQS and not all(p.startswith(REQS[t].component + "/") for p in places)
+    }
+    assert misplaced == {}
+
+
+@pytest.mark.parametrize("manifest", sorted(FEATURES.glob("*/spec/manifest.yaml")), ids=str)
+def test_seed_requirements_are_the_seed_scenarios(manifest: Path) -> None:
+    """A generated scenario's requirement text is its title, word for word, at level MUST."""
+    for source, prefix in read_manifest(manifest):
+        doc = parse(source.read_text(), source.name)
+        for s_index, section in enumerate(doc.sections, 1):
+            for c_index, scenario in enumerate(section.scenarios, 1):
+                req = REQS[f"{prefix}-{s_index}.{c_index}"]
+                assert (req.text, req.level) == (scenario.title, "MUST")
+
+
+@pytest.mark.parametrize("feature", sorted(FEATURES.rglob("*.feature")), ids=str)
+def test_feature_parses_and_names_scenarios_uniquely(feature: Path) -> None:
+    """pytest-bdd turns titles into test names: two equal titles would hide one scenario."""
+    doc = Parser().parse(feature.read_text())
+    names = [c["scenario"]["name"] for c in _children(doc["feature"]) if "scenario" in c]
+    assert [n for n, k in Counter(names).items() if k > 1] == []
+
+
+def _children(node: dict) -> list[dict]:  # type: ignore[type-arg]
+    out = []
+    for child in node.get("children", []):
+        out.append(child)
+        if "rule" in child:
+            out += _children(child["rule"])
+    return out
+
+
+def test_component_titles_are_unique_across_its_files() -> None:
+    for folder in (p for p in FEATURES.iterdir() if p.is_dir()):
+        names = [
+            c["scenario"]["name"]
+            for f in folder.glob("*.feature")
+            for c in _children(Parser().parse(f.read_text())["feature"])
+            if "scenario" in c
+        ]
+        assert [n for n, k in Counter(names).items() if k > 1] == [], folder.name
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{}", "expected a list of requirements"),
+        (
+            "- {id: X, level: MAY, text: t, source: s}",
+            "level 'MAY' is not one of ('MUST', 'SHOULD')",
+        ),
+        (
+            "- {id: X, level: MUST, text: t}",
+            "needs exactly the fields ['id', 'level', 'source', 'text']",
+        ),
+    ],
+)
+def test_bad_registry_is_refused_with_its_place(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "comp").mkdir()
+    (tmp_path / "comp" / "requirements.yaml").write_text(text)
+    with pytest.raises(RegistryError, match=r"comp/requirements\.yaml") as caught:
+        registry.load(tmp_path)
+    assert message in str(caught.value)
+
+
+def test_duplicate_requirement_is_refused(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "requirements.yaml").write_text(
+            "- {id: X-1, level: MUST, text: t, source: s}"
+        )
+    with pytest.raises(RegistryError, match="requirement X-1 is defined twice"):
+        registry.load(tmp_path)

@@ -1,0 +1,115 @@
+"""The supervisor and its line splitter, on real processes with short real deadlines."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from reference.exceptions import LaunchError
+from reference.supervisor import LineSplitter, run_process
+
+
+def split(chunks: list[bytes], limit: int = 10) -> tuple[list[str], int]:
+    lines: list[str] = []
+    splitter = LineSplitter(lines.append, limit)
+    for chunk in chunks:
+        splitter.feed(chunk)
+    splitter.close()
+    return lines, splitter.skipped
+
+
+def test_lines_are_reassembled_across_chunks_and_split_within_one() -> None:
+    assert split([b"ab", b"c\nde\nf", b"g\n"]) == (["abc", "de", "fg"], 0)
+
+
+def test_a_last_line_without_newline_is_delivered() -> None:
+    assert split([b"one\ntwo"]) == (["one", "two"], 0)
+
+
+def test_lines_over_the_limit_are_skipped_whole_and_counted() -> None:
+    assert split([b"short\n", b"x" * 8, b"x" * 8, b"tail\nnext\n"]) == (["short", "next"], 1)
+    assert split([b"y" * 11 + b"\nok\n"]) == (["ok"], 1)
+    assert split([b"z" * 25]) == ([], 1)
+
+
+def test_invalid_utf8_is_replaced_not_raised() -> None:
+    assert split([b"caf\xe9\n"]) == (["caf\ufffd"], 0)
+
+
+def python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def test_stdin_is_written_then_closed_and_stdout_read() -> None:
+    lines: list[str] = []
+    out = run_process(
+        python("import sys; print(sys.stdin.read().upper())"),
+        b"hi",
+        lines.append,
+        cwd=None,
+        env=None,
+        timeout=10,
+        grace=1,
+    )
+    assert (lines, out.returncode, out.timed_out) == (["HI"], 0, False)
+
+
+def test_large_stdin_is_written_while_stdout_is_drained() -> None:
+    lines: list[str] = []
+    code = "import sys\nfor line in sys.stdin: print(len(line))"
+    out = run_process(
+        python(code),
+        b"x" * 99 + b"\n" * 2000,
+        lines.append,
+        cwd=None,
+        env=None,
+        timeout=20,
+        grace=1,
+    )
+    assert out.returncode == 0 and len(lines) == 2000
+
+
+def test_stderr_tail_is_kept() -> None:
+    code = "import sys; sys.stderr.write('a' * 10000 + 'THE END'); sys.exit(3)"
+    out = run_process(python(code), b"", lambda _: None, cwd=None, env=None, timeout=10, grace=1)
+    assert out.returncode == 3 and out.stderr_tail.endswith("THE END")
+    assert len(out.stderr_tail) == 4096
+
+
+def test_deadline_sends_sigterm_then_sigkill() -> None:
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)"
+    started = time.monotonic()
+    out = run_process(python(code), b"", lambda _: None, cwd=None, env=None, timeout=0.3, grace=0.2)
+    assert out.timed_out and out.returncode == -9
+    assert time.monotonic() - started < 10  # bounded, not a precision check
+
+
+def test_child_that_closes_stdout_early_is_still_waited_for() -> None:
+    code = "import os, time; os.close(1); time.sleep(0.3); raise SystemExit(7)"
+    out = run_process(python(code), b"", lambda _: None, cwd=None, env=None, timeout=10, grace=1)
+    assert (out.returncode, out.timed_out) == (7, False)
+
+
+def test_missing_program_is_a_launch_error(tmp_path: object) -> None:
+    with pytest.raises(LaunchError, match="cannot start '/nonexistent/claude'"):
+        run_process(
+            ["/nonexistent/claude"], b"", lambda _: None, cwd=None, env=None, timeout=1, grace=1
+        )
+
+
+def test_an_exception_in_the_line_handler_kills_and_reaps_the_child() -> None:
+    def boom(_: str) -> None:
+        raise RuntimeError("handler failed")
+
+    with pytest.raises(RuntimeError, match="handler failed"):
+        run_process(
+            python("import time; print('x', flush=True); time.sleep(30)"),
+            b"",
+            boom,
+            cwd=None,
+            env=None,
+            timeout=10,
+            grace=1,
+        )
