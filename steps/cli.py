@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     from steps import run_command
 
     run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
+    smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
+    smoke.add_argument("--impl", required=True, help="the adapter command line")
+    smoke.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for start")
     gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
     gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
     gherkin.add_argument("--out", type=Path, required=True, help="output directory")
@@ -53,6 +56,10 @@ def main(
             from steps import run_command
 
             return run_command.run(args, out, err)
+        if args.command == "smoke":
+            from steps.smoke import smoke
+
+            return smoke(args.impl, out, args.timeout)
         return _gherkin(args, out)
     except TckError as exc:
         print(f"agent-tck: error: {exc}", file=err)

@@ -26,6 +26,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="implementation under test: 'reference' or an adapter command",
     )
     group.addoption(
+        "--adapter-timeout",
+        type=float,
+        default=120.0,
+        help="seconds to wait for an adapter's response before it counts as hung",
+    )
+    group.addoption(
         "--time-scale",
         type=float,
         default=DEFAULT_TIME_SCALE,
@@ -55,7 +61,9 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., Any]) -> bool | None:
 @pytest.fixture(scope="session")
 def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
     """The implementation under test, started once for the session."""
-    impl = make_driver(pytestconfig.getoption("--impl"))
+    impl = make_driver(
+        pytestconfig.getoption("--impl"), pytestconfig.getoption("--adapter-timeout")
+    )
     try:
         yield impl
     finally:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+from datetime import date
+from pathlib import Path
 from typing import TextIO
 
 import pytest
 
-from steps import registry, verdicts
+from steps import registry, reports, verdicts
 from steps.drivers import make_driver
 from steps.exceptions import UsageError
 from steps.paths import ROOT
@@ -22,7 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--impl",
         default="reference",
-        help="'reference' (in-process, the default) or an adapter command line",
+        help="'reference' (in-process, the default), an adapter command line, "
+        "or python:MODULE:FACTORY",
+    )
+    parser.add_argument(
+        "--adapter-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long an adapter may take to answer before it counts as hung",
     )
     parser.add_argument(
         "--time-scale",
@@ -37,9 +47,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=COMPONENTS,
         help="run only this component (repeatable)",
     )
+    parser.add_argument(
+        "--req",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run only scenarios of matching requirement IDs (e.g. 'EH-*')",
+    )
     parser.add_argument("-k", dest="keyword", help="select scenarios by pytest -k expression")
+    parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
     parser.add_argument(
         "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="expected failures (YAML list of {id, reason})",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="write the failing requirements as a baseline",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="pytest's own report too")
 
@@ -59,12 +92,20 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         args.impl,
         "--time-scale",
         str(args.time_scale),
+        "--adapter-timeout",
+        str(getattr(args, "adapter_timeout", 120.0)),
     ]
     if not _plugin_installed():
         argv += ["-p", "steps.plugin"]
-    argv += ["-v", "--tb=short"] if args.verbose else ["-qq", "--tb=no", "-p", "no:warnings"]
+    argv += (
+        ["-v", "--tb=short"]
+        if getattr(args, "verbose", False)
+        else ["-qq", "--tb=short", "-p", "no:warnings"]
+    )
     if args.keyword:
         argv += ["-k", args.keyword]
+    if getattr(args, "markexpr", None):
+        argv += ["-m", args.markexpr]
     return argv
 
 
@@ -75,8 +116,16 @@ def _plugin_installed() -> bool:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.time_scale <= 0:
         raise UsageError(f"--time-scale must be positive, got {args.time_scale}")
-    make_driver(args.impl).close()  # a setup error is exit code 2, before any scenario runs
-    collector = verdicts.Collector()
+    reqs = registry.load()
+    if args.component:
+        reqs = {k: v for k, v in reqs.items() if v.component in args.component}
+    baseline = reports.load_baseline(args.baseline, reqs) if args.baseline else {}
+    impl = make_driver(
+        args.impl, args.adapter_timeout
+    )  # a setup error is exit code 2, before any scenario runs
+    info = impl.info
+    impl.close()
+    collector = verdicts.Collector(args.req)
     code = pytest.main(pytest_args(args), plugins=[collector])
     if code in (
         pytest.ExitCode.INTERRUPTED,
@@ -85,11 +134,32 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     ):
         print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
         return 2
-    reqs = registry.load()
-    if args.component:
-        reqs = {k: v for k, v in reqs.items() if v.component in args.component}
-    folded = verdicts.fold(reqs, collector.results.values(), selected=bool(args.keyword))
-    ok = verdicts.conformant(folded, strict=args.strict)
-    print(verdicts.table(folded), file=out)
+    selected = bool(args.keyword or args.req or getattr(args, "markexpr", None))
+    folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
+    stale = reports.apply_baseline(folded, baseline)
+    ok = verdicts.conformant(folded, strict=args.strict, expected=baseline) and not stale
+    result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale)
+    _write_reports(args, result)
+    print(verdicts.table(folded, baseline), file=out)
+    for rid in stale:
+        print(
+            f"stale baseline entry: {rid} is listed as an expected failure but "
+            f"{next(v.verdict for v in folded if v.req.id == rid)}",
+            file=out,
+        )
     print(verdicts.summary(folded, ok), file=out)
     return 0 if ok else 1
+
+
+def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
+    writers = (
+        (args.json, reports.to_json),
+        (args.junit, reports.to_junit),
+        (args.markdown, reports.to_markdown),
+    )
+    for path, render in writers:
+        if path is not None:
+            reports.write_atomically(path, render(result))
+    if args.write_baseline is not None:
+        text = reports.baseline_text(result.verdicts, date.today().isoformat())
+        reports.write_atomically(args.write_baseline, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from typing import Any
 
 import pytest
@@ -47,12 +48,25 @@ class ReqVerdict:
 
 
 class Collector:
-    """pytest plugin: one ScenarioResult per collected scenario."""
+    """pytest plugin: one ScenarioResult per selected scenario; `reqs` patterns (fnmatch)
+    deselect scenarios that check none of the matching requirements."""
 
-    def __init__(self) -> None:
+    def __init__(self, reqs: Iterable[str] = ()) -> None:
         self.results: dict[str, ScenarioResult] = {}
+        self.patterns = list(reqs)
 
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if self.patterns:
+            keep = [
+                i
+                for i in items
+                if any(fnmatch(m.args[0], p) for m in i.iter_markers("req") for p in self.patterns)
+            ]
+            config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+            items[:] = keep
         for item in items:
             component = item.get_closest_marker("component")
             reqs = tuple(m.args[0] for m in item.iter_markers("req"))
@@ -114,18 +128,25 @@ def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) 
     return FAILED if req.level == "MUST" else NOT_RUN
 
 
-def conformant(verdicts: list[ReqVerdict], strict: bool = False) -> bool:
-    """No MUST failed or errored (and, with `strict`, no SHOULD either)."""
-    bad = {FAILED, ERRORED}
-    return not any(v.verdict in bad and (strict or v.req.level == "MUST") for v in verdicts)
+def conformant(
+    verdicts: list[ReqVerdict], strict: bool = False, expected: Iterable[str] = ()
+) -> bool:
+    """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones."""
+    bad, excused = {FAILED, ERRORED}, set(expected)
+    return not any(
+        v.verdict in bad and v.req.id not in excused and (strict or v.req.level == "MUST")
+        for v in verdicts
+    )
 
 
-def table(verdicts: list[ReqVerdict]) -> str:
+def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
     """The terminal summary: requirement, level, verdict, scenarios run."""
     rows = [("requirement", "level", "verdict", "scenarios")]
+    excused = set(expected)
     for v in verdicts:
         ran = sum(s.verdict in (PASSED, FAILED, ERRORED) for s in v.scenarios)
-        rows.append((v.req.id, v.req.level, v.verdict, f"{ran}/{len(v.scenarios)}"))
+        mark = " (expected)" if v.req.id in excused and v.verdict in (FAILED, ERRORED) else ""
+        rows.append((v.req.id, v.req.level, v.verdict + mark, f"{ran}/{len(v.scenarios)}"))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows

@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import replace
 from typing import Any
 
+from reference.adapter import Adapter
 from reference.agent import CodingAgent, create_agent
 from reference.backends.base import Invocation, RunOptions, load_object
 from reference.events import Event
@@ -20,7 +21,20 @@ from reference.supervisor import Supervisor, spawn
 from steps.drivers.inprocess import InProcessDriver
 
 
+class _BrokenAdapter(Adapter):
+    def __init__(self, make: Any) -> None:
+        super().__init__()
+        self.make = make
+
+    def make_agent(self, settings: dict[str, Any], observed: Any) -> CodingAgent:
+        agent: CodingAgent = self.make(settings, [observed.on_state])
+        return agent
+
+
 class _Broken(InProcessDriver):
+    def __init__(self) -> None:
+        super().__init__(_BrokenAdapter(self.make_agent))
+
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         agent = create_agent(listeners=listeners, **settings)
         self.break_agent(agent)

@@ -9,15 +9,17 @@ import pytest
 from steps import registry, run_command, verdicts
 
 
-def verdicts_for(impl: str, components: list[str], keyword: str | None = None) -> dict[str, str]:
+def verdicts_for(
+    impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
+) -> dict[str, str]:
     """Requirement ID -> verdict for a run of `components` against `impl`."""
     args = argparse.Namespace(
         impl=impl,
         time_scale=0.02,
         component=components,
         keyword=keyword,
-        verbose=False,
-        strict=False,
+        markexpr=None,
+        adapter_timeout=adapter_timeout,
     )
     collector = verdicts.Collector()
     code = pytest.main(run_command.pytest_args(args), plugins=[collector])

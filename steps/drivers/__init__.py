@@ -6,7 +6,7 @@ from steps.drivers.base import Driver, ImplInfo, RequestResult
 from steps.exceptions import UsageError
 
 
-def make_driver(impl: str) -> Driver:
+def make_driver(impl: str, timeout: float = 120.0) -> Driver:
     """The driver for `--impl`: `reference` (in-process), `python:MODULE:FACTORY` (a Python
     implementation in-process: FACTORY() returns a Driver), or an adapter command line."""
     if impl == "reference":
@@ -19,7 +19,7 @@ def make_driver(impl: str) -> Driver:
         raise UsageError("--impl is empty: give 'reference' or an adapter command")
     from steps.drivers.stdio import StdioDriver
 
-    return StdioDriver(impl)
+    return StdioDriver(impl, timeout)
 
 
 def _python_driver(impl: str) -> Driver:

@@ -1,87 +1,31 @@
-"""The in-process driver: calls the reference directly. The only module in `steps/` that
-imports `reference/`."""
+"""The in-process driver: the reference's Adapter called directly, without pipes.
+
+The only module in `steps/` that imports `reference/`. Requests and responses still go through
+JSON, so in-process and adapter runs see exactly the same values.
+"""
 
 from __future__ import annotations
 
-import itertools
+import json
 import os
-import threading
 from typing import Any
 
-from reference import __version__
-from reference.agent import CodingAgent, create_agent
-from reference.backends import BACKENDS, get_backend
-from reference.events import Event
-from steps.drivers.base import ImplInfo, RequestResult
+from reference.adapter import Adapter
+from steps.drivers.protocol import ProtocolDriver
 
 
-class _Observed:
-    """An agent and what it published."""
-
-    def __init__(self, agent: CodingAgent, states: list[dict[str, Any]]) -> None:
-        self.agent = agent
-        self.states = states
-        self.events: list[dict[str, Any]] = []
-
-
-class InProcessDriver:
-    def __init__(self) -> None:
-        self.info = ImplInfo(
-            "agent-tck reference",
-            "python",
-            __version__,
-            ("agent", "backends"),
-            tuple(sorted(BACKENDS)),
-        )
+class InProcessDriver(ProtocolDriver):
+    def __init__(self, adapter: Adapter | None = None) -> None:
+        self.adapter = adapter or Adapter()
+        self.seq = 0
         self.cwd = os.getcwd()
-        self.agents: dict[str, _Observed] = {}
-        self.ids = itertools.count(1)
+        self.info = self.handshake()
 
-    def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
-        return [e.to_dict() for e in get_backend(backend).parse_line(line)]
-
-    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-        states: list[dict[str, Any]] = []
-        agent = self.make_agent(settings, [lambda e: states.append(e.to_dict())])
-        observed = _Observed(agent, states)
-
-        def on_event(event: Event) -> None:
-            observed.events.append(event.to_dict())
-
-        agent.stream_listeners.append(on_event)
-        agent_id = f"agent-{next(self.ids)}"
-        self.agents[agent_id] = observed
-        return agent_id, list(states)
-
-    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
-        """The agent for `settings`; the self-tests override it with broken agents."""
-        return create_agent(listeners=listeners, **settings)
-
-    def agent_request(self, agent: str, message: str) -> RequestResult:
-        observed = self.agents[agent]
-        marks = len(observed.states), len(observed.events)
-        response = observed.agent.process(message)
-        return RequestResult(response, observed.states[marks[0] :], observed.events[marks[1] :])
-
-    def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
-        observed = self.agents[agent]
-        responses: list[dict[str, Any]] = [{} for _ in messages]
-        barrier = threading.Barrier(len(messages))
-
-        def send(i: int) -> None:
-            barrier.wait()
-            responses[i] = observed.agent.process(messages[i])
-
-        threads = [threading.Thread(target=send, args=(i,)) for i in range(len(messages))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        return [RequestResult(r) for r in responses]
-
-    def agent_info(self, agent: str) -> dict[str, Any]:
-        observed = self.agents[agent].agent
-        return {"state": observed.state.name, "timeout": observed.timeout}
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        self.seq += 1
+        request = json.loads(json.dumps({"seq": self.seq, "cmd": cmd, **args}))
+        response: dict[str, Any] = json.loads(json.dumps(self.adapter.handle(request)))
+        return response
 
     def close(self) -> None:
-        self.agents.clear()
+        self.call("stop")

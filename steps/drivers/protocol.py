@@ -1,0 +1,68 @@
+"""Drivers that speak the adapter protocol: every Driver method is one protocol command.
+
+Subclasses only say how a request travels (`call`): in-process to the reference's Adapter, or
+over a pipe to any implementation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from steps.drivers.base import ImplInfo, RequestResult
+from steps.exceptions import DriverError
+
+PROTOCOL_VERSION = 1
+
+
+class ProtocolDriver:
+    info: ImplInfo
+    cwd: str
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def checked(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """The response to `cmd`; an `error` response is a DriverError."""
+        response = self.call(cmd, **args)
+        if "error" in response:
+            raise DriverError(
+                f"{cmd}: the implementation answered an error: {response['error'].get('message')}"
+            )
+        return response
+
+    def handshake(self) -> ImplInfo:
+        response = self.checked("start", version=PROTOCOL_VERSION)
+        if response["version"] != PROTOCOL_VERSION:
+            raise DriverError(
+                f"the implementation speaks protocol version "
+                f"{response['version']}; this suite speaks {PROTOCOL_VERSION}"
+            )
+        impl = response["implementation"]
+        return ImplInfo(
+            impl["name"],
+            impl["language"],
+            impl["version"],
+            tuple(impl["components"]),
+            tuple(impl["backends"]),
+        )
+
+    def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = self.checked("parse_line", backend=backend, line=line)[
+            "events"
+        ]
+        return events
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        response = self.checked("agent.create", settings=settings)
+        return response["agent"], response["states"]
+
+    def agent_request(self, agent: str, message: str) -> RequestResult:
+        response = self.checked("agent.request", agent=agent, message=message)
+        return RequestResult(response["response"], response["states"], response["events"])
+
+    def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
+        response = self.checked("agent.request_concurrently", agent=agent, messages=messages)
+        return [RequestResult(r["response"]) for r in response["results"]]
+
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        return self.checked("agent.info", agent=agent)

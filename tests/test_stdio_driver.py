@@ -1,0 +1,122 @@
+"""The stdio driver and `agent-tck smoke` against adapters that misbehave on purpose.
+
+A misbehaving adapter gives errored scenarios with evidence, is restarted, and never stops the
+run; the reference's adapter gives the same verdicts as the in-process driver.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from steps.cli import main
+from steps.drivers.stdio import StdioDriver
+from steps.exceptions import DriverError
+from tests.runsuite import failing, verdicts_for
+
+PY = sys.executable
+
+
+def fake(fault: str, cmd: str = "start", nth: int = 1, once: Path | None = None) -> str:
+    return f"{PY} -m tests.fake_adapter {fault} {cmd} {nth} {once or ''}".rstrip()
+
+
+def smoke(command: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["smoke", "--impl", command, "--timeout", "2"], out, err)
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_smoke_passes_the_reference_adapter() -> None:
+    code, text = smoke(f"{PY} -m reference.adapter")
+    assert code == 0
+    assert text.splitlines()[-1] == "ok   stop: exit code 0"
+
+
+@pytest.mark.parametrize(
+    ("fault", "diagnosis"),
+    [
+        ("wrong-version", "wrong protocol version"),
+        ("hang", "the adapter did not answer `start` (hang)"),
+        ("junk", "the adapter printed something that is not a protocol message"),
+        ("crash", "the adapter exited before answering"),
+        ("bad-schema", "the `start` response does not match its schema"),
+    ],
+)
+def test_smoke_diagnoses_a_broken_start(fault: str, diagnosis: str) -> None:
+    code, text = smoke(fake(fault))
+    assert code == 1
+    assert text.startswith(f"FAIL start: {diagnosis}\n")
+
+
+def test_smoke_notes_stderr_noise() -> None:
+    code, text = smoke(fake("noise"))
+    assert code == 0 and "note stderr: the adapter wrote to stderr" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("no-such-adapter --flag", "'no-such-adapter' was not found on PATH"),
+        ("/no/such/adapter", "'/no/such/adapter' does not exist"),
+        ("{plain}", "'{plain}' is not executable (chmod +x?)"),
+    ],
+)
+def test_smoke_refuses_a_command_that_cannot_start(
+    command: str, message: str, tmp_path: Path
+) -> None:
+    plain = tmp_path / "adapter.sh"
+    plain.write_text("#!/bin/sh\n")
+    plain.chmod(0o644)
+    command, message = (x.replace("{plain}", str(plain)) for x in (command, message))
+    assert smoke(command) == (2, f"agent-tck: error: --impl {command!r}: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("fault", "evidence"),
+    [
+        ("crash", "the adapter closed stdout (crashed? exit code 3)"),
+        ("hang", "no response within 1 s (hang)"),
+        ("junk", "stray output or invalid JSON on stdout: 'Loading model weights... done'"),
+        ("wrong-seq", "expected a response with seq 3, got seq 10"),
+        ("bad-schema", "the response breaks parse_line.response.schema.json"),
+    ],
+)
+def test_a_fault_is_a_driver_error_with_evidence_then_a_restart(fault: str, evidence: str) -> None:
+    driver = StdioDriver(fake(fault, "parse_line", 2), timeout=1)
+    try:
+        assert driver.parse_line("codex", '{"type":"turn.started"}') == []
+        with pytest.raises(DriverError) as caught:
+            driver.parse_line("codex", '{"type":"turn.started"}')
+        assert evidence in str(caught.value)
+        assert "transcript:\n-> {" in str(caught.value)
+        events = driver.parse_line("codex", '{"type":"thread.started","thread_id":"t"}')
+        assert [e["kind"] for e in events] == ["init"] and driver.restarts == 1
+    finally:
+        driver.close()
+
+
+def test_a_crashing_adapter_errors_one_scenario_and_the_run_goes_on(tmp_path: Path) -> None:
+    verdicts = verdicts_for(fake("crash", "parse_line", 5, tmp_path / "once"), ["backends"])
+    assert sorted(v for v in verdicts.values() if v != "passed") == ["errored"]
+
+
+def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> None:
+    command = fake("hang", "agent.request", 2, tmp_path / "once")
+    verdicts = verdicts_for(command, ["agent"], adapter_timeout=3)
+    assert list(verdicts.values()).count("errored") == 1
+    assert list(verdicts.values()).count("passed") == len(verdicts) - 1
+
+
+def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
+    components = ["agent", "backends"]
+    through_adapter = verdicts_for(f"{PY} -m reference.adapter", components)
+    assert through_adapter == verdicts_for("reference", components)
+    assert set(through_adapter.values()) == {"passed"}
+
+
+def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
+    assert failing(fake("broken:IgnoresWorkingDir", "none"), ["agent"]) == {"RP-5.1"}
