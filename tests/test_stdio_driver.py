@@ -120,3 +120,14 @@ def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
 
 def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
     assert failing(fake("broken:IgnoresWorkingDir", "none"), ["agent"]) == {"RP-5.1"}
+
+
+def test_the_protocol_page_documents_every_command() -> None:
+    from steps.drivers.schemas import commands
+    from steps.paths import ROOT
+
+    page = (ROOT / "docs" / "adapter-protocol.md").read_text()
+    headings = {line.removeprefix("### ").split(" ")[0] for line in page.splitlines()
+                if line.startswith("### ")}
+    documented = headings | {c for c in commands() if f"`{c}`" in page}
+    assert sorted(set(commands()) - documented) == []
