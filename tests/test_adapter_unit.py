@@ -1,0 +1,36 @@
+"""The reference adapter's loop: one response per request line, errors as answers."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from reference.adapter import Adapter, serve
+
+
+def exchange(*lines: str) -> list[dict[str, object]]:
+    out = io.StringIO()
+    assert serve(Adapter(), io.StringIO("".join(f"{line}\n" for line in lines)), out) == 0
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None:
+    answers = exchange(
+        "not json",
+        "[1, 2]",
+        '{"seq": 1, "cmd": "dance"}',
+        '{"seq": 2, "cmd": "agent.create", "settings": {"backend": "gemini", "env": {}}}',
+        '{"seq": 3, "cmd": "agent.info", "agent": "nope"}',
+        '{"seq": 4, "cmd": "stop"}',
+        '{"seq": 5, "cmd": "start", "version": 1}',
+    )
+    assert answers == [
+        {"seq": None, "error": {"message": "request line 1 is not JSON: Expecting value: "
+                                           "line 1 column 1 (char 0)"}},
+        {"seq": None, "error": {"message": "request line 2 is not a JSON object"}},
+        {"seq": 1, "error": {"message": "unknown command 'dance'"}},
+        {"seq": 2, "error": {"message": "ConfigError: unknown backend 'gemini' "
+                                        "(known: claude, codex)"}},
+        {"seq": 3, "error": {"message": "KeyError: 'nope'"}},
+        {"seq": 4, "stopped": True},
+    ]
