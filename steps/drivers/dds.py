@@ -1,0 +1,237 @@
+"""The DDS driver (`--impl dds` or `--impl "dds:domain=N;config=FILE;serve=CMD"`).
+
+Each agent is a served process (by default `python -m reference.dds serve`; `serve=CMD`
+names any command taking the same flags), started with the scenario's settings and the
+fake harness on its PATH. The driver waits for READY on the monitoring topic, sends requests
+addressed to that agent by name, and reports the states and stream events the agent
+published for each request. Cyclone DDS runs with the shipped loopback configuration unless
+`config=FILE` says otherwise; the domain id defaults to one derived from the process id so
+parallel runs do not meet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from steps.drivers.base import ImplInfo, RequestResult
+from steps.drivers.dds_wire import EVENT_TOPIC, Wire
+from steps.exceptions import DriverError, UsageError
+from steps.paths import ROOT
+
+LOOPBACK = ROOT / "reference" / "cyclonedds-loopback.xml"
+FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
+         "grace_period": "--grace-period", "command": "--command", "model": "--model"}
+START_TIMEOUT = 30.0
+SETTLE_TIMEOUT = 5.0  # how long states and events may trail the reply
+STOP_TIMEOUT = 15.0
+MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+
+
+def default_domain() -> int:
+    return 100 + os.getpid() % 100
+
+
+def parse_options(options: str) -> dict[str, str]:
+    """`domain=N;config=FILE;serve=CMD` -> a dict; unknown keys are a usage error."""
+    found: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in options.split(";"))):
+        key, sep, value = item.partition("=")
+        if not sep or key not in ("domain", "config", "serve"):
+            raise UsageError(f"--impl dds: cannot read option {item!r} "
+                             "(known: domain=N, config=FILE, serve=CMD)")
+        found[key] = value
+    return found
+
+
+@dataclass
+class Served:
+    """A served agent process the driver started."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+    timeout: float
+    grace: float
+
+
+class DdsDriver:
+    def __init__(self, options: str = "", *, domain_offset: int = 0) -> None:
+        opts = parse_options(options)
+        self.options = options
+        try:
+            self.domain = int(opts.get("domain", default_domain())) + domain_offset
+        except ValueError:
+            raise UsageError(f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
+        config = Path(opts.get("config") or LOOPBACK).resolve()
+        if not config.is_file():
+            raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not a file")
+        self.config = config
+        # Cyclone DDS reads this when the first participant is created, just below.
+        os.environ["CYCLONEDDS_URI"] = f"file://{config}"
+        self.serve = shlex.split(opts.get("serve", "")) or [
+            sys.executable, "-m", "reference.dds", "serve"]
+        self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
+                             ("agent", "transport"), ("claude", "codex"))
+        self.cwd = os.getcwd()
+        self.wire = Wire(self.domain)
+        self.served: dict[str, Served] = {}
+        self.logs = Path(tempfile.mkdtemp(prefix="agent-tck-dds-"))
+        self.ids = itertools.count(1)
+        self._parser: Any = None
+
+    # --- the Driver protocol ---------------------------------------------------------------
+
+    def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
+        """DDS has no parse command: the spec's normalized events are the reference's."""
+        if self._parser is None:
+            from steps.drivers.inprocess import InProcessDriver
+
+            self._parser = InProcessDriver()
+        result: list[dict[str, Any]] = self._parser.parse_line(backend, line)
+        return result
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        name = f"tck-{os.getpid()}-{next(self.ids)}"
+        self._make_room()
+        served = self._start(name, settings)
+        self.served[name] = served
+        up = self.wire.wait(lambda: self._up(served), START_TIMEOUT)
+        if not up:
+            self.agent_stop(name)
+            raise DriverError(f"served agent {name} did not become READY in {START_TIMEOUT:g} s "
+                              f"({shlex.join(served.proc.args)}):\n{_tail(served.log)}")
+        return name, self.states(name)
+
+    def agent_request(self, agent: str, message: str) -> RequestResult:
+        return self.agent_request_concurrently(agent, [message])[0]
+
+    def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
+        served = self.served[agent]
+        budget = served.timeout + served.grace + 30.0
+        rids = [self.wire.send(m, agent=agent, timeout=budget) for m in messages]
+        asks = [self.wire.asks[rid] for rid in rids]
+        if not self.wire.wait(lambda: all(a.replies for a in asks), budget):
+            raise DriverError(f"served agent {agent} did not reply in {budget:g} s:\n"
+                              f"{_tail(served.log)}")
+        self.wire.wait(lambda: all(self._settled(agent, rid) for rid in rids), SETTLE_TIMEOUT)
+        self.wire.pump(0.02)  # stream events may trail the state change by a hair
+        results = [self._result(agent, rid) for rid in rids]
+        for rid in rids:
+            self.wire.retire(rid)
+        return results
+
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        self.wire.pump(0)
+        last = self.states(agent)[-1]
+        return {"state": last["state"], "timeout": last["metadata"].get("timeout")}
+
+    def close(self) -> None:
+        for name in list(self.served):
+            self.agent_stop(name)
+        self.wire.close()
+        shutil.rmtree(self.logs, ignore_errors=True)
+
+    # --- beyond the protocol: what the transport steps need --------------------------------
+
+    def states(self, agent: str) -> list[dict[str, Any]]:
+        """Every state `agent` published so far, in its order."""
+        found = [s for s in self.wire.statuses if s["agent"] == agent]
+        return sorted(found, key=lambda s: int(s["sequence"]))
+
+    def agent_stop(self, agent: str, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        """Signal a served agent, wait (SIGKILL after STOP_TIMEOUT), reap; its exit code."""
+        served = self.served.pop(agent, None)
+        if served is None:
+            return None
+        proc = served.proc
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(sig)
+        try:
+            code = proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        self.wire.wait(lambda: self._offline(agent), 2.0)
+        return code
+
+    def pid(self, agent: str) -> int:
+        return self.served[agent].proc.pid
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _start(self, name: str, settings: dict[str, Any]) -> Served:
+        argv = [*self.serve, "--name", name, "--domain", str(self.domain),
+                "--dds-config", str(self.config)]
+        for key, value in settings.items():
+            if key == "env" or value is None:
+                continue
+            if key not in FLAGS:
+                raise DriverError(f"setting {key!r} cannot be given to a served agent "
+                                  f"(known: {', '.join(sorted(FLAGS))}, env)")
+            argv += [FLAGS[key], str(value)]
+        env = {**os.environ, **(settings.get("env") or {})}
+        env["CYCLONEDDS_URI"] = f"file://{self.config}"
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        log = self.logs / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT)
+        return Served(name, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
+                      float(settings.get("grace_period") or DEFAULT_GRACE))
+
+    def _up(self, served: Served) -> bool:
+        """READY (or DEGRADED) published and our event reader matched its event writer."""
+        if served.proc.poll() is not None:
+            raise DriverError(f"served agent {served.name} exited with code "
+                              f"{served.proc.returncode}:\n{_tail(served.log)}")
+        states = [s["state"] for s in self.states(served.name)]
+        matched = self.wire.readers[EVENT_TOPIC].get_matched_publications()
+        return bool({"READY", "DEGRADED"} & set(states)) and len(matched) >= len(self.served)
+
+    def _settled(self, agent: str, rid: str) -> bool:
+        return any(s["request_id"] == rid and s["state"] != "BUSY" for s in self.states(agent))
+
+    def _offline(self, agent: str) -> bool:
+        return any(s["state"] == "OFFLINE" for s in self.states(agent))
+
+    def _result(self, agent: str, rid: str) -> RequestResult:
+        reply = self.wire.asks[rid].replies[0]
+        response = json.loads(reply.metadata)
+        states = [s for s in self.states(agent) if s["request_id"] == rid]
+        events = [event for _, event in sorted(self.wire.events.get(rid, []),
+                                               key=lambda e: e[0])]
+        return RequestResult(response, states, events)
+
+    def _make_room(self) -> None:
+        while len(self.served) >= MAX_LIVE:
+            self.agent_stop(next(iter(self.served)))
+
+
+def _tail(log: Path, size: int = 2000) -> str:
+    try:
+        return log.read_bytes()[-size:].decode("utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agent-tck")
+    except PackageNotFoundError:
+        return "unknown"
