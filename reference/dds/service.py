@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 TICK = 0.2  # the longest the loop sleeps when nothing happens (stop flag, deadlines)
 DEFAULT_REQUEST_TTL = 3600.0  # how long a request waits for an agent when it says nothing
 REPLY_RETENTION = 60.0  # how long a reply stays in the writer's history for late readers
+ACK_WAIT = 1.0  # on shutdown, how long to wait for readers to acknowledge the last samples
 SETTLED_MEMORY = 10_000  # request ids remembered as taken elsewhere
 
 
@@ -137,8 +138,9 @@ class AgentService:
             _terminate_children(self.worker, self.config.grace_period)
         self._finish_done()
         self.states.publish(State.OFFLINE, reason)
-        with contextlib.suppress(Exception):
-            self.states.writer.wait_for_acks(int(1e9))
+        for writer in (self.replies, self.states.writer):  # let readers have the last word
+            with contextlib.suppress(Exception):
+                writer.wait_for_acks(int(ACK_WAIT * 1e9))
         self.bus.close()
 
     def step(self) -> None:

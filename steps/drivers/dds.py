@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from steps.drivers.dds_wire import EVENT_TOPIC, Wire
 from steps.exceptions import DriverError, UsageError
 from steps.paths import ROOT
 
+REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
+                "service_instance_tag", "metadata")
 LOOPBACK = ROOT / "reference" / "cyclonedds-loopback.xml"
 FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
          "grace_period": "--grace-period", "command": "--command", "model": "--model"}
@@ -39,6 +42,7 @@ STOP_TIMEOUT = 15.0
 MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
+MAX_DOMAIN = 232
 
 
 def default_domain() -> int:
@@ -73,9 +77,11 @@ class DdsDriver:
         opts = parse_options(options)
         self.options = options
         try:
-            self.domain = int(opts.get("domain", default_domain())) + domain_offset
+            domain = int(opts.get("domain", default_domain()))
         except ValueError:
-            raise UsageError(f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
+            raise UsageError(
+                f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
+        self.domain = (domain + domain_offset) % (MAX_DOMAIN + 1)
         config = Path(opts.get("config") or LOOPBACK).resolve()
         if not config.is_file():
             raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not a file")
@@ -88,6 +94,8 @@ class DdsDriver:
                              ("agent", "transport"), ("claude", "codex"))
         self.cwd = os.getcwd()
         self.wire = Wire(self.domain)
+        self.wires = [self.wire]  # the first is the driver's own; more with `add_clients`
+        self.sent: dict[str, Wire] = {}
         self.served: dict[str, Served] = {}
         self.logs = Path(tempfile.mkdtemp(prefix="agent-tck-dds-"))
         self.ids = itertools.count(1)
@@ -142,7 +150,8 @@ class DdsDriver:
     def close(self) -> None:
         for name in list(self.served):
             self.agent_stop(name)
-        self.wire.close()
+        for wire in self.wires:
+            wire.close()
         shutil.rmtree(self.logs, ignore_errors=True)
 
     # --- beyond the protocol: what the transport steps need --------------------------------
@@ -171,6 +180,51 @@ class DdsDriver:
     def pid(self, agent: str) -> int:
         return self.served[agent].proc.pid
 
+    def add_clients(self, count: int) -> list[int]:
+        """`count` more client participants; their indices for `send`."""
+        first = len(self.wires)
+        self.wires += [Wire(self.domain) for _ in range(count)]
+        return list(range(first, len(self.wires)))
+
+    def send(self, message: str, *, agent: str = "", conversation_id: str = "",
+             client: int = 0, timeout: float = 120.0) -> str:
+        """Publish a request from client `client` without waiting; its request_id."""
+        wire = self.wires[client]
+        rid = wire.send(message, agent=agent, conversation_id=conversation_id,
+                        timeout=timeout)
+        self.sent[rid] = wire
+        return rid
+
+    def wait_replies(self, rids: list[str], timeout: float, linger: float = 0.3) -> bool:
+        """Pump every client until each of `rids` has a reply, then `linger` seconds more
+        (a second reply to the same request would arrive then); whether all were answered."""
+        wires = {id(w): w for w in (self.sent[rid] for rid in rids)}.values()
+
+        def answered() -> bool:
+            return all(self.sent[rid].asks[rid].replies for rid in rids)
+
+        ok = self._pump_all(wires, answered, timeout)
+        self._pump_all(self.wires, lambda: False, linger)
+        return ok
+
+    def replies(self, rid: str) -> list[dict[str, Any]]:
+        """Every reply sample seen for `rid`, as dicts of the GENESIS reply fields."""
+        return [{f: getattr(r, f) for f in REPLY_FIELDS}
+                for r in self.sent[rid].asks[rid].replies]
+
+    def wait_state(self, agent: str, state: str, timeout: float) -> bool:
+        return self.wire.wait(lambda: any(s["state"] == state for s in self.states(agent)),
+                              timeout)
+
+    def _pump_all(self, wires: Any, done: Any, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() >= end:
+                return False
+            for wire in wires:
+                wire.pump(0.01)
+        return True
+
     # --- helpers ---------------------------------------------------------------------------
 
     def _start(self, name: str, settings: dict[str, Any]) -> Served:
@@ -185,6 +239,7 @@ class DdsDriver:
             argv += [FLAGS[key], str(value)]
         env = {**os.environ, **(settings.get("env") or {})}
         env["CYCLONEDDS_URI"] = f"file://{self.config}"
+        env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         log = self.logs / f"{name}.log"
         with log.open("wb") as out:

@@ -12,6 +12,7 @@ from reference import __version__
 from reference.agent import CodingAgent, create_agent
 from reference.backends import BACKENDS, get_backend
 from reference.events import Event
+from steps.drivers import dds_available
 from steps.drivers.base import ImplInfo, RequestResult
 
 
@@ -26,8 +27,11 @@ class _Observed:
 
 class InProcessDriver:
     def __init__(self) -> None:
+        # The reference serves itself on DDS when Cyclone DDS is installed; the transport
+        # steps then judge it through their own DDS driver.
+        components = ("agent", "backends", *(("transport",) if dds_available() else ()))
         self.info = ImplInfo("agent-tck reference", "python", __version__,
-                             ("agent", "backends"), tuple(sorted(BACKENDS)))
+                             components, tuple(sorted(BACKENDS)))
         self.cwd = os.getcwd()
         self.agents: dict[str, _Observed] = {}
         self.ids = itertools.count(1)
