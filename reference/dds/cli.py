@@ -81,15 +81,15 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
     from reference.dds.service import AgentService, StopFlag, default_name
 
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
-                         timeout=args.timeout or DEFAULT_TIMEOUT,
+                         timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
                          grace_period=args.grace_period, command=args.cli,
                          model=args.model)
     if args.verbose:
         logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
     stop = StopFlag()
+    _on_signals(stop)  # before joining the domain: a signal during start-up still stops it
     service = AgentService(config, name=args.name or default_name(args.backend),
                            domain=args.domain, dds_config=args.dds_config)
-    _on_signals(stop)
     service.run(stop)
     return OK
 
@@ -110,7 +110,7 @@ def _ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from reference.dds.client import Client
     from reference.dds.exceptions import NoReplyError
 
-    timeout = args.timeout or DEFAULT_ASK_TIMEOUT
+    timeout = DEFAULT_ASK_TIMEOUT if args.timeout is None else args.timeout
     if timeout <= 0:
         raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     client = Client(args.domain, args.dds_config)
