@@ -230,6 +230,12 @@ def harness_only_for(transport: TransportWorld, label: str) -> None:
     assert ran_for == {transport.names[label]}, f"the harness ran for {ran_for}"
 
 
+@then(parsers.parse('no agent but "{label}" offered to take them.'))
+def only_offers_from(transport: TransportWorld, label: str) -> None:
+    offered = {name for rid in transport.sent for name in transport.dds.offers(rid)}
+    assert offered == {transport.names[label]}, f"offers came from {offered}"
+
+
 @then("no agent was BUSY with two requests at once.")
 def never_double_busy(transport: TransportWorld) -> None:
     for name in transport.names.values():

@@ -52,6 +52,7 @@ Feature: Transport: the agent served over DDS
       Then every request gets exactly one reply with its own request_id.
       Then every reply comes from agent "B".
       Then the harness ran only for agent "B".
+      Then no agent but "B" offered to take them.
 
   Rule: States are published on the monitoring topic (seed 001: "a graph node event is published")
 

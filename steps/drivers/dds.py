@@ -212,6 +212,11 @@ class DdsDriver:
         return [{f: getattr(r, f) for f in REPLY_FIELDS}
                 for r in self.sent[rid].asks[rid].replies]
 
+    def offers(self, rid: str) -> list[str]:
+        """The names of the agents that offered to take `rid`, in arrival order."""
+        names = {s["guid"]: s["agent"] for wire in self.wires for s in wire.statuses}
+        return [names.get(guid, guid) for guid in self.sent[rid].asks[rid].offers]
+
     def wait_state(self, agent: str, state: str, timeout: float) -> bool:
         return self.wire.wait(lambda: any(s["state"] == state for s in self.states(agent)),
                               timeout)

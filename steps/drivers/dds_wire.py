@@ -140,6 +140,7 @@ def status_dict(sample: Any) -> dict[str, Any]:
     return {"state": sample.state, "state_code": int(sample.state_code),
             "previous": sample.previous or None, "reason": sample.reason,
             "request_id": sample.request_id, "agent": sample.agent_name,
+            "guid": sample.agent_guid,
             "sequence": int(sample.sequence), "timestamp": float(sample.timestamp),
             "metadata": json.loads(sample.metadata or "{}")}
 
