@@ -113,7 +113,8 @@ def answers_with_prompt(transport: TransportWorld) -> None:
     transport.new_script().init().echo()
 
 
-@given(parsers.parse("the harness answers every request with its prompt after {seconds:g} seconds."))
+@given(parsers.parse(
+    "the harness answers every request with its prompt after {seconds:g} seconds."))
 def answers_after(transport: TransportWorld, seconds: float) -> None:
     transport.new_script().init().add("sleep", seconds).echo()
 

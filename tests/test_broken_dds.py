@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from tests.dds_helpers import ROOT, domain  # noqa: E402
+from tests.dds_helpers import ROOT, domain
 
 pytestmark = pytest.mark.timeout(120)
 

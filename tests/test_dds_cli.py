@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from reference.dds.cli import main  # noqa: E402
-from steps.harness.script import Script  # noqa: E402
-from steps.world import HarnessRig  # noqa: E402
-from tests.dds_helpers import LOOPBACK_URI, domain, start_served, stop  # noqa: E402
+from reference.dds.cli import main
+from steps.harness.script import Script
+from steps.world import HarnessRig
+from tests.dds_helpers import LOOPBACK_URI, domain, start_served, stop
 
 DOMAIN = domain(0)
 pytestmark = pytest.mark.timeout(60)

@@ -11,14 +11,14 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from reference.agent import AgentConfig  # noqa: E402
-from reference.dds import service as service_module  # noqa: E402
-from reference.dds import types  # noqa: E402
-from reference.dds.bus import Bus  # noqa: E402
-from reference.dds.config import LOOPBACK, check_domain, config_uri  # noqa: E402
-from reference.dds.service import AgentService, Conversation, StopFlag  # noqa: E402
-from reference.exceptions import ConfigError  # noqa: E402
-from tests.dds_helpers import domain  # noqa: E402
+from reference.agent import AgentConfig
+from reference.dds import service as service_module
+from reference.dds import types
+from reference.dds.bus import Bus
+from reference.dds.config import LOOPBACK, check_domain, config_uri
+from reference.dds.service import AgentService, Conversation, StopFlag
+from reference.exceptions import ConfigError
+from tests.dds_helpers import domain
 
 DOMAIN = domain(3)
 pytestmark = pytest.mark.timeout(60)
@@ -113,5 +113,5 @@ def test_configuration_defaults_to_loopback() -> None:
 
 @pytest.mark.parametrize("bad", [-1, 233, True])
 def test_domain_ids_are_checked(bad: int) -> None:
-    with pytest.raises(ConfigError, match="DDS domain id must be 0..232"):
+    with pytest.raises(ConfigError, match=r"DDS domain id must be 0\.\.232"):
         check_domain(bad)

@@ -66,6 +66,7 @@ class Served:
     """A served agent process the driver started."""
 
     name: str
+    argv: list[str]
     proc: subprocess.Popen[bytes]
     log: Path
     timeout: float
@@ -121,7 +122,7 @@ class DdsDriver:
         if not up:
             self.agent_stop(name)
             raise DriverError(f"served agent {name} did not become READY in {START_TIMEOUT:g} s "
-                              f"({shlex.join(served.proc.args)}):\n{_tail(served.log)}")
+                              f"({shlex.join(served.argv)}):\n{_tail(served.log)}")
         return name, self.states(name)
 
     def agent_request(self, agent: str, message: str) -> RequestResult:
@@ -250,7 +251,7 @@ class DdsDriver:
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT)
-        return Served(name, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
+        return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
                       float(settings.get("grace_period") or DEFAULT_GRACE))
 
     def _up(self, served: Served) -> bool:
