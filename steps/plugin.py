@@ -21,7 +21,8 @@ DEFAULT_TIME_SCALE = 0.02
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agent-tck")
     group.addoption("--impl", default="reference",
-                    help="implementation under test: 'reference' or an adapter command")
+                    help="implementation under test: 'reference', 'dds[:options]' "
+                         "(served agents over DDS, see docs/dds.md) or an adapter command")
     group.addoption("--time-scale", type=float, default=DEFAULT_TIME_SCALE,
                     help="factor applied to the spec's wall-clock durations (1 = literal)")
 
