@@ -43,6 +43,7 @@ MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 MAX_DOMAIN = 232
+PR_SET_PDEATHSIG = 1
 
 
 def default_domain() -> int:
@@ -250,7 +251,8 @@ class DdsDriver:
         log = self.logs / f"{name}.log"
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT)
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    preexec_fn=_end_with_parent)
         return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
                       float(settings.get("grace_period") or DEFAULT_GRACE))
 
@@ -280,6 +282,15 @@ class DdsDriver:
     def _make_room(self) -> None:
         while len(self.served) >= MAX_LIVE:
             self.agent_stop(next(iter(self.served)))
+
+
+def _end_with_parent() -> None:
+    """In the child before exec: SIGTERM it when the suite dies, so a killed test run
+    leaves no served agent behind (Linux; elsewhere `close` is the only stop)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _tail(log: Path, size: int = 2000) -> str:
