@@ -122,6 +122,12 @@ def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
     assert message in err.getvalue() and out.getvalue() == ""
 
 
+def test_help_goes_to_the_given_stream() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["ask", "--help"], out, err) == 0
+    assert "--conversation ID" in out.getvalue() and err.getvalue() == ""
+
+
 def test_python_dash_m_reference_dds_runs(rig: HarnessRig) -> None:
     rig.use(Script("codex").init().echo())
     proc = start_served("dash-m", DOMAIN, rig.path(), "--backend", "codex")

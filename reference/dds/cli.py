@@ -9,6 +9,7 @@ configuration error; 3 no agent answered in time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
@@ -68,7 +69,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
     try:
-        args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        with contextlib.redirect_stdout(out):  # --help goes to the caller's stream
+            args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=err)
+        return USAGE
+    try:
         if args.command == "serve":
             return _serve(args, err)
         return _ask(args, out, err)
