@@ -40,10 +40,18 @@ class _Observed:
         self.events.append(event.to_dict())
 
 
+def _components() -> tuple[str, ...]:
+    # The reference serves itself on DDS when Cyclone DDS is installed (reference.dds).
+    import importlib.util
+
+    dds = importlib.util.find_spec("cyclonedds") is not None
+    return ("agent", "backends", *(("transport",) if dds else ()))
+
+
 class Adapter:
     """Serves protocol requests against the reference implementation."""
 
-    components: tuple[str, ...] = ("agent", "backends")
+    components: tuple[str, ...] = _components()
 
     def __init__(self) -> None:
         self.agents: dict[str, _Observed] = {}

@@ -1,5 +1,8 @@
 """`agent-tck`: run the conformance suite, convert spec documents, and the reference's tools.
 
+`serve` and `ask` (and `validate`) are the reference implementation's own commands: this entry
+point only forwards their argv to `reference.<...>.cli.main`, looked up by name.
+
 Every command takes its streams as arguments (`main(argv, stdout, stderr)`), so it is tested
 without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid, 2 usage
 or setup error.
@@ -25,6 +28,11 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agent-tck", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, what in (
+        ("serve", "serve a reference agent over DDS (docs/dds.md)"),
+        ("ask", "send one request to agents served over DDS"),
+    ):
+        sub.add_parser(name, help=what, add_help=False)
     from steps import run_command
 
     run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))

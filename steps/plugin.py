@@ -12,7 +12,12 @@ import pytest
 
 from steps.drivers import Driver, make_driver
 
-pytest_plugins = ["steps.agent_steps", "steps.backend_steps", "steps.harness_steps"]
+pytest_plugins = [
+    "steps.agent_steps",
+    "steps.backend_steps",
+    "steps.harness_steps",
+    "steps.transport_steps",
+]
 
 NOT_APPLICABLE = "not applicable"
 DEFAULT_TIME_SCALE = 0.02
@@ -23,7 +28,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--impl",
         default="reference",
-        help="implementation under test: 'reference' or an adapter command",
+        help="implementation under test: 'reference', 'python:MODULE:FACTORY', "
+        "'dds[:options]' (served agents over DDS, see docs/dds.md) or an adapter command",
     )
     group.addoption(
         "--adapter-timeout",

@@ -308,6 +308,10 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Hello"
       Then every node event published since the agent was created has a reason
       And every node event names its state with its GENESIS value:
-        | state   | value |
-        | READY   | 2     |
-        | BUSY    | 3     |
+        | state       | value |
+        | JOINING     | 0     |
+        | DISCOVERING | 1     |
+        | READY       | 2     |
+        | BUSY        | 3     |
+        | DEGRADED    | 4     |
+        | OFFLINE     | 5     |

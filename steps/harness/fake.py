@@ -13,6 +13,8 @@ Script steps (a JSON list), each an object with one key:
   die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
   big_line: bytes (one JSON line of about that size)   err_bytes: bytes of stderr
+  line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
+              what stdin said (so each request can be told apart by its answer)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Harness:
         self.scale: float = script.get("time_scale", 1.0)
         self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.stdin_read = False
+        self.stdin_data = ""
 
     def note(self, **entry: Any) -> None:
         os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
@@ -101,7 +104,12 @@ class Harness:
 
     def op_read_stdin(self, _: Any) -> None:
         data = sys.stdin.buffer.read()
-        self.note(what="stdin", data=data.decode("utf-8", errors="replace"))
+        self.stdin_data = data.decode("utf-8", errors="replace")
+        self.note(what="stdin", data=self.stdin_data)
+
+    def op_line_stdin(self, value: Any) -> None:
+        text = json.dumps(value).replace("{stdin}", json.dumps(self.stdin_data)[1:-1])
+        self.write((text + "\n").encode())
 
     def op_on_term(self, mode: str) -> None:
         self.term_mode = mode

@@ -65,6 +65,13 @@ class Script:
             line = self.codex.command(tool_id, completed=result)
         return self.line(line)
 
+    def echo(self, prefix: str = "echo: ") -> Script:
+        """A final answer that repeats the prompt: `prefix` + what stdin said."""
+        if self.backend == "claude":
+            return self.add("line_stdin", self.claude.result(prefix + "{stdin}"))
+        self.add("line_stdin", self.codex.agent_message(prefix + "{stdin}"))
+        return self.line(self.codex.turn_completed())
+
     def to_json(self) -> dict[str, Any]:
         head = [{"read_stdin": True}] if self.read_stdin else []
         return {"steps": head + self.steps, "time_scale": self.time_scale}

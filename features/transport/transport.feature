@@ -1,0 +1,99 @@
+# Hand-written. Each scenario cites the seed sentence or design decision it checks
+# (features/transport/requirements.yaml). Durations are multiplied by --time-scale.
+Feature: Transport: the agent served over DDS
+  The seed says the agent "receives requests via DDS RPC" and returns "a Genesis RPC
+  response" (seed 000), and that "a graph node event is published" (seed 001). These
+  scenarios check what only a transport can show: replies matched by request_id, requests
+  shared by several agents exactly once, states on the monitoring topic, OFFLINE on
+  shutdown, and conversations that resume the harness session.
+
+  Rule: Replies are matched to requests by request_id (seed 000: "receives requests via DDS RPC")
+
+    @req:TR-1
+    Scenario: Each reply carries its request's id and answers its request's own message.
+      Given a served agent "A" with backend "claude".
+      Given the harness answers every request with its prompt.
+      When one client sends 5 requests at once.
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply answers its own request's message.
+
+    @req:TR-2
+    Scenario: The reply has GENESIS's fields and the full response as JSON in metadata.
+      Given a served agent "A" with backend "codex".
+      Given the harness answers every request with its prompt.
+      When one client sends 1 request in conversation "conv-fields".
+      Then every reply carries GENESIS's reply fields and the full response in metadata.
+
+  Rule: Several agents on one domain share the load (DESIGN.md, Transport; decision D-7)
+
+    @req:TR-3
+    Scenario: Two agents, three clients: no request is lost or answered twice.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness answers every request with its prompt after 5 seconds.
+      When 3 clients each send 4 requests at once.
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply answers its own request's message.
+      Then the harness ran 12 times.
+      Then agents "A" and "B" both answered requests.
+
+    @req:TR-4
+    Scenario: A BUSY agent does not take a second request.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness answers every request with its prompt after 5 seconds.
+      When 2 clients each send 3 requests at once.
+      Then every request gets exactly one reply with its own request_id.
+      Then no agent was BUSY with two requests at once.
+
+    @req:TR-5
+    Scenario: A request addressed to a named agent is answered by that agent only.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness answers every request with its prompt.
+      When one client sends 4 requests at once addressed to agent "B".
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply comes from agent "B".
+      Then the harness ran only for agent "B".
+      Then no agent but "B" offered to take them.
+
+  Rule: States are published on the monitoring topic (seed 001: "a graph node event is published")
+
+    @req:TR-6
+    Scenario: The monitoring topic shows the lifecycle in order, with GENESIS's numbers.
+      Given a served agent "A" with backend "claude".
+      When one client sends 1 request.
+      Then the monitoring topic shows agent "A" in the states DISCOVERING, READY, BUSY, READY.
+      Then each state of agent "A" carries GENESIS's numeric value, the state before it and a reason.
+
+    @req:TR-7
+    Scenario: An agent told to stop publishes OFFLINE.
+      Given a served agent "A" with backend "claude".
+      When agent "A" receives SIGTERM.
+      Then the last state of agent "A" on the monitoring topic is "OFFLINE", with a reason.
+      Then the served process of agent "A" exited with code 0.
+
+    @req:TR-8
+    Scenario: Stopping an agent during a request terminates the harness and leaves no orphan.
+      Given a served agent "A" with backend "claude".
+      Given the harness runs for 1000 seconds.
+      When one client sends 1 request without waiting.
+      When agent "A" receives SIGTERM while BUSY.
+      Then the client gets a reply with a non-zero status.
+      Then the harness was terminated via SIGTERM and no process of it remains.
+      Then the last state of agent "A" on the monitoring topic is "OFFLINE", with a reason.
+
+  Rule: A conversation resumes its harness session (seed 000: "enabling the caller to resume the session later")
+
+    @req:TR-9
+    Scenario Outline: The next request of a conversation resumes the session; another conversation does not.
+      Given a served agent "A" with backend "<backend>".
+      Given the harness starts session "<session>".
+      When one client sends 1 request in conversation "conv-1".
+      When one client sends 1 request in conversation "conv-1".
+      When one client sends 1 request in conversation "conv-2".
+      Then harness run 1 was started without resume flags.
+      Then harness run 2 was started with the "<backend>" resume flags for session "<session>".
+      Then harness run 3 was started without resume flags.
+
+      Examples:
+        | backend | session                              |
+        | claude  | 5d1c2b7e-0000-4000-8000-00000000c0de |
+        | codex   | 019c7199-0000-7000-8000-00000000c0de |

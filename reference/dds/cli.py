@@ -1,0 +1,139 @@
+"""Command lines of the DDS transport: `serve` (an agent as a DDS service) and `ask`.
+
+Each takes its streams as arguments (`main(argv, stdout, stderr) -> exit code`), so it is
+tested without subprocesses; `agent-tck serve|ask` and `python -m reference.dds` call it.
+Exit codes: 0 success; 1 the agent answered with a non-zero status; 2 usage or
+configuration error; 3 no agent answered in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
+from reference.exceptions import ConfigError
+
+OK, FAILED, USAGE, NO_REPLY = 0, 1, 2, 3
+DEFAULT_DOMAIN = 0
+DEFAULT_ASK_TIMEOUT = 600.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports usage errors as an exception, so `main` returns 2 instead of exiting."""
+
+    def error(self, message: str) -> Any:
+        raise ConfigError(f"{self.prog}: {message}")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--domain", type=int, default=DEFAULT_DOMAIN,
+                        help="DDS domain id (default %(default)s)")
+    parser.add_argument("--dds-config", metavar="FILE",
+                        help="Cyclone DDS configuration; default: the shipped loopback-only one")
+    parser.add_argument("--timeout", type=float, help="seconds (see each command)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agent-tck", description="The reference agent over DDS.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    serve = commands.add_parser("serve", help="run a reference agent as a DDS service")
+    serve.add_argument("--backend", required=True, choices=("claude", "codex"))
+    serve.add_argument("--name", help="the agent's name (default BACKEND-HOST-PID)")
+    serve.add_argument("--working-dir", metavar="DIR", help="the CLI's working directory")
+    serve.add_argument("--grace-period", type=float, default=DEFAULT_GRACE,
+                       help="seconds between SIGTERM and SIGKILL (default %(default)s)")
+    serve.add_argument("--command", dest="cli", help="the CLI to run (default: the backend's name)")
+    serve.add_argument("--model", help="the model flag passed to the CLI")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log state changes")
+    _common(serve)
+    ask = commands.add_parser("ask", help="send one request to the agents on a domain")
+    ask.add_argument("message")
+    ask.add_argument("--conversation", default="", metavar="ID",
+                     help="continue conversation ID (its harness session is resumed)")
+    ask.add_argument("--agent", default="", metavar="NAME",
+                     help="only the agent with this name (or guid) may answer")
+    ask.add_argument("--json", action="store_true", help="print the whole response as JSON")
+    _common(ask)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    try:
+        with contextlib.redirect_stdout(out):  # --help goes to the caller's stream
+            args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=err)
+        return USAGE
+    try:
+        if args.command == "serve":
+            return _serve(args, err)
+        return _ask(args, out, err)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=err)
+        return USAGE
+
+
+def _serve(args: argparse.Namespace, err: TextIO) -> int:
+    from reference.dds.service import AgentService, StopFlag, default_name
+
+    config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
+                         timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
+                         grace_period=args.grace_period, command=args.cli,
+                         model=args.model)
+    if args.verbose:
+        logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
+    stop = StopFlag()
+    _on_signals(stop)  # before joining the domain: a signal during start-up still stops it
+    service = AgentService(config, name=args.name or default_name(args.backend),
+                           domain=args.domain, dds_config=args.dds_config)
+    service.run(stop)
+    return OK
+
+
+def _on_signals(stop: Any) -> None:
+    """SIGINT and SIGTERM stop the service (only possible from the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, _frame: Any) -> None:
+        stop.stop(f"received {signal.Signals(signum).name}")
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
+
+
+def _ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from reference.dds.client import Client
+    from reference.dds.exceptions import NoReplyError
+
+    timeout = DEFAULT_ASK_TIMEOUT if args.timeout is None else args.timeout
+    if timeout <= 0:
+        raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    client = Client(args.domain, args.dds_config)
+    try:
+        reply = client.ask(args.message, conversation_id=args.conversation, agent=args.agent,
+                           timeout=timeout)
+    except NoReplyError as exc:
+        print(f"error: {exc}", file=err)
+        return NO_REPLY
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps(reply.to_dict(), indent=2, ensure_ascii=False), file=out)
+    else:
+        print(reply.message, file=out)
+        if reply.status != 0:
+            print(f"error: status {reply.status}: {reply.response.get('error')}", file=err)
+    return OK if reply.status == 0 else FAILED

@@ -1,0 +1,248 @@
+"""The suite's own copy of the DDS wire contract (docs/dds.md), and a small client for it.
+
+The suite never imports the reference's DDS code: a DDS-native agent in any language is
+judged against these types (same type names, fields and QoS as the spec), and
+tests/test_dds_wire.py keeps this copy identical to the reference's.
+"""
+
+# No `from __future__ import annotations`: Cyclone DDS resolves these hints at run time.
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cyclonedds.core import (
+    GuardCondition,
+    InstanceState,
+    Policy,
+    Qos,
+    ReadCondition,
+    SampleState,
+    ViewState,
+    WaitSet,
+)
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.idl.annotations import key
+from cyclonedds.idl.types import int32, int64
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from cyclonedds.util import duration
+
+REQUEST_TOPIC = "agent_tck_request"
+REPLY_TOPIC = "agent_tck_reply"
+OFFER_TOPIC = "agent_tck_offer"
+GRANT_TOPIC = "agent_tck_grant"
+STATUS_TOPIC = "agent_tck_status"
+EVENT_TOPIC = "agent_tck_event"
+
+
+@dataclass
+class AgentRequest(IdlStruct, typename="agent_tck::AgentRequest"):
+    """A request; `target_service_guid` / `service_instance_tag` address one agent."""
+
+    request_id: str
+    key("request_id")
+    message: str
+    conversation_id: str
+    target_service_guid: str
+    service_instance_tag: str
+    metadata: str  # JSON object: {"timeout": seconds the client waits, "client": name}
+
+
+@dataclass
+class AgentReply(IdlStruct, typename="agent_tck::AgentReply"):
+    """The answer to one request; `metadata` is the full structured response as JSON."""
+
+    request_id: str
+    key("request_id")
+    message: str
+    status: int32
+    conversation_id: str
+    replier_service_guid: str
+    service_instance_tag: str
+    metadata: str
+
+
+@dataclass
+class AgentOffer(IdlStruct, typename="agent_tck::AgentOffer"):
+    """An idle agent offers to take a request."""
+
+    request_id: str
+    key("request_id")
+    agent_guid: str
+    agent_name: str
+
+
+@dataclass
+class AgentGrant(IdlStruct, typename="agent_tck::AgentGrant"):
+    """The client gives its request to one agent; an empty `agent_guid` withdraws it."""
+
+    request_id: str
+    key("request_id")
+    agent_guid: str
+
+
+@dataclass
+class AgentStatus(IdlStruct, typename="agent_tck::AgentStatus"):
+    """One published state change of one agent (a graph node event)."""
+
+    agent_guid: str
+    key("agent_guid")
+    agent_name: str
+    state: str
+    state_code: int32
+    previous: str  # "" for the first state
+    previous_code: int32  # -1 for the first state
+    reason: str
+    request_id: str  # the request that caused the change, "" when none
+    sequence: int64  # 1, 2, ... per agent
+    timestamp: float  # seconds since the epoch
+    metadata: str  # JSON object: backend, timeout, working_dir, pid, host
+
+
+@dataclass
+class AgentEvent(IdlStruct, typename="agent_tck::AgentEvent"):
+    """One normalized stream event (decision D-2) of a running request, as JSON."""
+
+    request_id: str
+    agent_guid: str
+    sequence: int64
+    event: str
+
+
+def _reliable() -> Policy.Reliability.Reliable:
+    return Policy.Reliability.Reliable(duration(seconds=1))
+
+
+# Transient-local: a sample written before the peer's endpoint was discovered still
+# reaches it, so no side has to wait for discovery before writing. Writers keep the last
+# sample per key (per request, per agent) and unregister keys once they are settled.
+WRITER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal, Policy.History.KeepLast(1))
+READER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal, Policy.History.KeepAll)
+STATUS_WRITER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal,
+                        Policy.History.KeepLast(64))
+# Events are a live stream: volatile, every sample, in order.
+EVENT_QOS = Qos(_reliable(), Policy.Durability.Volatile, Policy.History.KeepAll)
+
+
+TOPICS = {REQUEST_TOPIC: AgentRequest, REPLY_TOPIC: AgentReply, OFFER_TOPIC: AgentOffer,
+          GRANT_TOPIC: AgentGrant, STATUS_TOPIC: AgentStatus, EVENT_TOPIC: AgentEvent}
+ANY_SAMPLE = SampleState.Any | ViewState.Any | InstanceState.Any
+
+
+def status_dict(sample: Any) -> dict[str, Any]:
+    """A status sample as the agent steps see node events."""
+    return {"state": sample.state, "state_code": int(sample.state_code),
+            "previous": sample.previous or None, "reason": sample.reason,
+            "request_id": sample.request_id, "agent": sample.agent_name,
+            "guid": sample.agent_guid,
+            "sequence": int(sample.sequence), "timestamp": float(sample.timestamp),
+            "metadata": json.loads(sample.metadata or "{}")}
+
+
+@dataclass
+class Ask:
+    """One request in flight: the first offering agent gets it, once."""
+
+    request: Any
+    granted: str | None = None
+    offers: list[str] = field(default_factory=list)
+    replies: list[Any] = field(default_factory=list)
+
+
+class Wire:
+    """The suite's participant: sends requests, grants them, records everything it sees."""
+
+    def __init__(self, domain: int) -> None:
+        self.participant = DomainParticipant(domain)
+        self.domain = domain
+        topics = {n: Topic(self.participant, n, cls) for n, cls in TOPICS.items()}
+        self.waitset = WaitSet(self.participant)
+        self.guard = GuardCondition(self.participant)
+        self.waitset.attach(self.guard)
+        self.writers = {n: DataWriter(self.participant, topics[n], qos=WRITER_QOS)
+                        for n in (REQUEST_TOPIC, GRANT_TOPIC)}
+        self.readers: dict[str, DataReader[Any]] = {}
+        for name in (OFFER_TOPIC, REPLY_TOPIC, STATUS_TOPIC, EVENT_TOPIC):
+            qos = EVENT_QOS if name == EVENT_TOPIC else READER_QOS
+            reader: DataReader[Any] = DataReader(self.participant, topics[name], qos=qos)
+            self.waitset.attach(ReadCondition(reader, ANY_SAMPLE))
+            self.readers[name] = reader
+        self.asks: dict[str, Ask] = {}
+        self.statuses: list[dict[str, Any]] = []  # every status sample, in arrival order
+        self.gone: list[str] = []  # guids of agents whose status instance lost its writer
+        self.events: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+
+    def send(self, message: str, *, agent: str = "", conversation_id: str = "",
+             timeout: float = 60.0) -> str:
+        rid = str(uuid.uuid4())
+        request = AgentRequest(rid, message, conversation_id, "", agent,
+                               json.dumps({"timeout": timeout, "client": "agent-tck suite"}))
+        self.asks[rid] = Ask(request)
+        self.writers[REQUEST_TOPIC].write(request)
+        return rid
+
+    def wait(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Pump samples until `done()` or `timeout` seconds pass; whether it is done."""
+        end = time.monotonic() + timeout
+        while not done():
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self.pump(min(left, 0.2))
+        return True
+
+    def pump(self, seconds: float) -> None:
+        self.waitset.wait(int(seconds * 1e9))
+        for sample in self._take(OFFER_TOPIC):
+            self._on_offer(sample)
+        for sample in self._take(REPLY_TOPIC):
+            ask = self.asks.get(sample.request_id)
+            if ask is not None:
+                ask.replies.append(sample)
+        for sample in self._take(STATUS_TOPIC):
+            self.statuses.append(status_dict(sample))
+        for sample in self._take(EVENT_TOPIC):
+            entry = (int(sample.sequence), json.loads(sample.event))
+            self.events.setdefault(sample.request_id, []).append(entry)
+
+    def retire(self, rid: str) -> None:
+        """Drop a finished request from the writers' history (agents see it settled)."""
+        ask = self.asks.get(rid)
+        if ask is None:
+            return
+        if ask.granted is None:
+            self.writers[GRANT_TOPIC].write(AgentGrant(rid, ""))
+        self.writers[REQUEST_TOPIC].unregister_instance(ask.request)
+        self.writers[GRANT_TOPIC].unregister_instance(AgentGrant(rid, ""))
+
+    def close(self) -> None:
+        self.participant.__del__()
+
+    def _on_offer(self, offer: Any) -> None:
+        ask = self.asks.get(offer.request_id)
+        if ask is None:
+            return
+        ask.offers.append(offer.agent_guid)
+        tag = ask.request.service_instance_tag
+        if ask.granted is None and tag in ("", offer.agent_name):
+            ask.granted = offer.agent_guid
+            self.writers[GRANT_TOPIC].write(AgentGrant(offer.request_id, offer.agent_guid))
+
+    def _take(self, topic: str) -> list[Any]:
+        """Valid samples; for the status topic, also note agents whose writer is gone."""
+        out = []
+        while samples := self.readers[topic].take(N=256):
+            for sample in samples:
+                if sample.sample_info.valid_data:
+                    out.append(sample)
+                elif topic == STATUS_TOPIC:
+                    self.gone.append(sample.key_sample.agent_guid)
+            if len(samples) < 256:
+                break
+        return out

@@ -1,0 +1,317 @@
+"""Steps of the `transport` component: served agents on DDS, watched from the outside.
+
+Each scenario gets its own DDS driver on its own domain (the session driver's domain + 1),
+so agents of the agent scenarios never take its requests; the driver stops every agent it
+started when the scenario ends, pass or fail. Without Cyclone DDS, or for an implementation
+that is neither the reference nor `--impl dds`, the scenarios are not applicable.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from steps.drivers import dds_available
+from steps.harness.script import Script
+from steps.observe import group_members, process_state
+from steps.plugin import NOT_APPLICABLE
+from steps.world import HarnessRig
+
+if TYPE_CHECKING:
+    from steps.drivers.dds import DdsDriver
+
+GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRADED": 4,
+                  "OFFLINE": 5}
+REPLY_WAIT = 60.0
+
+
+@dataclass
+class TransportWorld:
+    dds: DdsDriver
+    rig: HarnessRig
+    time_scale: float
+    backend: str = "claude"
+    names: dict[str, str] = field(default_factory=dict)  # label in the scenario -> name
+    script: Script | None = None
+    sent: dict[str, str] = field(default_factory=dict)  # request_id -> message
+    codes: dict[str, int | None] = field(default_factory=dict)
+
+    def new_script(self) -> Script:
+        if self.script is None:
+            self.script = Script(self.backend, time_scale=self.time_scale)
+        return self.script
+
+    def start(self, label: str, backend: str) -> None:
+        self.backend = backend
+        name, _ = self.dds.agent_create({"backend": backend, "env": {"PATH": self.rig.path()}})
+        self.names[label] = name
+
+    def send(self, count: int, *, client: int = 0, agent: str = "", conversation: str = ""
+             ) -> list[str]:
+        if self.script is None:
+            self.new_script().init().echo()
+        self.rig.use(self.new_script())
+        rids = []
+        for i in range(count):
+            message = f"request {len(self.sent) + 1} from client {client} ({i})"
+            rid = self.dds.send(message, agent=agent, conversation_id=conversation,
+                                client=client)
+            self.sent[rid] = message
+            rids.append(rid)
+        return rids
+
+    def wait_harness(self, timeout: float = REPLY_WAIT) -> None:
+        """Until the harness has started and recorded its start (its SIGTERM trap is set)."""
+        end = time.monotonic() + timeout
+        while not self.rig.starts():
+            assert time.monotonic() < end, "the harness never started"
+            time.sleep(0.01)
+
+    def wait(self, rids: list[str]) -> None:
+        assert self.dds.wait_replies(rids, REPLY_WAIT), "some requests got no reply in time"
+
+
+@pytest.fixture
+def transport(pytestconfig: pytest.Config, tmp_path: Path, time_scale: float
+              ) -> Iterator[TransportWorld]:
+    impl: str = pytestconfig.getoption("--impl")
+    if not dds_available():
+        pytest.skip(f"{NOT_APPLICABLE}: Cyclone DDS (cyclonedds) is not installed")
+    if impl != "reference" and impl != "dds" and not impl.startswith("dds:"):
+        pytest.skip(f"{NOT_APPLICABLE}: transport scenarios serve the reference or --impl dds")
+    from steps.drivers.dds import DdsDriver
+
+    dds = DdsDriver(impl.partition(":")[2], domain_offset=1)
+    try:
+        yield TransportWorld(dds, HarnessRig(tmp_path / "harness"), time_scale)
+    finally:
+        dds.close()
+
+
+# --- GIVEN --------------------------------------------------------------------------------
+
+@given(parsers.parse('a served agent "{label}" with backend "{backend}".'))
+def served_agent(transport: TransportWorld, label: str, backend: str) -> None:
+    transport.start(label, backend)
+
+
+@given(parsers.parse('served agents "{first}" and "{second}" with backend "{backend}".'))
+def served_agents(transport: TransportWorld, first: str, second: str, backend: str) -> None:
+    transport.start(first, backend)
+    transport.start(second, backend)
+
+
+@given("the harness answers every request with its prompt.")
+def answers_with_prompt(transport: TransportWorld) -> None:
+    transport.new_script().init().echo()
+
+
+@given(parsers.parse(
+    "the harness answers every request with its prompt after {seconds:g} seconds."))
+def answers_after(transport: TransportWorld, seconds: float) -> None:
+    transport.new_script().init().add("sleep", seconds).echo()
+
+
+@given(parsers.parse("the harness runs for {seconds:g} seconds."))
+def runs_for(transport: TransportWorld, seconds: float) -> None:
+    transport.new_script().init().text("working").add("sleep", seconds)
+
+
+@given(parsers.parse('the harness starts session "{session}".'))
+def starts_session(transport: TransportWorld, session: str) -> None:
+    transport.new_script().init(session).echo()
+
+
+# --- WHEN ---------------------------------------------------------------------------------
+
+@when(parsers.re(r"one client sends (?P<count>\d+) requests? at once\.$"))
+@when(parsers.re(r"one client sends (?P<count>\d+) requests?\.$"))
+def one_client_sends(transport: TransportWorld, count: str) -> None:
+    transport.wait(transport.send(int(count)))
+
+
+@when(parsers.parse('one client sends {count:d} request in conversation "{conversation}".'))
+def sends_in_conversation(transport: TransportWorld, count: int, conversation: str) -> None:
+    transport.wait(transport.send(count, conversation=conversation))
+
+
+@when(parsers.parse('one client sends {count:d} requests at once addressed to agent "{label}".'))
+def sends_addressed(transport: TransportWorld, count: int, label: str) -> None:
+    transport.wait(transport.send(count, agent=transport.names[label]))
+
+
+@when(parsers.parse("{clients:d} clients each send {count:d} requests at once."))
+def clients_send(transport: TransportWorld, clients: int, count: int) -> None:
+    indices = transport.dds.add_clients(clients)
+    rids = [rid for i in indices for rid in transport.send(count, client=i)]
+    transport.wait(rids)
+
+
+@when(parsers.parse("one client sends {count:d} request without waiting."))
+def sends_without_waiting(transport: TransportWorld, count: int) -> None:
+    transport.send(count)
+
+
+@when(parsers.parse('agent "{label}" receives SIGTERM.'))
+def receives_sigterm(transport: TransportWorld, label: str) -> None:
+    transport.codes[label] = transport.dds.agent_stop(transport.names[label])
+
+
+@when(parsers.parse('agent "{label}" receives SIGTERM while BUSY.'))
+def receives_sigterm_busy(transport: TransportWorld, label: str) -> None:
+    name = transport.names[label]
+    assert transport.dds.wait_state(name, "BUSY", REPLY_WAIT), f"{label} never became BUSY"
+    transport.wait_harness()
+    transport.codes[label] = transport.dds.agent_stop(name)
+
+
+# --- THEN: replies ------------------------------------------------------------------------
+
+def _replies(transport: TransportWorld) -> dict[str, list[dict[str, Any]]]:
+    return {rid: transport.dds.replies(rid) for rid in transport.sent}
+
+
+@then("every request gets exactly one reply with its own request_id.")
+def exactly_one_reply(transport: TransportWorld) -> None:
+    counts = {rid: len(replies) for rid, replies in _replies(transport).items()}
+    assert all(n == 1 for n in counts.values()), f"replies per request: {counts}"
+    for rid, replies in _replies(transport).items():
+        assert replies[0]["request_id"] == rid
+
+
+@then("every reply answers its own request's message.")
+def answers_own_message(transport: TransportWorld) -> None:
+    for rid, replies in _replies(transport).items():
+        expected = f"echo: {transport.sent[rid]}"
+        assert [r["message"] for r in replies] == [expected], f"{rid}: {replies}"
+
+
+@then("every reply carries GENESIS's reply fields and the full response in metadata.")
+def genesis_reply_fields(transport: TransportWorld) -> None:
+    for replies in _replies(transport).values():
+        for reply in replies:
+            response = json.loads(reply["metadata"])
+            assert {"message", "status", "backend", "tool_calls", "session_id",
+                    "error"} <= set(response), f"metadata: {response}"
+            assert (reply["message"], reply["status"]) == (response["message"],
+                                                            response["status"])
+            assert reply["conversation_id"] == "conv-fields"
+            assert reply["replier_service_guid"], "no replier_service_guid"
+            assert reply["service_instance_tag"] == transport.names["A"]
+
+
+@then(parsers.parse("the harness ran {count:d} times."))
+def harness_ran(transport: TransportWorld, count: int) -> None:
+    assert len(transport.rig.starts()) == count
+
+
+@then(parsers.parse('agents "{first}" and "{second}" both answered requests.'))
+def both_answered(transport: TransportWorld, first: str, second: str) -> None:
+    repliers = {r["service_instance_tag"] for rs in _replies(transport).values() for r in rs}
+    expected = {transport.names[first], transport.names[second]}
+    assert repliers == expected, f"replies came from {repliers}"
+
+
+@then(parsers.parse('every reply comes from agent "{label}".'))
+def replies_from(transport: TransportWorld, label: str) -> None:
+    repliers = {r["service_instance_tag"] for rs in _replies(transport).values() for r in rs}
+    assert repliers == {transport.names[label]}, f"replies came from {repliers}"
+
+
+@then(parsers.parse('the harness ran only for agent "{label}".'))
+def harness_only_for(transport: TransportWorld, label: str) -> None:
+    ran_for = {start["env"].get("AGENT_TCK_AGENT") for start in transport.rig.starts()}
+    assert ran_for == {transport.names[label]}, f"the harness ran for {ran_for}"
+
+
+@then(parsers.parse('no agent but "{label}" offered to take them.'))
+def only_offers_from(transport: TransportWorld, label: str) -> None:
+    offered = {name for rid in transport.sent for name in transport.dds.offers(rid)}
+    assert offered == {transport.names[label]}, f"offers came from {offered}"
+
+
+@then("no agent was BUSY with two requests at once.")
+def never_double_busy(transport: TransportWorld) -> None:
+    for name in transport.names.values():
+        running: str | None = None
+        for state in transport.dds.states(name):
+            if state["state"] == "BUSY":
+                assert running is None, f"{name} took {state['request_id']} while on {running}"
+                running = state["request_id"]
+            elif state["state"] == "READY" and running is not None:
+                assert state["request_id"] == running
+                running = None
+
+
+@then("the client gets a reply with a non-zero status.")
+def reply_non_zero(transport: TransportWorld) -> None:
+    rids = list(transport.sent)
+    assert transport.dds.wait_replies(rids, REPLY_WAIT), "the request got no reply"
+    statuses = [r["status"] for rid in rids for r in transport.dds.replies(rid)]
+    assert len(statuses) == 1 and statuses[0] != 0, f"statuses: {statuses}"
+
+
+# --- THEN: the monitoring topic -----------------------------------------------------------
+
+@then(parsers.parse('the monitoring topic shows agent "{label}" in the states {states}.'))
+def shows_states(transport: TransportWorld, label: str, states: str) -> None:
+    seen = [s["state"] for s in transport.dds.states(transport.names[label])]
+    assert seen == [s.strip() for s in states.split(",")], f"states seen: {seen}"
+
+
+@then(parsers.parse("each state of agent \"{label}\" carries GENESIS's numeric value, "
+                    "the state before it and a reason."))
+def states_well_formed(transport: TransportWorld, label: str) -> None:
+    previous = None
+    for state in transport.dds.states(transport.names[label]):
+        assert state["state_code"] == GENESIS_STATES[state["state"]], state
+        assert state["previous"] == previous, state
+        assert state["reason"], f"no reason: {state}"
+        previous = state["state"]
+
+
+@then(parsers.parse('the last state of agent "{label}" on the monitoring topic is '
+                    '"{state}", with a reason.'))
+def last_state(transport: TransportWorld, label: str, state: str) -> None:
+    last = transport.dds.states(transport.names[label])[-1]
+    assert last["state"] == state and last["reason"], f"last state: {last}"
+    assert last["state_code"] == GENESIS_STATES[state]
+
+
+@then(parsers.parse('the served process of agent "{label}" exited with code {code:d}.'))
+def exited_with(transport: TransportWorld, label: str, code: int) -> None:
+    assert transport.codes[label] == code
+
+
+# --- THEN: the harness --------------------------------------------------------------------
+
+@then("the harness was terminated via SIGTERM and no process of it remains.")
+def harness_terminated(transport: TransportWorld) -> None:
+    start = transport.rig.last_start()
+    assert transport.rig.signals(start["pid"])[:1] == ["SIGTERM"], "the harness got no SIGTERM"
+    assert process_state(start["pid"]) is None, f"harness pid {start['pid']} remains"
+    assert group_members(start["pgid"]) == [], "processes of the harness's group remain"
+
+
+@then(parsers.parse("harness run {number:d} was started without resume flags."))
+def run_without_resume(transport: TransportWorld, number: int) -> None:
+    argv = transport.rig.starts()[number - 1]["argv"]
+    assert "--resume" not in argv and "resume" not in argv, f"argv: {argv}"
+
+
+@then(parsers.parse('harness run {number:d} was started with the "{backend}" resume flags '
+                    'for session "{session}".'))
+def run_with_resume(transport: TransportWorld, number: int, backend: str, session: str) -> None:
+    argv = transport.rig.starts()[number - 1]["argv"]
+    if backend == "claude":  # claude -p ... --resume <session_id>
+        at = argv.index("--resume")
+        assert argv[at + 1] == session, f"argv: {argv}"
+    else:  # codex exec [flags] resume <thread_id> -: flags before `resume`, prompt on stdin
+        assert argv[0] == "exec" and argv[-3:] == ["resume", session, "-"], f"argv: {argv}"

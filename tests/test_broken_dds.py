@@ -1,0 +1,70 @@
+"""The transport suite catches served agents that break one requirement each.
+
+Each case runs the transport scenario of the requirement its defect breaks, with
+`--impl "dds:serve=python tests/broken_dds.py DEFECT serve"`; the runs go in parallel, each
+on its own domain, and the control run serves the reference itself.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("cyclonedds")
+
+from tests.dds_helpers import ROOT, domain
+
+pytestmark = pytest.mark.timeout(120)
+
+# defect -> (a scenario of the requirement it breaks, as a -k expression; the requirement)
+CASES = {
+    "twice": ("each_reply_carries", "TR-1"),
+    "ignores-target": ("addressed_to_a_named_agent", "TR-5"),
+    "no-offline": ("told_to_stop_publishes_offline", "TR-7"),
+    "no-resume": ("resumes_the_session and claude", "TR-9"),
+}
+CONTROL = "control"
+
+
+def launch(defect: str, keyword: str, domain_id: int) -> subprocess.Popen[str]:
+    serve = (f"{sys.executable} -m reference.dds serve" if defect == CONTROL else
+             f"{sys.executable} {ROOT / 'tests' / 'broken_dds.py'} {defect} serve")
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "--no-header",
+         str(ROOT / "steps" / "suite" / "test_transport.py"), "-k", keyword,
+         "--impl", f"dds:serve={serve};domain={domain_id}"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, tuple[int, str]]]:
+    everything = " or ".join(f"({k})" for k, _ in CASES.values())
+    cases = {**{d: k for d, (k, _) in CASES.items()}, CONTROL: everything}
+    procs = {d: launch(d, k, domain(4 + 2 * i)) for i, (d, k) in enumerate(cases.items())}
+    results = {}
+    try:
+        for defect, proc in procs.items():
+            out, _ = proc.communicate(timeout=110)
+            results[defect] = (proc.returncode, out)
+        yield results
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.mark.parametrize("defect", sorted(CASES))
+def test_the_suite_catches(runs: dict[str, tuple[int, str]], defect: str) -> None:
+    code, out = runs[defect]
+    summary = out.strip().splitlines()[-1]
+    assert code == 1, out
+    assert "1 failed" in summary and "passed" not in summary, f"{CASES[defect][1]}: {summary}"
+
+
+def test_the_reference_passes_the_same_scenarios(runs: dict[str, tuple[int, str]]) -> None:
+    code, out = runs[CONTROL]
+    assert code == 0, out

@@ -1,0 +1,137 @@
+"""`serve` and `ask` end to end: a served reference agent, the fake harness on its PATH."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cyclonedds")
+
+from reference.dds.cli import main
+from steps.harness.script import Script
+from steps.world import HarnessRig
+from tests.dds_helpers import LOOPBACK_URI, domain, start_served, stop
+
+DOMAIN = domain(0)
+pytestmark = pytest.mark.timeout(60)
+
+
+def ask(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["ask", *args, "--domain", str(DOMAIN)], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> HarnessRig:
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude").init("sess-e2e").echo())
+    return rig
+
+
+@pytest.fixture
+def served(rig: HarnessRig) -> Iterator[object]:
+    # An inherited configuration must not win over the loopback default.
+    proc = start_served("e2e", DOMAIN, rig.path(),
+                        env={"CYCLONEDDS_URI": "file:///nonexistent.xml"})
+    try:
+        yield proc
+    finally:
+        stop(proc)
+
+
+def test_ask_prints_the_answer_in_plain_text(served: object) -> None:
+    assert ask("hello", "--timeout", "20") == (0, "echo: hello\n", "")
+
+
+def test_ask_json_prints_the_whole_response(served: object) -> None:
+    code, out, _ = ask("hello", "--json", "--conversation", "c-json", "--timeout", "20")
+    reply = json.loads(out)
+    assert code == 0
+    assert reply["message"] == "echo: hello" and reply["status"] == 0
+    assert reply["session_id"] == "sess-e2e" and reply["conversation_id"] == "c-json"
+    assert reply["agent"] == "e2e" and reply["backend"] == "claude"
+
+
+def test_a_conversation_resumes_its_session(served: object, rig: HarnessRig) -> None:
+    for message in ("one", "two"):
+        assert ask(message, "--conversation", "c-resume", "--timeout", "20")[0] == 0
+    first, second = (start["argv"] for start in rig.starts())
+    assert "--resume" not in first
+    assert second[second.index("--resume") + 1] == "sess-e2e"
+
+
+def test_the_served_agent_uses_the_loopback_configuration(served: object) -> None:
+    """It answers although it inherited a configuration that does not exist (so the
+    loopback default won), and nobody on this machine joined Cyclone's default multicast
+    group 239.255.0.1 (0100FFEF in /proc/net/igmp)."""
+    assert ask("ping", "--timeout", "20")[0] == 0
+    assert "0100FFEF" not in Path("/proc/net/igmp").read_text()
+    assert os.environ["CYCLONEDDS_URI"] == LOOPBACK_URI  # this process (ask) too
+
+
+def test_ask_addressed_to_an_unknown_agent_fails_clearly(served: object) -> None:
+    assert ask("ping", "--timeout", "20")[0] == 0  # the agent is up
+    code, out, err = ask("hello", "--agent", "nobody", "--timeout", "0.5")
+    assert (code, out) == (3, "")
+    assert "no agent named 'nobody' is online" in err
+
+
+def test_ask_with_no_agent_fails_clearly() -> None:
+    code, out, err = ask("hello", "--timeout", "0.5")
+    assert (code, out) == (3, "")
+    assert err.startswith("error: no agent answered request ")
+    assert err.rstrip().endswith(f"in time on DDS domain {DOMAIN}: no agent is online")
+
+
+def test_a_failed_request_exits_1_with_the_error(rig: HarnessRig, served: object) -> None:
+    rig.use(Script("claude").init().add("err", "boom\n").add("exit", 7))
+    code, _, err = ask("hello", "--timeout", "20")
+    assert code == 1
+    assert "status 1" in err and "exited with code 7" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_serve_stops_cleanly_on_a_signal(rig: HarnessRig, sig: signal.Signals) -> None:
+    proc = start_served("stopper", DOMAIN, rig.path(), "--verbose")
+    try:
+        assert ask("ping", "--timeout", "20")[0] == 0
+    finally:
+        code = stop(proc, sig)
+    assert code == 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["serve", "--backend", "nope"], "invalid choice: 'nope'"),
+    (["ask", "hi", "--domain", "999"], "DDS domain id must be 0..232, got 999"),
+    (["ask", "hi", "--timeout", "0"], "--timeout must be a positive number of seconds, got 0"),
+    (["serve", "--backend", "claude", "--timeout", "-1"],
+     "timeout must be a positive number of seconds, got -1.0"),
+    (["ask", "hi", "--dds-config", "/nonexistent.xml"],
+     "DDS configuration '/nonexistent.xml' is not a file"),
+])
+def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, out, err) == 2
+    assert message in err.getvalue() and out.getvalue() == ""
+
+
+def test_help_goes_to_the_given_stream() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["ask", "--help"], out, err) == 0
+    assert "--conversation ID" in out.getvalue() and err.getvalue() == ""
+
+
+def test_python_dash_m_reference_dds_runs(rig: HarnessRig) -> None:
+    rig.use(Script("codex").init().echo())
+    proc = start_served("dash-m", DOMAIN, rig.path(), "--backend", "codex")
+    try:
+        assert ask("ping", "--agent", "dash-m", "--timeout", "20")[:2] == (0, "echo: ping\n")
+    finally:
+        assert stop(proc) == 0

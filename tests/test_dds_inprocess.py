@@ -1,0 +1,178 @@
+"""The service and the client in one process: a service thread, the fake harness on PATH."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cyclonedds")
+
+from reference.agent import AgentConfig
+from reference.dds import types
+from reference.dds.bus import Bus, loads_object
+from reference.dds.cli import main
+from reference.dds.client import Client, Reply
+from reference.dds.exceptions import NoReplyError
+from reference.dds.service import AgentService, StopFlag
+from steps.harness.script import Script
+from steps.observe import process_state
+from steps.world import HarnessRig
+from tests.dds_helpers import domain
+
+DOMAIN = domain(2)
+pytestmark = pytest.mark.timeout(60)
+
+
+class Served:
+    """A service running in a thread, and a client of it."""
+
+    def __init__(self, rig: HarnessRig, name: str = "inproc") -> None:
+        config = AgentConfig(env={"PATH": rig.path()}, timeout=20, grace_period=1)
+        self.service = AgentService(config, name=name, domain=DOMAIN)
+        self.stop = StopFlag()
+        self.thread = threading.Thread(target=self.service.run, args=(self.stop,))
+        self.thread.start()
+        self.client = Client(DOMAIN, name="test")
+
+    def close(self) -> None:
+        self.stop.stop("test over")
+        self.thread.join(10)
+        self.client.close()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> HarnessRig:
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude").init("sess-in").text("thinking ").echo())
+    return rig
+
+
+@pytest.fixture
+def served(rig: HarnessRig) -> Iterator[Served]:
+    served = Served(rig)
+    yield served
+    served.close()
+
+
+def test_a_reply_answers_its_request(served: Served) -> None:
+    reply = served.client.ask("hello", timeout=20)
+    assert (reply.message, reply.status) == ("echo: hello", 0)
+    assert reply.replier_service_guid == served.service.guid
+    assert reply.service_instance_tag == "inproc"
+    assert reply.response["session_id"] == "sess-in"
+    assert reply.to_dict()["agent"] == "inproc"
+
+
+def test_requests_by_guid_and_by_name(served: Served) -> None:
+    assert served.client.ask("a", agent=served.service.guid, timeout=20).status == 0
+    assert served.client.ask("b", agent="inproc", timeout=20).status == 0
+
+
+def test_several_requests_in_flight_are_answered_one_by_one(served: Served) -> None:
+    rids = [served.client.submit(f"m{i}", timeout=20) for i in range(4)]
+    assert [served.client.result(r).message for r in rids] == [f"echo: m{i}" for i in range(4)]
+
+
+def test_a_conversation_resumes_its_session(served: Served, rig: HarnessRig) -> None:
+    for message in ("one", "two"):
+        served.client.ask(message, conversation_id="c", timeout=20)
+    served.client.ask("three", conversation_id="other", timeout=20)
+    argvs = [start["argv"] for start in rig.starts()]
+    assert "--resume" not in argvs[0] and "--resume" not in argvs[2]
+    assert argvs[1][argvs[1].index("--resume") + 1] == "sess-in"
+
+
+def test_stream_events_are_published_with_the_request_id(served: Served) -> None:
+    watcher = Bus(DOMAIN)
+    events = watcher.inbox(types.EVENT_TOPIC, types.EVENT_QOS)
+    served.client.ask("warm up", timeout=20)  # the watcher is matched by now
+    reply = served.client.ask("hello", timeout=20)
+    seen: list[types.AgentEvent] = []
+    for _ in range(25):
+        watcher.wait(0.2)
+        seen += [e for e in events.take()[0] if e.request_id == reply.request_id]
+        if len(seen) >= 3:
+            break
+    watcher.close()
+    kinds = [loads_object(e.event)["kind"] for e in seen]
+    assert kinds == ["init", "text", "done"]
+    assert [e.sequence for e in seen] == sorted(e.sequence for e in seen)
+
+
+def test_a_client_that_gives_up_says_who_was_there(served: Served) -> None:
+    served.client.ask("warm up", timeout=20)
+    with pytest.raises(NoReplyError, match="no agent named 'ghost' is online"):
+        served.client.ask("hello", agent="ghost", timeout=0.5)
+
+
+def test_a_request_that_fails_is_answered_with_its_status(served: Served,
+                                                          rig: HarnessRig) -> None:
+    rig.use(Script("claude").init().add("exit", 3))
+    reply = served.client.ask("hello", timeout=20)
+    assert reply.status == 1 and "exited with code 3" in reply.response["error"]
+
+
+def serve_until_signalled(rig: HarnessRig, monkeypatch: pytest.MonkeyPatch,
+                          client_side: Callable[[Client], object]) -> tuple[int, object, Client]:
+    """Run `serve` in this (main) thread; `client_side` runs in another, then SIGTERMs us."""
+    monkeypatch.setenv("PATH", rig.path())
+    outcome: list[object] = []
+
+    def client_thread() -> None:
+        client = Client(DOMAIN, name="signaller")
+        try:
+            outcome.append(client_side(client))
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+            outcome.append(client)
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    thread = threading.Thread(target=client_thread)
+    try:
+        thread.start()
+        code = main(["serve", "--backend", "claude", "--name", "cli", "--domain", str(DOMAIN),
+                     "--grace-period", "1"], io.StringIO(), io.StringIO())
+    finally:
+        thread.join(30)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    client = outcome[-1]
+    assert isinstance(client, Client)
+    return code, (outcome[0] if len(outcome) > 1 else None), client
+
+
+def test_serve_answers_and_stops_on_sigterm(rig: HarnessRig,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    code, reply, client = serve_until_signalled(
+        rig, monkeypatch, lambda c: c.ask("hello", agent="cli", timeout=20))
+    client.close()
+    assert code == 0
+    assert isinstance(reply, Reply) and reply.message == "echo: hello"
+
+
+def test_sigterm_during_a_request_ends_the_harness_and_answers(
+        rig: HarnessRig, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig.use(Script("claude").init().text("working").add("sleep", 60))
+
+    def send(client: Client) -> str:
+        rid = client.submit("long", agent="cli", timeout=30)
+        while not rig.starts():
+            client.pump(0.05)
+        return rid
+
+    code, rid, client = serve_until_signalled(rig, monkeypatch, send)
+    try:
+        assert code == 0 and isinstance(rid, str)
+        reply = client.result(rid)
+    finally:
+        client.close()
+    start = rig.last_start()
+    assert reply.status != 0
+    assert rig.signals(start["pid"]) == ["SIGTERM"]
+    assert process_state(start["pid"]) is None

@@ -1,0 +1,117 @@
+"""The DDS service's decisions, in process: lifecycle, affinity, settling, configuration."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cyclonedds")
+
+from reference.agent import AgentConfig
+from reference.dds import service as service_module
+from reference.dds import types
+from reference.dds.bus import Bus
+from reference.dds.config import LOOPBACK, check_domain, config_uri
+from reference.dds.service import AgentService, Conversation, StopFlag
+from reference.exceptions import ConfigError
+from tests.dds_helpers import domain
+
+DOMAIN = domain(3)
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[AgentService]:
+    config = AgentConfig(env={"PATH": str(tmp_path)})  # no `claude` there
+    svc = AgentService(config, name="unit", domain=DOMAIN)
+    yield svc
+    svc.bus.close()
+
+
+def request(rid: str, conversation: str = "", tag: str = "", guid: str = ""
+            ) -> types.AgentRequest:
+    return types.AgentRequest(rid, "hi", conversation, guid, tag, "{}")
+
+
+def test_lifecycle_with_a_missing_cli_is_degraded_then_offline(tmp_path: Path) -> None:
+    watcher = Bus(DOMAIN)
+    statuses = watcher.inbox(types.STATUS_TOPIC)
+    svc = AgentService(AgentConfig(env={"PATH": str(tmp_path)}), name="deg", domain=DOMAIN)
+    stop = StopFlag()
+    thread = threading.Thread(target=svc.run, args=(stop,))
+    thread.start()
+    time.sleep(0.3)
+    stop.stop("test over")
+    thread.join(10)
+    seen: list[tuple[str, str]] = []
+    deadline = time.monotonic() + 5
+    while len(seen) < 3 and time.monotonic() < deadline:
+        watcher.wait(0.2)
+        seen += [(s.state, s.reason) for s in statuses.take()[0] if s.agent_name == "deg"]
+    watcher.close()
+    assert [state for state, _ in seen] == ["DISCOVERING", "DEGRADED", "OFFLINE"]
+    assert "'claude' was not found on PATH" in seen[1][1]
+    assert seen[2][1] == "test over"
+
+
+def test_only_requests_addressed_to_it_are_taken(service: AgentService) -> None:
+    assert service._addressed(request("r1"))
+    assert service._addressed(request("r2", tag="unit"))
+    assert service._addressed(request("r3", guid=service.guid))
+    assert not service._addressed(request("r4", tag="other"))
+    assert not service._addressed(request("r5", guid="0110-other"))
+
+
+def test_a_conversation_stays_with_its_live_owner(service: AgentService) -> None:
+    service.conversations["mine"] = Conversation(service.guid, "s1")
+    service.conversations["theirs"] = Conversation("peer", "s2")
+    service.peers["peer"] = "BUSY"
+    assert service._may_take(request("r1", "mine"))
+    assert service._may_take(request("r2", "new"))
+    assert not service._may_take(request("r3", "theirs"))
+    service.peers["peer"] = "OFFLINE"  # the owner left: anyone may continue it
+    assert service._may_take(request("r4", "theirs"))
+
+
+def test_one_offer_at_a_time_and_settled_requests_are_forgotten(
+        service: AgentService) -> None:
+    for rid in ("a", "b"):
+        service.pending[rid] = service_module.Pending(request(rid), time.monotonic() + 60)
+    service._offer()
+    assert service.offered == "a"
+    service._offer()
+    assert service.offered == "a"
+    service._settle("a")  # granted to another agent
+    assert service.offered is None and "a" not in service.pending and "a" in service.settled
+    service._offer()
+    assert service.offered == "b"
+
+
+def test_expired_requests_are_dropped(service: AgentService) -> None:
+    service.pending["old"] = service_module.Pending(request("old"), time.monotonic() - 1)
+    service._expire(time.monotonic())
+    assert "old" not in service.pending
+
+
+def test_settled_memory_is_bounded(service: AgentService,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service_module, "SETTLED_MEMORY", 3)
+    for i in range(5):
+        service._settle(f"r{i}")
+    assert service.settled == {"r2", "r3", "r4"}
+
+
+def test_configuration_defaults_to_loopback() -> None:
+    assert config_uri() == f"file://{LOOPBACK}"
+    assert "<AllowMulticast>false</AllowMulticast>" in LOOPBACK.read_text()
+    assert '<NetworkInterface name="lo"/>' in LOOPBACK.read_text()
+
+
+@pytest.mark.parametrize("bad", [-1, 233, True])
+def test_domain_ids_are_checked(bad: int) -> None:
+    with pytest.raises(ConfigError, match=r"DDS domain id must be 0\.\.232"):
+        check_domain(bad)
