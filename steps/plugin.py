@@ -12,7 +12,13 @@ import pytest
 
 from steps.drivers import Driver, make_driver
 
-pytest_plugins = ["steps.agent_steps", "steps.backend_steps", "steps.harness_steps"]
+pytest_plugins = [
+    "steps.agent_steps",
+    "steps.backend_steps",
+    "steps.harness_steps",
+    "steps.responses_steps",
+    "steps.runner_steps",
+]
 
 NOT_APPLICABLE = "not applicable"
 DEFAULT_TIME_SCALE = 0.02
