@@ -39,7 +39,8 @@ def one_ball() -> MemorySession:
     ("<promise>BLOCKED:\n\t x y \n</promise>", (Signal.BLOCKED, "x y")),
     ("<promise>BLOCKED: a", (Signal.NONE, "")),
     ("</promise><promise>BLOCKED: a", (Signal.NONE, "")),
-    ("<promise>BLOCKED: a <promise>BLOCKED: b</promise>", (Signal.BLOCKED, "a <promise>BLOCKED: b")),
+    ("<promise>BLOCKED: a <promise>BLOCKED: b</promise>",
+     (Signal.BLOCKED, "a <promise>BLOCKED: b")),
 ])
 def test_parse_signal(output: str, expected: tuple[Signal, str]) -> None:
     assert parse_signal(output) == expected
@@ -90,7 +91,8 @@ def test_blocked_error_names_the_reason() -> None:
     blocked = RunResult(signal=Signal.BLOCKED, blocked_reason="npm not found")
     with pytest.raises(BlockedError) as caught:
         run_loop(one_ball(), ScriptedRunner([blocked]), 5)
-    assert (str(caught.value), caught.value.reason) == ("agent blocked: npm not found", "npm not found")
+    assert str(caught.value) == "agent blocked: npm not found"
+    assert caught.value.reason == "npm not found"
     assert str(BlockedError("")) == "agent blocked: (no reason given)"
 
 
@@ -98,7 +100,8 @@ def test_a_run_that_cannot_start_is_a_loop_error_with_its_cause() -> None:
     def fail(prompt: str, options: RunOptions) -> RunResult:
         raise LaunchError("cannot start 'claude'")
 
-    with pytest.raises(LoopError, match=r"^agent execution failed: cannot start 'claude'$") as caught:
+    expected = r"^agent execution failed: cannot start 'claude'$"
+    with pytest.raises(LoopError, match=expected) as caught:
         run_loop(one_ball(), ScriptedRunner(handler=fail), 5)
     assert isinstance(caught.value.__cause__, LaunchError)
 
@@ -177,7 +180,8 @@ def test_claude_runner_missing_command(tmp_path: Path) -> None:
         ClaudeRunner(env={"PATH": str(tmp_path)}).run("p", RunOptions())
 
 
-def test_claude_runner_drops_nesting_variables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_claude_runner_drops_nesting_variables(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDECODE", "1")
     env = fake_claude(tmp_path, 'echo "nested=${CLAUDECODE:-no}"')
     assert ClaudeRunner(env=env).run("p", RunOptions()).output == "nested=no\n"
