@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -186,6 +185,3 @@ def test_claude_runner_drops_nesting_variables(tmp_path: Path,
     env = fake_claude(tmp_path, 'echo "nested=${CLAUDECODE:-no}"')
     assert ClaudeRunner(env=env).run("p", RunOptions()).output == "nested=no\n"
 
-
-def test_result_is_json_friendly() -> None:
-    assert json.dumps(RunResult().signal.value) == '"NONE"'

@@ -5,6 +5,6 @@ from pytest_bdd import scenarios
 
 from steps.paths import FEATURES
 
-pytestmark = [pytest.mark.component("runner"), pytest.mark.timeout(30)]
+pytestmark = [pytest.mark.component("runner"), pytest.mark.timeout(60)]
 
 scenarios(str(FEATURES / "runner"))
