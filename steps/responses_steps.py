@@ -23,10 +23,10 @@ class ParseCase:
     pristine: Any = None
     answer: dict[str, Any] = field(default_factory=dict)
 
-    def error(self) -> dict[str, Any]:
-        assert "error" in self.answer, f"the payload was accepted: {self.answer}"
-        error: dict[str, Any] = self.answer["error"]
-        return error
+    def rejection(self) -> dict[str, Any]:
+        assert "rejected" in self.answer, f"the payload was accepted: {self.answer}"
+        rejected: dict[str, Any] = self.answer["rejected"]
+        return rejected
 
 
 @pytest.fixture
@@ -58,12 +58,12 @@ def messages_are(parse_case: ParseCase, docstring: str) -> None:
 
 @then(parsers.parse('the parser rejects it at "{path}"'))
 def rejected_at(parse_case: ParseCase, path: str) -> None:
-    assert parse_case.error().get("path") == path, parse_case.answer
+    assert parse_case.rejection().get("path") == path, parse_case.answer
 
 
 @then(parsers.parse('the error message contains "{text}"'))
 def error_contains(parse_case: ParseCase, text: str) -> None:
-    assert text in str(parse_case.error().get("message")), parse_case.answer
+    assert text in str(parse_case.rejection().get("message")), parse_case.answer
 
 
 @then("the payload is unchanged")

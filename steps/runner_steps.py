@@ -79,7 +79,7 @@ class RunCase:
     answer: dict[str, Any] = field(default_factory=dict)
 
     def result(self) -> dict[str, Any]:
-        assert "error" not in self.answer, f"the run failed: {self.answer}"
+        assert "launch_failed" not in self.answer, f"the run failed: {self.answer}"
         return self.answer
 
     def argv(self) -> list[str]:
@@ -219,8 +219,8 @@ def harness_got_sigterm(run_case: RunCase) -> None:
 
 @then(parsers.parse('the runner cannot start, with an error naming "{command}"'))
 def runner_cannot_start(run_case: RunCase, command: str) -> None:
-    assert "error" in run_case.answer, f"the run did not fail: {run_case.answer}"
-    assert command in run_case.answer["error"]["message"]
+    assert "launch_failed" in run_case.answer, f"the run did not fail: {run_case.answer}"
+    assert command in run_case.answer["launch_failed"]["message"]
     assert run_case.rig.starts() == [], "the harness was started after all"
 
 
@@ -300,14 +300,14 @@ def loop_runs(loop_case: LoopCase, driver: Driver, trusted: str | None, most: st
 
 @then("the loop ends without error")
 def loop_without_error(loop_case: LoopCase) -> None:
-    assert loop_case.answer["error"] is None, loop_case.answer["error"]
+    assert loop_case.answer["failure"] is None, loop_case.answer["failure"]
 
 
 @then(parsers.parse('the loop fails with an error containing "{text}"'))
 def loop_fails(loop_case: LoopCase, text: str) -> None:
-    error = loop_case.answer["error"]
-    assert error is not None, "the loop ended without error"
-    assert text in error["message"], error
+    failure = loop_case.answer["failure"]
+    assert failure is not None, "the loop ended without error"
+    assert text in failure["message"], failure
 
 
 @then(parsers.re(r"the runner was called (?P<count>\d+) times?$"))
