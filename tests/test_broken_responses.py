@@ -1,297 +1,54 @@
-"""Self-tests of the `responses` suite: each miniature parser has one defect, and the suite
-must fail exactly the requirements that defect breaks (and the reference none)."""
+"""Self-tests of the `responses` suite: each miniature parser (tests/broken_responses.py) has
+one defect, and the suite fails exactly the requirements that defect breaks."""
 
 from __future__ import annotations
 
-import copy
-import json
-from collections.abc import Callable, Iterator
-from typing import Any
-
 import pytest
 
-from steps.drivers.inprocess import InProcessDriver
 from steps.registry import load
-from tests.broken import failing
+from tests.runsuite import failing
 
-Payload = Any
-Messages = list[dict[str, Any]]
-
-
-class Miniature(InProcessDriver):
-    """The reference parser, with the input rewritten by `before` and the output by `after`."""
-
-    def responses_parse(self, payload: Payload) -> dict[str, Any]:
-        answer = super().responses_parse(self.before(copy.deepcopy(payload)))
-        if "messages" in answer:
-            answer["messages"] = self.after(answer["messages"])
-        return answer
-
-    def before(self, payload: Payload) -> Payload:
-        return payload
-
-    def after(self, messages: Messages) -> Messages:
-        return messages
-
-
-def _items(payload: Payload) -> Iterator[dict[str, Any]]:
-    output = payload.get("output") if isinstance(payload, dict) else None
-    yield from (i for i in output or () if isinstance(i, dict)) if isinstance(output, list) else ()
-
-
-def _parts(payload: Payload) -> Iterator[dict[str, Any]]:
-    for item in _items(payload):
-        content = item.get("content")
-        yield from (p for p in content if isinstance(p, dict)) if isinstance(content, list) else ()
-
-
-def _plain(message: dict[str, Any]) -> bool:
-    return set(message) == {"role", "content"}
-
-
-class EmitsNothing(Miniature):
-    """Always emits no message."""
-
-    def after(self, messages: Messages) -> Messages:
-        return []
-
-
-class UserRole(Miniature):
-    """Gives text messages the role "user"."""
-
-    def after(self, messages: Messages) -> Messages:
-        return [{**m, "role": "user"} if _plain(m) else m for m in messages]
-
-
-class MergesParts(Miniature):
-    """Joins adjacent text messages into one."""
-
-    def after(self, messages: Messages) -> Messages:
-        merged: Messages = []
-        for m in messages:
-            if merged and _plain(m) and _plain(merged[-1]):
-                merged[-1] = {**m, "content": merged[-1]["content"] + m["content"]}
-            else:
-                merged.append(m)
-        return merged
-
-
-class DropsToolCalls(Miniature):
-    """Emits no message for function calls."""
-
-    def after(self, messages: Messages) -> Messages:
-        return [m for m in messages if "tool_calls" not in m]
-
-
-class NoIdFallback(Miniature):
-    """Reads only call_id, never the item's id."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if "call_id" not in item:
-                item.pop("id", None)
-        return payload
-
-
-class PrefersItemId(Miniature):
-    """Uses the item's id before its call_id."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if item.get("type") == "function_call" and "id" in item:
-                item["call_id"] = item["id"]
-        return payload
-
-
-class UsageFirst(Miniature):
-    """Puts the usage message first."""
-
-    def after(self, messages: Messages) -> Messages:
-        return sorted(messages, key=lambda m: "usage" not in m)
-
-
-class RawUsage(Miniature):
-    """Copies usage as the API names it (input_tokens, output_tokens)."""
-
-    def before(self, payload: Payload) -> Payload:
-        self.usage = payload.get("usage") if isinstance(payload, dict) else None
-        return payload
-
-    def after(self, messages: Messages) -> Messages:
-        return [{**m, "usage": self.usage} if "usage" in m else m for m in messages]
-
-
-class TextTypeOnly(Miniature):
-    """Knows only the seed's content type "text", not the real API's "output_text"."""
-
-    def before(self, payload: Payload) -> Payload:
-        for part in _parts(payload):
-            if part.get("type") == "output_text":
-                part["type"] = "unknown"
-        return payload
-
-
-class CrashesOnUnknownItems(Miniature):
-    """Raises on an output item type it does not know."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if item.get("type") not in ("message", "function_call"):
-                raise KeyError(item.get("type"))
-        return payload
-
-
-class CrashesOnMissingContent(Miniature):
-    """Indexes message content without checking it is there."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if item.get("type") == "message":
-                _ = [part["type"] for part in item["content"]]
-        return payload
-
-
-class NoTypeGuard(Miniature):
-    """Turns text fields that are not strings into strings."""
-
-    def before(self, payload: Payload) -> Payload:
-        for part in _parts(payload):
-            if "text" in part and not isinstance(part["text"], str):
-                part["text"] = json.dumps(part["text"])
-        return payload
-
-
-EMPTY = "\x00empty\x00"
-
-
-class EmptyTextKept(Miniature):
-    """Emits a message for an empty text."""
-
-    def before(self, payload: Payload) -> Payload:
-        for part in _parts(payload):
-            if part.get("text") == "":
-                part["text"] = EMPTY
-        return payload
-
-    def after(self, messages: Messages) -> Messages:
-        return [{**m, "content": ""} if m.get("content") == EMPTY else m for m in messages]
-
-
-class RefusalAsText(Miniature):
-    """Reads a refusal as ordinary text."""
-
-    def before(self, payload: Payload) -> Payload:
-        for part in _parts(payload):
-            if part.get("type") == "refusal":
-                part.update(type="output_text", text=part["refusal"])
-        return payload
-
-
-class ReasoningAsText(Miniature):
-    """Emits reasoning summaries as assistant text."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if item.get("type") == "reasoning":
-                item.update(type="message", content=[
-                    {"type": "output_text", "text": s.get("text")} for s in item["summary"]])
-        return payload
-
-
-class IgnoresIncomplete(Miniature):
-    """Reads a truncated response as a finished one."""
-
-    def after(self, messages: Messages) -> Messages:
-        return [m for m in messages if "incomplete" not in m]
-
-
-class AcceptsAnyObject(Miniature):
-    """Reads any JSON object as a response, whatever its object field."""
-
-    def before(self, payload: Payload) -> Payload:
-        return {**payload, "object": "response"} if isinstance(payload, dict) else payload
-
-
-class EmptyForNonObject(Miniature):
-    """Answers no message, instead of an error, for a payload that is not an object."""
-
-    def responses_parse(self, payload: Payload) -> dict[str, Any]:
-        return super().responses_parse(payload) if isinstance(payload, dict) else {"messages": []}
-
-
-class AcceptsFailed(Miniature):
-    """Reads a failed response as a completed one."""
-
-    def before(self, payload: Payload) -> Payload:
-        if isinstance(payload, dict) and payload.get("status") == "failed":
-            payload["status"] = "completed"
-        return payload
-
-
-class Mutating(InProcessDriver):
-    """Takes the usage out of the payload it was given."""
-
-    def responses_parse(self, payload: Payload) -> dict[str, Any]:
-        answer = super().responses_parse(payload)
-        if isinstance(payload, dict):
-            payload.pop("usage", None)
-        return answer
-
-
-class NoCallGuard(Miniature):
-    """Emits function calls that lack a name, string arguments or an id."""
-
-    def before(self, payload: Payload) -> Payload:
-        for item in _items(payload):
-            if item.get("type") == "function_call":
-                item["name"] = item.get("name") if isinstance(item.get("name"), str) else ""
-                args = item.get("arguments")
-                item["arguments"] = args if isinstance(args, str) else json.dumps(args)
-                item["call_id"] = item.get("call_id") or item.get("id") or "missing"
-        return payload
-
-
+# Every requirement whose scenarios expect a plain text message.
 TEXT_SHAPED = {"RESP-001.1-a", "RESP-001.2-a", "RESP-001.2-b", "RESP-001.2-c", "RESP-001.4-a",
                "RESP-EC-a", "RESP-EC-c", "RESP-D8-output-text", "RESP-D8-real-shape",
                "RESP-D8-reasoning", "RESP-D8-incomplete", "RESP-D8-empty-text"}
-BROKEN: list[tuple[Callable[[], InProcessDriver], set[str]]] = [
-    (EmitsNothing, TEXT_SHAPED | {"RESP-001.3-a", "RESP-001.3-b", "RESP-001.4-b",
-                                  "RESP-D8-refusal", "RESP-D8-call-guard"}),
-    (UserRole, TEXT_SHAPED),
-    (MergesParts, {"RESP-001.2-b", "RESP-D8-empty-text"}),
-    (DropsToolCalls, {"RESP-001.2-c", "RESP-001.3-a", "RESP-001.3-b", "RESP-D8-real-shape",
-                      "RESP-D8-call-guard"}),
-    (NoIdFallback, {"RESP-001.3-b"}),
-    (PrefersItemId, {"RESP-001.3-b", "RESP-D8-real-shape"}),
-    (UsageFirst, {"RESP-001.4-a", "RESP-D8-real-shape", "RESP-D8-incomplete"}),
-    (RawUsage, {"RESP-001.4-a", "RESP-001.4-b", "RESP-D8-real-shape", "RESP-D8-incomplete"}),
-    (TextTypeOnly, {"RESP-D8-output-text", "RESP-D8-real-shape", "RESP-D8-reasoning",
-                    "RESP-D8-incomplete", "RESP-D8-empty-text"}),
-    (CrashesOnUnknownItems, {"RESP-EC-a", "RESP-D8-reasoning", "RESP-D8-immutable"}),
-    (CrashesOnMissingContent, {"RESP-EC-b", "RESP-EC-c"}),
-    (NoTypeGuard, {"RESP-EC-c"}),
-    (EmptyTextKept, {"RESP-D8-empty-text"}),
-    (RefusalAsText, {"RESP-D8-refusal"}),
-    (ReasoningAsText, {"RESP-D8-reasoning"}),
-    (IgnoresIncomplete, {"RESP-D8-incomplete"}),
-    (AcceptsAnyObject, {"RESP-D8-not-a-response"}),
-    (EmptyForNonObject, {"RESP-D8-non-object"}),
-    (AcceptsFailed, {"RESP-D8-failed"}),
-    (Mutating, {"RESP-D8-immutable"}),
-    (NoCallGuard, {"RESP-D8-call-guard"}),
-]
+CASES = {
+    "EmitsNothing": TEXT_SHAPED | {"RESP-001.3-a", "RESP-001.3-b", "RESP-001.4-b",
+                                   "RESP-D8-refusal", "RESP-D8-call-guard"},
+    "UserRole": TEXT_SHAPED,
+    "MergesParts": {"RESP-001.2-b", "RESP-D8-empty-text"},
+    "DropsToolCalls": {"RESP-001.2-c", "RESP-001.3-a", "RESP-001.3-b", "RESP-D8-real-shape",
+                      "RESP-D8-call-guard"},
+    "NoIdFallback": {"RESP-001.3-b"},
+    "PrefersItemId": {"RESP-001.3-b", "RESP-D8-real-shape"},
+    "UsageFirst": {"RESP-001.4-a", "RESP-D8-real-shape", "RESP-D8-incomplete"},
+    "RawUsage": {"RESP-001.4-a", "RESP-001.4-b", "RESP-D8-real-shape", "RESP-D8-incomplete"},
+    "TextTypeOnly": {"RESP-D8-output-text", "RESP-D8-real-shape", "RESP-D8-reasoning",
+                    "RESP-D8-incomplete", "RESP-D8-empty-text"},
+    "CrashesOnUnknownItems": {"RESP-EC-a", "RESP-D8-reasoning", "RESP-D8-immutable"},
+    "CrashesOnMissingContent": {"RESP-EC-b", "RESP-EC-c"},
+    "NoTypeGuard": {"RESP-EC-c"},
+    "EmptyTextKept": {"RESP-D8-empty-text"},
+    "RefusalAsText": {"RESP-D8-refusal"},
+    "ReasoningAsText": {"RESP-D8-reasoning"},
+    "IgnoresIncomplete": {"RESP-D8-incomplete"},
+    "AcceptsAnyObject": {"RESP-D8-not-a-response"},
+    "EmptyForNonObject": {"RESP-D8-non-object"},
+    "AcceptsFailed": {"RESP-D8-failed"},
+    "Mutating": {"RESP-D8-immutable"},
+    "NoCallGuard": {"RESP-D8-call-guard"},
+}
 
 
-@pytest.mark.parametrize(("miniature", "breaks"), BROKEN, ids=[m.__name__ for m, _ in BROKEN])
-def test_the_suite_fails_exactly_what_the_defect_breaks(
-        miniature: Callable[[], InProcessDriver], breaks: set[str]) -> None:
-    assert failing(miniature(), "responses") == breaks
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_broken_parser_fails_exactly_its_requirements(name: str) -> None:
+    assert failing(f"python:tests.broken_responses:{name}", ["responses"]) == CASES[name]
 
 
-def test_the_reference_fails_nothing() -> None:
-    assert failing(InProcessDriver(), "responses") == set()
+def test_reference_fails_nothing() -> None:
+    assert failing("reference", ["responses"]) == set()
 
 
 def test_every_requirement_has_a_broken_implementation_that_fails_it() -> None:
     required = {r.id for r in load().values() if r.component == "responses"}
-    assert required - set().union(*(b for _, b in BROKEN)) == set()
+    assert required - set().union(*CASES.values()) == set()
