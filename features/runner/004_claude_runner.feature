@@ -8,7 +8,9 @@ Feature: Runner: one loop iteration as one run of the claude CLI
   How our runner differs from the seed's Go code, and why, is stated where it matters: the
   output is stdout followed by the tail of stderr (the reference keeps the last 4 KiB of
   stderr, decision D-6, so memory stays bounded); the run has a deadline; a CLI that cannot
-  be started is an error.
+  be started is an error. The seed also copies the output to the terminal as it arrives
+  (io.MultiWriter(os.Stdout, ...)); that is presentation, which the loop does not depend on,
+  and it is not specified.
 
   Rule: The command line is the seed's
 
