@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from reference import __version__
+from reference import __version__, commands
 from reference.agent import CodingAgent, NodeEvent, create_agent
 from reference.backends import BACKENDS, get_backend
 from reference.events import Event
@@ -43,7 +43,7 @@ class _Observed:
 class Adapter:
     """Serves protocol requests against the reference implementation."""
 
-    components: tuple[str, ...] = ("agent", "backends")
+    components: tuple[str, ...] = ("agent", "backends", "responses", "runner")
 
     def __init__(self) -> None:
         self.agents: dict[str, _Observed] = {}
@@ -57,6 +57,7 @@ class Adapter:
             "agent.info": self.agent_info,
             "stop": self.stop,
         }
+        self.handlers.update(commands.COMMANDS)  # the responses and runner components
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         seq = request.get("seq")
