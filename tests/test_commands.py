@@ -1,9 +1,10 @@
 """The protocol commands of `responses` and `runner` (reference.commands) against their
-schemas in schemas/adapter/: requests and answers are valid, the schemas are valid."""
+schemas in schemas/adapter/, and the reference's adapter serving them over stdio."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ import jsonschema
 import pytest
 
 from reference.commands import COMMANDS
+from steps.drivers.schemas import validator
 from steps.paths import SCHEMAS
+from tests.runsuite import verdicts_for
 
 ADAPTER = SCHEMAS / "adapter"
 REQUESTS: list[dict[str, Any]] = [
@@ -34,11 +37,6 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads((ADAPTER / f"{name}.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
-
-
 @pytest.mark.parametrize("path", sorted(ADAPTER.glob("*.schema.json")), ids=lambda p: p.name)
 def test_schemas_are_valid(path: Path) -> None:
     jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text()))
@@ -53,12 +51,18 @@ def test_every_command_has_both_schemas() -> None:
 @pytest.mark.parametrize("request_", REQUESTS, ids=lambda r: r["cmd"])
 def test_requests_and_answers_follow_the_schemas(request_: dict[str, Any]) -> None:
     request = {"seq": 7, **request_}
-    _validator(f"{request['cmd']}.request").validate(request)
+    validator(f"{request['cmd']}.request").validate(request)
     answer = COMMANDS[request["cmd"]](request)
-    _validator(f"{request['cmd']}.response").validate({"seq": 7, **json.loads(json.dumps(answer))})
+    validator(f"{request['cmd']}.response").validate({"seq": 7, **json.loads(json.dumps(answer))})
 
 
 @pytest.mark.parametrize("cmd", sorted(COMMANDS))
 def test_a_request_without_its_fields_raises_for_the_adapter_to_report(cmd: str) -> None:
     with pytest.raises(KeyError):
         COMMANDS[cmd]({"seq": 1, "cmd": cmd})
+
+
+def test_the_reference_adapter_passes_responses_and_runner_over_stdio() -> None:
+    impl = f"{sys.executable} -m reference.adapter"
+    verdicts = verdicts_for(impl, ["responses", "runner"])
+    assert set(verdicts.values()) == {"passed"}, verdicts

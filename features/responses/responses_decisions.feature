@@ -261,7 +261,8 @@ Feature: Responses: real response objects, refusals, truncation and invalid payl
     @req:RESP-D8-immutable
     Scenario: The response object is unchanged after parsing
       Decision D-8: callers keep the raw response (for logs, retries, caching); a parser that
-      moved or rewrote fields in place would corrupt it.
+      moved or rewrote fields in place would corrupt it. Over the adapter protocol the payload
+      travels as a copy, so only an implementation run in-process can fail this scenario.
       Given the Responses API object:
         """json
         {"id": "resp_1", "object": "response", "status": "incomplete",
