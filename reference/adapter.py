@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from reference import __version__
+from reference import __version__, commands
 from reference.agent import CodingAgent, NodeEvent, create_agent
 from reference.backends import BACKENDS, get_backend
 from reference.events import Event
@@ -45,7 +45,7 @@ def _components() -> tuple[str, ...]:
     import importlib.util
 
     dds = importlib.util.find_spec("cyclonedds") is not None
-    return ("agent", "backends", *(("transport",) if dds else ()))
+    return ("agent", "backends", "responses", "runner", *(("transport",) if dds else ()))
 
 
 class Adapter:
@@ -65,6 +65,7 @@ class Adapter:
             "agent.info": self.agent_info,
             "stop": self.stop,
         }
+        self.handlers.update(commands.COMMANDS)  # the responses and runner components
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         seq = request.get("seq")

@@ -17,6 +17,8 @@ pytest_plugins = [
     "steps.backend_steps",
     "steps.harness_steps",
     "steps.transport_steps",
+    "steps.responses_steps",
+    "steps.runner_steps",
 ]
 
 NOT_APPLICABLE = "not applicable"

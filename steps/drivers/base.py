@@ -48,3 +48,30 @@ class Driver(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    # --- components `responses` and `runner` (issue 4) -----------------------------------
+    # One method per protocol command; the answers are those of schemas/adapter/<cmd>.
+
+    def responses_parse(self, payload: Any) -> dict[str, Any]:
+        """`responses.parse`: `{"messages": [...]}`, or `{"rejected": {"message", "path"}}`
+        when the implementation rejects the payload with its documented error."""
+        ...
+
+    def signal_parse(self, output: str) -> dict[str, Any]:
+        """`signal.parse`: `{"signal": "COMPLETE" | "BLOCKED" | "NONE", "reason": str}`."""
+        ...
+
+    def runner_run(self, prompt: str, options: dict[str, Any],
+                   env: dict[str, str]) -> dict[str, Any]:
+        """`runner.run`: one Claude runner run with `env` (its PATH finds the fake harness)
+        and options `{trust, model, timeout}`: `{"output", "exit_code", "signal", "reason",
+        "timed_out", "killed_by"}`, or `{"launch_failed": {"message"}}`."""
+        ...
+
+    def loop_run(self, session: dict[str, Any], script: list[dict[str, Any]],
+                 settings: dict[str, Any]) -> dict[str, Any]:
+        """`loop.run`: the agent loop on `session` ({description, context, progress, balls})
+        with a runner scripted by `script`, settings {max_iterations, trust, timeout}:
+        `{"outcome", "iterations", "failure": {"message", "reason"} | None, "calls": [{"prompt",
+        "trust", "timeout", "model"}]}`."""
+        ...

@@ -12,6 +12,7 @@ from typing import Any
 
 from reference.adapter import Adapter
 from steps.drivers.protocol import ProtocolDriver
+from steps.exceptions import DriverError
 
 
 class InProcessDriver(ProtocolDriver):
@@ -29,3 +30,16 @@ class InProcessDriver(ProtocolDriver):
 
     def close(self) -> None:
         self.call("stop")
+
+    # --- components `responses` and `runner` (issue 4) -----------------------------------
+
+    def responses_parse(self, payload: Any) -> dict[str, Any]:
+        """The payload object itself, not a JSON copy, reaches the parser: in-process is the
+        one place where RESP-D8-immutable can see a parser that changes its input."""
+        response = self.adapter.handle({"seq": 0, "cmd": "responses.parse", "payload": payload})
+        if "error" in response:
+            raise DriverError(f"responses.parse: the implementation answered an error: "
+                              f"{response['error'].get('message')}")
+        answer: dict[str, Any] = json.loads(json.dumps(response))
+        del answer["seq"]
+        return answer

@@ -66,3 +66,25 @@ class ProtocolDriver:
 
     def agent_info(self, agent: str) -> dict[str, Any]:
         return self.checked("agent.info", agent=agent)
+
+    # --- components `responses` and `runner` (issue 4) -----------------------------------
+
+    def responses_parse(self, payload: Any) -> dict[str, Any]:
+        return _answer(self.checked("responses.parse", payload=payload))
+
+    def signal_parse(self, output: str) -> dict[str, Any]:
+        return _answer(self.checked("signal.parse", output=output))
+
+    def runner_run(self, prompt: str, options: dict[str, Any],
+                   env: dict[str, str]) -> dict[str, Any]:
+        return _answer(self.checked("runner.run", prompt=prompt, options=options, env=env))
+
+    def loop_run(self, session: dict[str, Any], script: list[dict[str, Any]],
+                 settings: dict[str, Any]) -> dict[str, Any]:
+        return _answer(self.checked("loop.run", session=session, script=script,
+                                    settings=settings))
+
+
+def _answer(response: dict[str, Any]) -> dict[str, Any]:
+    """A response without its protocol envelope (`seq`)."""
+    return {k: v for k, v in response.items() if k != "seq"}

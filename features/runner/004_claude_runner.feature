@@ -1,0 +1,189 @@
+Feature: Runner: one loop iteration as one run of the claude CLI
+  Seed 004's production runner (ClaudeRunner) runs "claude" once per iteration with a fixed
+  command line, the prompt on stdin, and returns the output (stdout and stderr), the exit code
+  and the completion signal parsed from the output. "Return nil error even on non-zero exit -
+  agent may have output". These scenarios run the runner for real, against the fake harness
+  placed on PATH as "claude", and check what the harness recorded: its arguments and stdin.
+
+  How our runner differs from the seed's Go code, and why, is stated where it matters: the
+  output is stdout followed by the tail of stderr (the reference keeps the last 4 KiB of
+  stderr, decision D-6, so memory stays bounded); the run has a deadline; a CLI that cannot
+  be started is an error. The seed also copies the output to the terminal as it arrives
+  (io.MultiWriter(os.Stdout, ...)); that is presentation, which the loop does not depend on,
+  and it is not specified.
+
+  Rule: The command line is the seed's
+
+    @req:RUN-CMD-1
+    Scenario: The flags, the autonomous system prompt, and "-p -"
+      Seed 004, ClaudeRunner.Run: args "--disable-slash-commands", "--setting-sources", "",
+      "--append-system-prompt", autonomousSystemPrompt, "-p", "-", then, untrusted,
+      "--permission-mode", "acceptEdits". The system prompt is the seed's
+      autonomousSystemPrompt, word for word.
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      When the Claude runner runs
+      Then the harness was started as "claude" with the arguments:
+        """json
+        ["--disable-slash-commands", "--setting-sources", "",
+         "--append-system-prompt",
+         "CRITICAL: You are an autonomous agent.\nDO NOT ask questions. DO NOT summarize. DO NOT wait for confirmation.\nSTART WORKING IMMEDIATELY. Execute the workflow in prompt.md without any preamble.",
+         "-p", "-", "--permission-mode", "acceptEdits"]
+        """
+
+    @req:RUN-CMD-2
+    Scenario: A trusted run skips permission prompts
+      Seed 004: "if opts.Trust { args = append(args, "--dangerously-skip-permissions") }".
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      And the runner is trusted
+      When the Claude runner runs
+      Then the arguments after "-p -" are:
+        """json
+        ["--dangerously-skip-permissions"]
+        """
+
+    @req:RUN-CMD-3
+    Scenario: An untrusted run accepts edits and nothing more
+      Seed 004: "else { args = append(args, "--permission-mode", "acceptEdits") }".
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      When the Claude runner runs
+      Then the arguments after "-p -" are:
+        """json
+        ["--permission-mode", "acceptEdits"]
+        """
+
+    @req:RUN-CMD-4
+    Scenario: A model override comes last
+      Seed 004: "if opts.Model != "" { args = append(args, "--model", opts.Model) }".
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      And the runner is trusted
+      And the runner uses the model "claude-opus-4-1"
+      When the Claude runner runs
+      Then the arguments after "-p -" are:
+        """json
+        ["--dangerously-skip-permissions", "--model", "claude-opus-4-1"]
+        """
+
+    @req:RUN-CMD-5
+    Scenario: The prompt goes on stdin, whole, and never on the command line
+      Seed 004: "cmd.Stdin = strings.NewReader(prompt)" with "-p -". A prompt on stdin
+      cannot be read as a flag and has no length limit (decision D-5).
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      When the Claude runner runs with the prompt:
+        """
+        --help
+        <context>
+        Build feature X
+        </context>
+        """
+      Then the harness read the prompt on stdin
+      And the prompt is not among the arguments
+
+  Rule: The result carries the output, the exit code and the signal
+
+    @req:RUN-OUT-1
+    Scenario: The output is stdout then stderr, and its signal is parsed
+      Seed 004: "cmd.Stdout = io.MultiWriter(os.Stdout, &output); cmd.Stderr =
+      io.MultiWriter(os.Stderr, &output)" then "signal, reason := ParseSignal(output.String())".
+      Our output puts all of stdout first, then stderr: one buffer written by two pipes has no
+      defined order anyway.
+      Given a fake claude on PATH that prints:
+        """
+        Ball 3 done.
+        <promise>COMPLETE</promise>
+        """
+      And it writes to stderr:
+        """
+        warning: slow disk
+        """
+      When the Claude runner runs
+      Then the run output is:
+        """
+        Ball 3 done.
+        <promise>COMPLETE</promise>
+        warning: slow disk
+        """
+      And the run exit code is 0
+      And the run signal is "COMPLETE" with an empty reason
+
+    @req:RUN-OUT-2
+    Scenario: A non-zero exit is a result that still carries the output
+      Seed 004: "Return nil error even on non-zero exit - agent may have output".
+      Given a fake claude on PATH that prints:
+        """
+        <promise>BLOCKED: npm not found</promise>
+        """
+      And it writes to stderr:
+        """
+        Error: command failed
+        """
+      And it exits with code 3
+      When the Claude runner runs
+      Then the run exit code is 3
+      And the run output is:
+        """
+        <promise>BLOCKED: npm not found</promise>
+        Error: command failed
+        """
+      And the run signal is "BLOCKED" with reason "npm not found"
+
+    @req:RUN-OUT-3
+    Scenario: A run killed by a signal reports exit code -1 and the signal
+      Seed 004 takes the exit code from Go's ExitError.ExitCode(), which is -1 for a process
+      killed by a signal; we keep -1 and also name the signal, so the cause is not lost.
+      Level SHOULD.
+      Given a fake claude on PATH that prints:
+        """
+        partial work
+        """
+      And it dies by SIGKILL
+      When the Claude runner runs
+      Then the run exit code is -1
+      And the run was killed by "SIGKILL"
+      And the run output is:
+        """
+        partial work
+        """
+
+    @req:RUN-OUT-4
+    Scenario: A run that outlives its per-iteration timeout is stopped and keeps its output
+      Seed 004, RunOptions: "Timeout time.Duration // Per-iteration timeout", enforced through
+      exec.CommandContext. Ours: at the deadline the process group gets SIGTERM, then SIGKILL
+      after a grace period (decision D-6); the result says the run timed out and keeps what
+      was printed. Level SHOULD.
+      Given a fake claude on PATH that prints:
+        """
+        thinking...
+        """
+      And it then runs for 3000 seconds
+      And a per-iteration timeout of 25 seconds
+      When the Claude runner runs
+      Then the run was stopped by its timeout
+      And the harness received SIGTERM
+      And the run output is:
+        """
+        thinking...
+        """
+
+    @req:RUN-OUT-5
+    Scenario: A claude that cannot be started is an error, not an empty success
+      Seed 004's Run returns exit code 0 and no error when the command cannot even start
+      (the error is not an ExitError), so a loop would iterate over empty outputs. Ours
+      fails the run with an error naming the command. Level SHOULD.
+      Given no claude on PATH
+      When the Claude runner runs
+      Then the runner cannot start, with an error naming "claude"

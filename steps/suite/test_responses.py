@@ -1,0 +1,10 @@
+"""Component `responses`: the OpenAI Responses API parser (seed 003, decision D-8)."""
+
+import pytest
+from pytest_bdd import scenarios
+
+from steps.paths import FEATURES
+
+pytestmark = pytest.mark.component("responses")
+
+scenarios(str(FEATURES / "responses"))

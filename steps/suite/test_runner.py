@@ -1,0 +1,10 @@
+"""Component `runner`: ParseSignal, the Claude runner, the agent loop (seed 004, D-9)."""
+
+import pytest
+from pytest_bdd import scenarios
+
+from steps.paths import FEATURES
+
+pytestmark = [pytest.mark.component("runner"), pytest.mark.timeout(60)]
+
+scenarios(str(FEATURES / "runner"))

@@ -1,0 +1,58 @@
+"""Self-tests of the `runner` suite: each miniature (tests/broken_runner.py) has one defect,
+and the suite fails exactly the requirements that defect breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from steps.registry import load
+from tests.runsuite import failing, verdicts_for
+
+CASES = {
+    # ParseSignal
+    "AlwaysNone": {"RUN-SIG-1", "RUN-SIG-2", "RUN-SIG-3", "RUN-SIG-6", "RUN-SIG-7", "RUN-SIG-8"},
+    "BlockedFirst": {"RUN-SIG-3"},
+    "Untrimmed": {"RUN-SIG-2", "RUN-SIG-6", "RUN-SIG-7", "RUN-SIG-8"},
+    "LastBlocked": {"RUN-SIG-8"},
+    "Unclosed": {"RUN-SIG-4", "RUN-SIG-5"},
+    "EmptyReasonIsNone": {"RUN-SIG-6"},
+    "Normalizing": {"RUN-SIG-5", "RUN-SIG-7"},
+    # The Claude runner
+    "PromptAsArgument": {"RUN-CMD-1", "RUN-CMD-2", "RUN-CMD-3", "RUN-CMD-4", "RUN-CMD-5"},
+    "TrustIgnored": {"RUN-CMD-2", "RUN-CMD-4"},
+    "NoPermissionMode": {"RUN-CMD-1", "RUN-CMD-3"},
+    "ModelIgnored": {"RUN-CMD-4"},
+    "ShortSystemPrompt": {"RUN-CMD-1"},
+    "StdoutOnly": {"RUN-OUT-1", "RUN-OUT-2"},
+    "NonZeroIsError": {"RUN-OUT-2", "RUN-OUT-3", "RUN-OUT-4"},
+    "RawExitCode": {"RUN-OUT-3"},
+    "TimeoutUnreported": {"RUN-OUT-4"},
+    "MissingIsEmptySuccess": {"RUN-OUT-5"},
+    # The loop and the scripted runner
+    "RunsEmptySession": {"RUN-LOOP-6", "RUN-LOOP-12"},
+    "MaxIsError": {"RUN-LOOP-4"},
+    "DropsTrust": {"RUN-LOOP-7"},
+    "DropsTimeout": {"RUN-LOOP-8"},
+    "StalePrompt": {"RUN-LOOP-10"},
+    "ShortPrompt": {"RUN-LOOP-5"},
+    "SwallowsFailures": {"RUN-LOOP-11"},
+    "IgnoresComplete": {"RUN-LOOP-1", "RUN-LOOP-3", "RUN-MOCK-1"},
+    "IgnoresBlocked": {"RUN-LOOP-2"},
+    "IgnoresBalls": {"RUN-LOOP-9"},
+    "ExhaustedNone": {"RUN-MOCK-1"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_broken_runner_fails_exactly_its_requirements(name: str) -> None:
+    assert failing(f"python:tests.broken_runner:{name}", ["runner"]) == CASES[name]
+
+
+def test_reference_passes_every_requirement() -> None:
+    verdicts = verdicts_for("reference", ["runner"])
+    assert set(verdicts.values()) == {"passed"}, verdicts
+
+
+def test_every_requirement_has_a_broken_implementation_that_fails_it() -> None:
+    required = {r.id for r in load().values() if r.component == "runner"}
+    assert required - set().union(*CASES.values()) == set()
