@@ -28,6 +28,7 @@ from typing import Any
 
 from steps.drivers.base import ImplInfo, RequestResult
 from steps.drivers.dds_wire import EVENT_TOPIC, Wire
+from steps.drivers.protocol import ProtocolDriver
 from steps.exceptions import DriverError, UsageError
 from steps.paths import ROOT
 
@@ -74,7 +75,13 @@ class Served:
     grace: float
 
 
-class DdsDriver:
+class DdsDriver(ProtocolDriver):
+    """Agents served over DDS. Only the agent commands travel over DDS; any other command of
+    the protocol is an error (the driver declares only what it serves)."""
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        raise DriverError(f"{cmd} is not served over DDS")
+
     def __init__(self, options: str = "", *, domain_offset: int = 0) -> None:
         opts = parse_options(options)
         self.options = options
