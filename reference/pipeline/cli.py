@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from reference.exceptions import ContractError
-from reference.pipeline.loader import Limits
+from reference.pipeline.loader import DEFAULT_LIMITS
 from reference.pipeline.schemas import CONTRACTS
 from reference.pipeline.validate import Issue, Report, validate_text
 
 PROG = "agent-tck validate"
-LIMITS = Limits()
+LIMITS = DEFAULT_LIMITS
 
 
 class _Usage(Exception):

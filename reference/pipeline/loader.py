@@ -34,6 +34,8 @@ class Limits:
     max_depth: int = 64
 
 
+DEFAULT_LIMITS = Limits()
+
 @dataclass(frozen=True)
 class Position:
     """Where a node starts in the source (1-based), and a scalar's text as written."""
@@ -71,7 +73,8 @@ def short_tag(tag: str) -> str:
     return "!!" + tag[len(TAG_PREFIX):] if tag.startswith(TAG_PREFIX) else tag
 
 
-def load_document(text: str, source: str = "<document>", limits: Limits = Limits()) -> Document:
+def load_document(text: str, source: str = "<document>",
+                  limits: Limits = DEFAULT_LIMITS) -> Document:
     """Load one YAML document safely; raise `DocumentError` for anything but plain data."""
     size = len(text.encode("utf-8"))
     if size > limits.max_bytes:

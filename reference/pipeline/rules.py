@@ -144,8 +144,8 @@ def parents_resolve(doc: Document, at: Path, root: Any) -> Iterator[Problem]:
 def levels_consistent(doc: Document, at: Path, root: Any) -> Iterator[Problem]:
     """`level` is 1 without a parent, else the parent's level + 1."""
     for path, char, names in _by_method(_dict(root), at):
-        parent = names.get(char.get("depends_on")) if isinstance(char.get("depends_on"),
-                                                                   str) else None
+        name = char.get("depends_on")
+        parent = names.get(name) if isinstance(name, str) else None
         message = _level_problem(char, parent)
         if message:
             yield (*path, "level"), message

@@ -46,7 +46,8 @@ def registry() -> Registry[Any]:
 def validator(contract: str) -> Draft202012Validator:
     """The validator of one contract; `ContractError` if there is no such contract."""
     if contract not in CONTRACTS:
-        raise ContractError(f"unknown contract {contract!r}: expected one of {', '.join(CONTRACTS)}")
+        raise ContractError(f"unknown contract {contract!r}: expected one of"
+                            f" {', '.join(CONTRACTS)}")
     return Draft202012Validator(schemas()[contract], registry=registry())
 
 

@@ -18,7 +18,14 @@ from jsonschema import ValidationError
 
 from reference.exceptions import DocumentError
 from reference.pipeline import rules
-from reference.pipeline.loader import Document, Limits, Path, json_path, load_document
+from reference.pipeline.loader import (
+    DEFAULT_LIMITS,
+    Document,
+    Limits,
+    Path,
+    json_path,
+    load_document,
+)
 from reference.pipeline.schemas import infer_contract, validator
 
 # Words agents write instead of the seed's (decision D-10): refused, with the right word.
@@ -62,7 +69,7 @@ class Report:
 
 
 def validate_text(text: str, source: str = "<document>", contract: str | None = None,
-                  limits: Limits = Limits()) -> Report:
+                  limits: Limits = DEFAULT_LIMITS) -> Report:
     """Load `text` safely and check it against `contract` (inferred when None).
 
     A document the loader refuses is a report with that one issue; an unknown contract name
@@ -104,7 +111,7 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
     if error.validator == "additionalProperties":
         yield from _unexpected_keys(doc, path, error)
     elif "propertyNames" in error.relative_schema_path:
-        yield _issue(doc, (*path, error.instance), _bad_name(error), key=True)
+        yield _issue(doc, (*path, str(error.instance)), _bad_name(error), key=True)
     elif error.validator == "enum":
         yield _issue(doc, path, _enum_message(error))
     elif error.validator == "const" and path and str(path[-1]).endswith(("_completed",
@@ -117,9 +124,10 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
 
 
 def _unexpected_keys(doc: Document, path: Path, error: ValidationError) -> Iterator[Issue]:
-    allowed = sorted(error.schema.get("properties", {}))
-    patterns = list(error.schema.get("patternProperties", {}))
-    for key in error.instance:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    allowed = sorted(schema.get("properties", {}))
+    patterns = list(schema.get("patternProperties", {}))
+    for key in error.instance if isinstance(error.instance, dict) else ():
         if key in allowed or any(re.search(p, key) for p in patterns):
             continue
         hint = difflib.get_close_matches(key, allowed, n=1)
@@ -137,7 +145,7 @@ def _bad_name(error: ValidationError) -> str:
 
 
 def _enum_message(error: ValidationError) -> str:
-    allowed = list(error.validator_value)
+    allowed = list(error.validator_value) if isinstance(error.validator_value, list) else []
     hint = NEAR_MISSES.get(error.instance) if isinstance(error.instance, str) else None
     if hint not in allowed and isinstance(error.instance, str):
         close = difflib.get_close_matches(error.instance, [str(a) for a in allowed], n=1)
