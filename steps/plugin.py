@@ -12,7 +12,7 @@ import pytest
 
 from steps.drivers import Driver, make_driver
 
-pytest_plugins = ["steps.agent_steps"]
+pytest_plugins = ["steps.agent_steps", "steps.pipeline_steps"]
 
 NOT_APPLICABLE = "not applicable"
 DEFAULT_TIME_SCALE = 0.02

@@ -82,16 +82,21 @@ def marker(agent: str, what: str = "completed") -> str:
     return f"{agent.replace('-', '_')}_{what}"
 
 
-def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent]) -> PipelineResult:
-    """Run `agents` (a subset of the seed's seven, by name) on `source_file` under `base_dir`.
+def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent],
+                 start_at: str | None = None) -> PipelineResult:
+    """Run `agents` (some of the seed's seven, by name) on `source_file` under `base_dir`;
+    `start_at` re-runs from that agent (seed 002, Recovery Protocol).
 
     `PathError` if the source path could leave the metadata directory; `ContractError` for an
     agent name the seed does not have. Everything else is the result's outcome.
     """
-    unknown = sorted(set(agents) - set(AGENTS))
-    if unknown:
-        raise ContractError(f"unknown agent {unknown[0]!r}: the pipeline's agents are"
-                            f" {', '.join(AGENTS)}")
+    if not agents:
+        raise ContractError("a pipeline needs at least one agent")
+    unknown = sorted((set(agents) | {start_at or AGENTS[0]}) - set(AGENTS))
+    if unknown or (start_at is not None and start_at not in agents):
+        name = unknown[0] if unknown else start_at
+        raise ContractError(f"unknown agent {name!r}: the pipeline's agents are"
+                            f" {', '.join(a for a in AGENTS if a in agents)}")
     store = MetadataStore(base_dir, source_file)
     order = [name for name in AGENTS if name in agents]
     result = PipelineResult("completed", store.path)
@@ -100,7 +105,7 @@ def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent]) 
         if cache_valid(store, order):
             result.outcome = "cached"
             return result
-        for current in order:
+        for current in order[order.index(start_at or order[0]):]:
             _step(store, order, current, agents[current], result)
     except _Stop as stop:
         result.outcome, result.message, result.reason = stop.outcome, stop.message, stop.reason

@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
-from reference import __version__
+from reference import __version__, pipeline
 from reference.agent import CodingAgent, create_agent
 from reference.backends import BACKENDS, get_backend
 from reference.events import Event
+from reference.exceptions import PipelineError
 from steps.drivers.base import ImplInfo, RequestResult
 
 
@@ -27,7 +29,7 @@ class _Observed:
 class InProcessDriver:
     def __init__(self) -> None:
         self.info = ImplInfo("agent-tck reference", "python", __version__,
-                             ("agent", "backends"), tuple(sorted(BACKENDS)))
+                             ("agent", "backends", "pipeline"), tuple(sorted(BACKENDS)))
         self.cwd = os.getcwd()
         self.agents: dict[str, _Observed] = {}
         self.ids = itertools.count(1)
@@ -76,3 +78,36 @@ class InProcessDriver:
 
     def close(self) -> None:
         self.agents.clear()
+
+    # --- component `pipeline` (issue 5) ---------------------------------------------------
+
+    def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
+        report = pipeline.validate_text(document, "<document>", contract)
+        errors = [{k: v for k, v in i.to_dict().items() if k != "file"} for i in report.issues]
+        return {"valid": report.valid, "contract": report.contract, "errors": errors}
+
+    def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
+                     start_at: str | None = None) -> dict[str, Any]:
+        calls: list[list[str]] = []
+        base = Path(base_dir)
+        observed = {a["name"]: _watched(a["name"], pipeline.scripted_agent(a, base), calls)
+                    for a in agents}
+        try:
+            result = pipeline.run_pipeline(base, source_file, observed, start_at)
+        except PipelineError as exc:
+            return {"outcome": "refused", "failed_agent": None, "message": str(exc),
+                    "reason": None, "calls": calls}
+        return {**result.to_dict(), "calls": calls}
+
+
+def _watched(name: str, agent: pipeline.Agent, calls: list[list[str]]) -> pipeline.Agent:
+    """`agent`, recording when it starts and ends."""
+
+    def run(context: pipeline.Context) -> pipeline.Reply:
+        calls.append(["start", name])
+        try:
+            return agent(context)
+        finally:
+            calls.append(["end", name])
+
+    return run
