@@ -107,13 +107,15 @@ Feature: Pipeline contracts: the YAML the agents exchange
         | code-analyzer.seed.yml       | side-effect type  | subtype: email             | subtype: sms              | 49:16: $.data.behaviors[6].subtype                      | 'webhook', 'email'                         |
 
     @req:PL-1.3
-    Scenario: A zone outside green, yellow, red is refused (and the summary no longer adds up)
-      Given the seed's example "discovery-agent.success.yml" with "zone: yellow" replaced by "zone: orange"
+    Scenario: A zone is green, yellow or red
+      Given a "metadata" document:
+        """yaml
+        complexity: { zone: orange, loc: 85, methods: 4 }
+        """
       When it is validated
       Then it is invalid with these errors:
         """
-        66:25: $.files[1].complexity.zone: 'orange' is not one of 'green', 'yellow', 'red'
-        83:32: $.summary.by_zone.yellow: summary says yellow: 1, the document lists 0 yellow files
+        1:21: $.complexity.zone: 'orange' is not one of 'green', 'yellow', 'red'
         """
 
   Rule: The discovery-agent stops with a reason

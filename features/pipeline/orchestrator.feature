@@ -84,7 +84,6 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
     Scenario: A re-run from test-architect needs the isolation-decider's marker
       Given the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
         """yaml
-        source_mtime: 1699351530
         automation:
           discovery_agent_completed: true
           code_analyzer_completed: true

@@ -61,12 +61,11 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
 
     @req:PL-2.2
     Scenario: Behavior ids are unique
-      Given the seed's example "metadata.seed.yml" with "id: refunds_transaction" replaced by "id: returns_completed"
+      Given the seed's example "code-analyzer.seed.yml" with "id: payment_gateway_charge_succeeds" replaced by "id: processes_payment"
       When it is validated
       Then it is invalid with these errors:
         """
-        54:9: $.behaviors[4].id: behavior id 'returns_completed' is already used by behaviors[0]
-        119:26: $.methods[1].characteristics[0].values[0].behavior_id: behavior_id 'refunds_transaction' is not the id
+        53:11: $.data.behaviors[7].id: behavior id 'processes_payment' is already used by behaviors[3]
         """
 
   Rule: A terminal branch names its behavior
@@ -122,12 +121,11 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
 
     @req:PL-2.4
     Scenario: when_parent without depends_on
-      Given the seed's example "code-analyzer.seed.yml" with "depends_on: payment_status" replaced by "depends_on: null"
+      Given the seed's example "code-analyzer.seed.yml" with "when_parent: null" replaced by "when_parent: [pending]"
       When it is validated
       Then it is invalid with these errors:
         """
-        117:18: $.data.methods[0].characteristics[1].level: level 2 with depends_on null
-        119:24: $.data.methods[0].characteristics[1].when_parent: when_parent is set but depends_on is null
+        96:24: $.data.methods[0].characteristics[0].when_parent: when_parent is set but depends_on is null
         """
 
     @req:PL-2.5
@@ -137,6 +135,13 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
       Then it is invalid with these errors:
         """
         117:18: $.data.methods[0].characteristics[1].level: level 3 but depends_on 'payment_status' is at level 1: expected 2
+        """
+      Given the seed's example "code-analyzer.seed.yml" with "level: 1" replaced by "level: 2"
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        94:18: $.data.methods[0].characteristics[0].level: level 2 with depends_on null: a characteristic without a parent is at level 1
+        117:18: $.data.methods[0].characteristics[1].level: level 2 but depends_on 'payment_status' is at level 2: expected 3
         """
 
   Rule: The slug is the source path's

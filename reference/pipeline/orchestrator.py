@@ -98,7 +98,7 @@ def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent],
         raise ContractError(f"unknown agent {name!r}: the pipeline's agents are"
                             f" {', '.join(a for a in AGENTS if a in agents)}")
     store = MetadataStore(base_dir, source_file)
-    order = [name for name in AGENTS if name in agents]
+    order = in_order(agents)
     result = PipelineResult("completed", store.path)
     current = None
     try:
@@ -111,6 +111,11 @@ def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent],
         result.outcome, result.message, result.reason = stop.outcome, stop.message, stop.reason
         result.failed_agent = current
     return result
+
+
+def in_order(agents: Mapping[str, Agent]) -> list[str]:
+    """The names of `agents` in the seed's Agent Sequence."""
+    return [name for name in AGENTS if name in agents]
 
 
 def cache_valid(store: MetadataStore, order: list[str]) -> bool:

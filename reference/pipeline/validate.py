@@ -146,10 +146,17 @@ def _bad_name(error: ValidationError) -> str:
 
 def _enum_message(error: ValidationError) -> str:
     allowed = list(error.validator_value) if isinstance(error.validator_value, list) else []
-    hint = NEAR_MISSES.get(error.instance) if isinstance(error.instance, str) else None
-    if hint not in allowed and isinstance(error.instance, str):
-        close = difflib.get_close_matches(error.instance, [str(a) for a in allowed], n=1)
-        hint = close[0] if close else None
-    shown = ", ".join(repr(a) for a in allowed)
-    extra = f"; did you mean {hint!r}?" if hint in allowed else ""
-    return f"{error.instance!r} is not one of {shown}{extra}"
+    hint = near_miss(error.instance, allowed)
+    extra = f"; did you mean {hint!r}?" if hint is not None else ""
+    return f"{error.instance!r} is not one of {', '.join(repr(a) for a in allowed)}{extra}"
+
+
+def near_miss(word: object, allowed: list[Any]) -> str | None:
+    """The allowed word `word` was probably meant to be (decision D-10), if any."""
+    if not isinstance(word, str):
+        return None
+    hint = NEAR_MISSES.get(word)
+    if hint in allowed:
+        return hint
+    close = difflib.get_close_matches(word, [a for a in allowed if isinstance(a, str)], n=1)
+    return close[0] if close else None
