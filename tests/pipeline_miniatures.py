@@ -84,7 +84,8 @@ class AnyStatusField(Miniature):
     """Accepts error and skip_reason whatever the status."""
 
     swaps = ((validate, "_schema_issues", lambda doc, contract: (
-        i for i in _ORIGINAL_SCHEMA_ISSUES(doc, contract) if "should not be valid" not in i.message)),)
+        i for i in _ORIGINAL_SCHEMA_ISSUES(doc, contract)
+        if "should not be valid" not in i.message)),)
 
 
 class OpenEnums(Miniature):
