@@ -95,6 +95,20 @@ class OpenEnums(Miniature):
         i for i in _ORIGINAL_SCHEMA_ISSUES(doc, contract) if "is not one of" not in i.message)),)
 
 
+class NoPatterns(Miniature):
+    """Accepts any string where the schema gives a pattern."""
+
+    swaps = ((validate, "_schema_issues", lambda doc, contract: (
+        i for i in _ORIGINAL_SCHEMA_ISSUES(doc, contract) if "does not match" not in i.message)),)
+
+
+class OpenObjects(Miniature):
+    """Accepts keys the contract does not define."""
+
+    swaps = ((validate, "_schema_issues", lambda doc, contract: (
+        i for i in _ORIGINAL_SCHEMA_ISSUES(doc, contract) if "unexpected key" not in i.message)),)
+
+
 class NoHint(Miniature):
     """Rejects near-miss status words without naming the seed's word."""
 
@@ -295,18 +309,21 @@ _ORIGINAL_CALL = orchestrator._call
 _ORIGINAL_RESPONSE = orchestrator._response
 assert schemas.AGENTS and Path  # the modules above are the ones patched
 
-CONTRACTS = {"PL-1.1", "PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.8", "PL-1.9", "PL-1.10"}
+CONTRACTS = {"PL-1.1", "PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.8", "PL-1.9", "PL-1.10",
+             "PL-1.11", "PL-1.12"}
 
 # Miniature -> the requirements the suite must report as failed against it, and no others.
 EXPECTED: dict[type[InProcessDriver], set[str]] = {
     AcceptsEverything: {"PL-1.1", "PL-1.3", "PL-1.4", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.8",
-                        "PL-1.9", "PL-1.10", *(f"PL-2.{i}" for i in range(1, 10)),
+                        "PL-1.9", "PL-1.10", "PL-1.11", "PL-1.12", *(f"PL-2.{i}" for i in range(1, 10)),
                         "PL-3.1", "PL-3.2", "PL-3.3", "PL-3.4", "PL-3.5"},
     RejectsEverything: {*CONTRACTS, "PL-1.3", "PL-1.4", *(f"PL-2.{i}" for i in range(1, 10)),
                         "PL-3.1", "PL-3.2", "PL-3.3", "PL-3.4", "PL-3.5"},
     AnyStatusField: {"PL-1.1"},
     OpenEnums: {"PL-1.3", "PL-1.4", "PL-1.8"},
     NoHint: {"PL-1.4"},
+    NoPatterns: {"PL-1.7", "PL-1.11", "PL-3.1"},
+    OpenObjects: {"PL-1.6", "PL-1.10", "PL-1.12"},
     FirstErrorOnly: {"PL-1.6", "PL-1.10", "PL-2.1", "PL-2.5", "PL-2.9", "PL-3.1"},
     AnyTag: {"PL-3.2"},
     SharedAliases: {"PL-3.3"},

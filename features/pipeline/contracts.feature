@@ -166,6 +166,9 @@ Feature: Pipeline contracts: the YAML the agents exchange
   Rule: The metadata file, enriched agent by agent
     A metadata file is valid at every stage of the pipeline: a field becomes required once the
     agent that writes it has set its completion marker.
+    The seed says "method_mode must be present in methods[]", but its own examples of
+    methods[] leave it out; the examples are what agents copy, so method_mode is checked when
+    present (new | modified | unchanged) and not required.
 
     @req:PL-1.6
     Scenario: The seed's full metadata file is valid, and the code-analyzer's marker needs its fields
@@ -204,6 +207,43 @@ Feature: Pipeline contracts: the YAML the agents exchange
       Then it is invalid with these errors:
         """
         2:1: $.spec_pth: unexpected key 'spec_pth'; did you mean 'spec_path'?
+        """
+
+  Rule: Code artifacts are where RSpec expects them
+    "Standard RSpec locations: spec/**/*_spec.rb, spec/factories/*.rb" (seed 002, Code
+    Artifacts).
+
+    @req:PL-1.11
+    Scenario: A spec path outside spec/ is refused
+      Given a "metadata" document:
+        """yaml
+        spec_path: test/models/payment_test.rb
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        1:12: $.spec_path: 'test/models/payment_test.rb' does not match
+        """
+
+  Rule: Debug-only fields stay out of the metadata file
+    "Downstream agents do not receive cross_class_deps (debug-only)" (seed 002, Dependency
+    Concepts Distinction): the discovery-agent's response has it, the metadata file does not.
+
+    @req:PL-1.12
+    Scenario: cross_class_deps in methods_to_analyze is refused
+      Given a "metadata" document:
+        """yaml
+        methods_to_analyze:
+          - name: process
+            method_mode: modified
+            line_range: [10, 35]
+            selected: true
+            cross_class_deps: [{ class: Payment }]
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        6:5: $.methods_to_analyze[0].cross_class_deps: unexpected key 'cross_class_deps'
         """
 
   Rule: Completion and skip markers
