@@ -84,9 +84,10 @@ def ours_in_process(files: list[str]) -> int:
 
 
 def ours_cli(files: list[str]) -> int:
-    done = subprocess.run([sys.executable, "-m", "reference.pipeline", "validate", "--contract",
-                           "metadata", "--format", "json", *files], capture_output=True,
-                          text=True, cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    argv = [sys.executable, "-m", "reference.pipeline", "validate", "--contract", "metadata",
+            "--format", "json", *files]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     return sum(1 for f in json.loads(done.stdout)["files"] if not f["valid"])
 
 
