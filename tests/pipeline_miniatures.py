@@ -208,15 +208,14 @@ class OneVersion(Miniature):
         st, md, name, Reply(reply.response, reply.writes), response)),)
 
 
-def _inputs_then_read(st: store.MetadataStore, order: list[str], name: str) -> dict[str, Any]:
-    orchestrator._check_inputs(st, name)
+def _just_read(st: store.MetadataStore, name: str, previous: str) -> dict[str, Any]:
     return st.read()
 
 
 class NoMarkerCheck(Miniature):
     """Starts an agent without looking for the previous agent's marker."""
 
-    swaps = ((orchestrator, "_check_prerequisites", _inputs_then_read),)
+    swaps = ((orchestrator, "_check_prerequisites", _just_read),)
 
 
 class NoInputCheck(Miniature):

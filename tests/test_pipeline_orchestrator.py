@@ -66,6 +66,20 @@ def test_a_malformed_response_stops_the_pipeline(base: Path, response: str,
         "error", "test-architect", message)
 
 
+def test_a_run_without_the_discovery_agent_enriches_its_metadata(base: Path) -> None:
+    store = MetadataStore(base, SOURCE)
+    store.write({"class_name": "Payment", "automation": {"discovery_agent_completed": True}})
+    analyzer = scripted_agent({"response": "status: success\n", "writes": {"slug": "x"}}, base)
+    result = run_pipeline(base, SOURCE, {"code-analyzer": analyzer})
+    assert (result.outcome, store.read()) == ("completed", {
+        "class_name": "Payment", "slug": "x", "automation": {
+            "discovery_agent_completed": True, "code_analyzer_completed": True,
+            "code_analyzer_version": "1.0"}})
+    store.write({"class_name": "Payment"})
+    assert run_pipeline(base, SOURCE, {"code-analyzer": analyzer}).message.startswith(
+        "code-analyzer cannot start: discovery_agent_completed: true is missing from ")
+
+
 def test_a_crashing_agent_stops_the_pipeline(base: Path) -> None:
     def crash(context: Context) -> Reply:
         raise RuntimeError("out of tokens")

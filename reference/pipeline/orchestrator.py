@@ -139,11 +139,10 @@ def _read(store: MetadataStore, who: str) -> dict[str, Any]:
 
 def _step(store: MetadataStore, order: list[str], name: str, agent: Agent,
           result: PipelineResult) -> None:
-    if name == order[0]:
-        _check_inputs(store, name)
-        metadata: dict[str, Any] = {}  # a full analysis starts afresh
-    else:
-        metadata = _check_prerequisites(store, order, name)
+    _check_inputs(store, name)
+    previous = previous_agent(order, name)
+    # the discovery-agent starts a full analysis afresh; every other agent enriches the file
+    metadata = {} if previous is None else _check_prerequisites(store, name, previous)
     result.ran.append(name)
     reply = _call(agent, Context(name, store.source_file, store.slug, store.path, metadata))
     response = _response(name, reply.response)
@@ -157,9 +156,17 @@ def _step(store: MetadataStore, order: list[str], name: str, agent: Agent,
     _record(store, metadata, name, reply, response)
 
 
-def _check_prerequisites(store: MetadataStore, order: list[str], name: str) -> dict[str, Any]:
-    _check_inputs(store, name)
-    previous = order[order.index(name) - 1]
+def previous_agent(order: list[str], name: str) -> str | None:
+    """The agent whose marker `name` needs: the one before it in this run, or, for the first
+    agent of a run, the one before it in the seed's sequence (None for the discovery-agent)."""
+    index = order.index(name)
+    if index > 0:
+        return order[index - 1]
+    index = AGENTS.index(name)
+    return AGENTS[index - 1] if index > 0 else None
+
+
+def _check_prerequisites(store: MetadataStore, name: str, previous: str) -> dict[str, Any]:
     metadata = _read(store, name)
     automation = metadata.get("automation")
     if not (isinstance(automation, dict) and automation.get(marker(previous)) is True):
