@@ -120,6 +120,15 @@ def test_status_near_misses_word_for_word() -> None:
     assert near_miss(1, ["success"]) is None
 
 
+def test_keys_allowed_only_with_a_value() -> None:
+    assert errors("status: skip\nskip_reason: x\nerror: y\n", "response") == [
+        "f.yml:3:1: $.error: 'error' is allowed only with status: error"]
+    bank = "behaviors:\n  - {id: a, description: d, type: success, subtype: email, enabled: true," \
+           " used_by: 1}\n"
+    assert errors(bank, "metadata") == [
+        "f.yml:2:44: $.behaviors[0].subtype: 'subtype' is allowed only with type: side_effect"]
+
+
 def test_unexpected_key_points_at_the_key() -> None:
     assert errors("status: success\ndata:\n  files_created: []\n  extra: 1\n") == [
         "f.yml:4:3: $.data.extra: unexpected key 'extra'"]

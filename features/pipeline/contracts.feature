@@ -2,7 +2,8 @@ Feature: Pipeline contracts: the YAML the agents exchange
   Seed 002 (an RSpec test-writing pipeline) specifies, by example, the YAML each agent returns
   and the metadata file they enrich in turn. Each contract is a JSON Schema (draft 2020-12) in
   `schemas/contracts/`, and every YAML example of the seed is a fixture in
-  `schemas/contracts/examples/` that must validate. An error is listed as
+  `schemas/contracts/examples/` that must validate; `with "A" replaced by "B"` changes the
+  first occurrence of A in the example. An error is listed as
   `line:column: json/path: words the message contains`; the list is complete.
 
   Rule: Every YAML example in the seed is valid
@@ -50,6 +51,16 @@ Feature: Pipeline contracts: the YAML the agents exchange
         """
         1:1: $: 'skip_reason' is a required property
         """
+      Given a "response" document:
+        """yaml
+        status: error
+        data: {}
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        1:1: $: 'error' is a required property
+        """
 
     @req:PL-1.1
     Scenario: error and skip_reason belong to their own status only
@@ -62,7 +73,18 @@ Feature: Pipeline contracts: the YAML the agents exchange
       When it is validated
       Then it is invalid with these errors:
         """
-        1:1: $: should not be valid
+        3:1: $.error: 'error' is allowed only with status: error
+        """
+      Given a "response" document:
+        """yaml
+        status: error
+        error: "Cannot determine testable methods"
+        skip_reason: "nothing to do"
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:1: $.skip_reason: 'skip_reason' is allowed only with status: skip
         """
 
   Rule: Status words are exactly the seed's; near misses get a hint (decision D-10)

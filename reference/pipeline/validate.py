@@ -33,6 +33,11 @@ NEAR_MISSES = {"skipped": "skip", "ok": "success", "failed": "error", "stopped":
                "succeeded": "success"}
 
 
+# Keys the seed allows only alongside a given value (`not: {required: [key]}` in the schemas).
+ALLOWED_ONLY = {"error": "status: error", "skip_reason": "status: skip",
+                "subtype": "type: side_effect"}
+
+
 @dataclass(frozen=True, order=True)
 class Issue:
     """One error, where it is: file, line, column (1-based), JSON path."""
@@ -112,6 +117,10 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
         yield from _unexpected_keys(doc, path, error)
     elif "propertyNames" in error.relative_schema_path:
         yield _issue(doc, (*path, str(error.instance)), _bad_name(error), key=True)
+    elif error.validator == "not" and _forbidden_key(error) in ALLOWED_ONLY:
+        key = _forbidden_key(error)
+        yield _issue(doc, (*path, key), f"{key!r} is allowed only with {ALLOWED_ONLY[key]}",
+                     key=True)
     elif error.validator == "enum":
         yield _issue(doc, path, _enum_message(error))
     elif error.validator == "const" and path and str(path[-1]).endswith(("_completed",
@@ -121,6 +130,12 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
                                 " that did not finish writes no marker")
     else:
         yield _issue(doc, path, error.message)
+
+
+def _forbidden_key(error: ValidationError) -> str | None:
+    value = error.validator_value
+    required = value.get("required") if isinstance(value, dict) else None
+    return required[0] if isinstance(required, list) and len(required) == 1 else None
 
 
 def _unexpected_keys(doc: Document, path: Path, error: ValidationError) -> Iterator[Issue]:
