@@ -117,8 +117,7 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
         yield from _unexpected_keys(doc, path, error)
     elif "propertyNames" in error.relative_schema_path:
         yield _issue(doc, (*path, str(error.instance)), _bad_name(error), key=True)
-    elif error.validator == "not" and _forbidden_key(error) in ALLOWED_ONLY:
-        key = _forbidden_key(error)
+    elif error.validator == "not" and (key := _forbidden_key(error)) in ALLOWED_ONLY:
         yield _issue(doc, (*path, key), f"{key!r} is allowed only with {ALLOWED_ONLY[key]}",
                      key=True)
     elif error.validator == "enum":
@@ -132,10 +131,11 @@ def _explain(doc: Document, error: ValidationError) -> Iterator[Issue]:
         yield _issue(doc, path, error.message)
 
 
-def _forbidden_key(error: ValidationError) -> str | None:
+def _forbidden_key(error: ValidationError) -> str:
+    """`k` for `not: {required: [k]}`, else ""."""
     value = error.validator_value
     required = value.get("required") if isinstance(value, dict) else None
-    return required[0] if isinstance(required, list) and len(required) == 1 else None
+    return str(required[0]) if isinstance(required, list) and len(required) == 1 else ""
 
 
 def _unexpected_keys(doc: Document, path: Path, error: ValidationError) -> Iterator[Issue]:
