@@ -62,7 +62,7 @@ def test_bank_messages(change: object, expected: list[str]) -> None:
 @pytest.mark.parametrize(("sub", "expected"), [
     (characteristic("sub", V, 2, "kind", "[z]"),
      ["f.yml:24:23: $.methods[0].characteristics[1].when_parent[0]: when_parent value 'z' is"
-      " not a value of 'kind' (its values: ['a', 'b'])"]),
+      " not a value of 'kind' (its values: 'a', 'b')"]),
     (characteristic("sub", V, 2, "other", "[b]"),
      ["f.yml:23:21: $.methods[0].characteristics[1].depends_on: depends_on 'other' is not a"
       " characteristic of the same method"]),

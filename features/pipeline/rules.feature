@@ -97,7 +97,7 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
       When it is validated as "metadata"
       Then it is invalid with these errors:
         """
-        25:13: $.methods[0].characteristics[0].values[1]: terminal value False has no behavior_id
+        25:13: $.methods[0].characteristics[0].values[1]: terminal value false has no behavior_id
         """
 
   Rule: A characteristic hangs under a parent of its own method, at the next level

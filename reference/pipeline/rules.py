@@ -18,6 +18,17 @@ Problem = tuple[Path, str]
 Rule = Callable[[Document, Path, Any], Iterator[Problem]]
 
 
+def shown(value: Any) -> str:
+    """A value as YAML writes it: strings quoted, `true`, `false`, `null`, numbers as is."""
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -83,7 +94,7 @@ def terminal_has_behavior(doc: Document, at: Path, root: Any) -> Iterator[Proble
     for path, char in _characteristics(_dict(root), at):
         for vpath, value in _values(char, path):
             if value.get("terminal") is True and "behavior_id" not in value:
-                yield vpath, (f"terminal value {value.get('value')!r} has no behavior_id: a"
+                yield vpath, (f"terminal value {shown(value.get('value'))} has no behavior_id: a"
                               " terminal branch must name its behavior")
 
 
@@ -101,8 +112,8 @@ def _parent_problems(char: dict[str, Any], parent: dict[str, Any] | None) -> Ite
     offered = [_dict(v).get("value") for v in _list(parent.get("values"))]
     for i, value in enumerate(_list(when)):
         if value not in offered:
-            yield ("when_parent", i), (f"when_parent value {value!r} is not a value of"
-                                       f" {name!r} (its values: {offered!r})")
+            yield ("when_parent", i), (f"when_parent value {shown(value)} is not a value of"
+                                       f" {name!r} (its values: {', '.join(shown(v) for v in offered)})")
 
 
 def _level_problem(char: dict[str, Any], parent: dict[str, Any] | None) -> str | None:
