@@ -110,10 +110,11 @@ def _parent_problems(char: dict[str, Any], parent: dict[str, Any] | None) -> Ite
         yield ("when_parent",), f"when_parent is null but depends_on is {name!r}"
         return
     offered = [_dict(v).get("value") for v in _list(parent.get("values"))]
+    listed = ", ".join(shown(v) for v in offered)
     for i, value in enumerate(_list(when)):
         if value not in offered:
             yield ("when_parent", i), (f"when_parent value {shown(value)} is not a value of"
-                                       f" {name!r} (its values: {', '.join(shown(v) for v in offered)})")
+                                       f" {name!r} (its values: {listed})")
 
 
 def _level_problem(char: dict[str, Any], parent: dict[str, Any] | None) -> str | None:
