@@ -124,6 +124,8 @@ class _Builder:
         if self.count > self.limits.max_nodes:
             raise self.refuse(node, path, f"document expands to more than {self.limits.max_nodes}"
                               " nodes (an alias bomb?)")
+        if isinstance(node, ScalarNode):
+            return self.dispatch(node, path)  # a scalar neither nests nor contains itself
         if len(path) > self.limits.max_depth:
             raise self.refuse(node, path, f"document nests deeper than {self.limits.max_depth}")
         if id(node) in self.active:
@@ -138,12 +140,12 @@ class _Builder:
         mark = node.start_mark
         raw = node.value if isinstance(node, ScalarNode) else None
         self.document.positions.setdefault(path, Position(mark.line + 1, mark.column + 1, raw))
+        if isinstance(node, ScalarNode) and node.tag == STR:
+            return node.value  # the common case, without the constructor's overhead
         if isinstance(node, MappingNode) and node.tag == MAP:
             return self.mapping(node, path)
         if isinstance(node, SequenceNode) and node.tag == SEQ:
             return [self.node(item, (*path, i)) for i, item in enumerate(node.value)]
-        if isinstance(node, ScalarNode) and node.tag == STR:
-            return node.value  # the common case, without the constructor's overhead
         if isinstance(node, ScalarNode) and node.tag in SCALAR_TAGS:
             return self.scalars.yaml_constructors[node.tag](self.scalars, node)
         if isinstance(node, ScalarNode) and node.tag == TIMESTAMP:
