@@ -80,6 +80,15 @@ def test_a_run_without_the_discovery_agent_enriches_its_metadata(base: Path) -> 
         "code-analyzer cannot start: discovery_agent_completed: true is missing from ")
 
 
+def test_an_automation_that_is_not_a_mapping_is_replaced(base: Path) -> None:
+    store = MetadataStore(base, SOURCE)
+    writer = scripted_agent({"response": "status: success\n", "writes": {"automation": [1]}},
+                            base)
+    assert run_pipeline(base, SOURCE, {"discovery-agent": writer}).outcome == "completed"
+    assert store.read()["automation"] == {"discovery_agent_completed": True,
+                                          "discovery_agent_version": "1.0"}
+
+
 def test_a_crashing_agent_stops_the_pipeline(base: Path) -> None:
     def crash(context: Context) -> Reply:
         raise RuntimeError("out of tokens")

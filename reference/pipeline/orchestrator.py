@@ -208,12 +208,16 @@ def _response(name: str, response: str | Mapping[str, Any]) -> dict[str, Any]:
     return value
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
 def _record(store: MetadataStore, metadata: dict[str, Any], name: str, reply: Reply,
             response: dict[str, Any]) -> None:
     """Merge the agent's writes and its markers, and write the file atomically."""
-    automation = dict(metadata.get("automation") or {})
+    automation = _mapping(metadata.get("automation"))
     updated = {**metadata, **reply.writes}
-    automation.update(dict(updated.get("automation") or {}))
+    automation.update(_mapping(updated.get("automation")))
     automation[marker(name)] = True
     automation[marker(name, "version")] = reply.version
     if response["status"] == "skip":
