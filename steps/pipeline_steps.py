@@ -66,6 +66,12 @@ def huge_document(pipeline: PipelineWorld, contract: str, size: int) -> None:
     pipeline.document = "status: success\ndata: " + "x" * (size * 1024 * 1024) + "\n"
 
 
+@given(parsers.parse('a "{contract}" document nesting {depth:d} lists'))
+def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
+    pipeline.contract = contract
+    pipeline.document = "status: success\ndata: " + "[" * depth + "]" * depth + "\n"
+
+
 @given("the behavior bank of a metadata file:")
 def behavior_bank(pipeline: PipelineWorld, docstring: str) -> None:
     pipeline.contract, pipeline.document = "metadata", docstring + "\n"

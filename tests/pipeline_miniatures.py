@@ -150,18 +150,31 @@ def _shared_node(self: Any, node: Node, path: loader.Path) -> Any:
 
 
 class SharedAliases(Miniature):
-    """Builds an aliased node once and shares it, without counting its uses."""
+    """Builds an aliased node once and shares it, without measuring what it expands to."""
 
-    swaps = ((loader._Builder, "node", _shared_node),)
+    swaps = ((loader._Builder, "measure", lambda self, node, path: (1, 0)),
+             (loader._Builder, "node", _shared_node))
 
 
-class NoSizeLimit(InProcessDriver):
-    """Parses documents of any size."""
+class _Limited(InProcessDriver):
+    limits = Limits()
 
     def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
-        report = validate.validate_text(document, "<document>", contract, Limits(1 << 40))
+        report = validate.validate_text(document, "<document>", contract, self.limits)
         errors = [{k: v for k, v in i.to_dict().items() if k != "file"} for i in report.issues]
         return {"valid": report.valid, "contract": report.contract, "errors": errors}
+
+
+class NoSizeLimit(_Limited):
+    """Parses documents of any size."""
+
+    limits = Limits(max_bytes=1 << 40)
+
+
+class NoDepthLimit(_Limited):
+    """Parses documents nested to any depth."""
+
+    limits = Limits(max_depth=1 << 20)
 
 
 def _last_key_wins(self: Any, node: MappingNode, path: loader.Path) -> dict[str, Any]:
@@ -327,6 +340,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     AnyTag: {"PL-3.2"},
     SharedAliases: {"PL-3.3"},
     NoSizeLimit: {"PL-3.4"},
+    NoDepthLimit: {"PL-3.4"},
     LastKeyWins: {"PL-3.5"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},

@@ -72,9 +72,17 @@ def test_limits_word_for_word() -> None:
     assert refusal("a: 12345\n", Limits(max_bytes=8)) == \
         "f.yml:1:1: $: document is 9 bytes, over the limit of 8"
     assert refusal("a: [1, 2, 3]\n", Limits(max_nodes=3)) == \
-        "f.yml:1:8: $.a[1]: document expands to more than 3 nodes (an alias bomb?)"
+        "f.yml:1:4: $.a: document expands to more than 3 nodes (an alias bomb?)"
     assert refusal("a: [[[1]]]\n", Limits(max_depth=2)) == \
-        "f.yml:1:6: $.a[0][0]: document nests deeper than 2"
+        "f.yml:1:6: $: document nests deeper than 2"
+    assert refusal("a: &a [[1]]\nb: [[*a]]\n", Limits(max_depth=3)) == \
+        "f.yml:1:4: $.b[0][0]: document nests deeper than 3"
+
+
+def test_a_hundred_thousand_levels_are_refused_before_composing() -> None:
+    depth = 100_000  # libyaml's composer would overflow the C stack
+    assert refusal("a: " + "[" * depth + "]" * depth + "\n") == \
+        "f.yml:1:68: $: document nests deeper than 64"
 
 
 def test_document_error_knows_where() -> None:

@@ -108,6 +108,14 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Then it is invalid with one error, at "$", saying "over the limit of 1048576"
 
     @req:PL-3.4
+    Scenario: A document nesting deeper than 64 levels is refused before it is composed
+      A YAML composer recurses once per level: `[[[[...` a hundred thousand deep, 200 KB,
+      overflows the stack of a validator that composes first and checks later.
+      Given a "response" document nesting 100 lists
+      When it is validated
+      Then it is invalid with one error, at "$", saying "nests deeper than 64"
+
+    @req:PL-3.4
     Scenario: Empty documents, invalid YAML and non-string keys are refused
       Given a "response" document:
         """yaml

@@ -27,7 +27,7 @@ MAP, SEQ, STR = f"{TAG_PREFIX}map", f"{TAG_PREFIX}seq", f"{TAG_PREFIX}str"
 
 @dataclass(frozen=True)
 class Limits:
-    """What one document may cost. Aliases count once per use, so a bomb hits `max_nodes`."""
+    """What one document may cost. Aliases count at every use, so a bomb hits `max_nodes`."""
 
     max_bytes: int = 1024 * 1024
     max_nodes: int = 100_000
@@ -82,35 +82,66 @@ def load_document(text: str, source: str = "<document>",
     if size > limits.max_bytes:
         raise DocumentError(source, 1, 1, "$",
                             f"document is {size} bytes, over the limit of {limits.max_bytes}")
-    node = _compose(text, source)
+    node = _compose(text, source, limits)
     if node is None:
         raise DocumentError(source, 1, 1, "$", "document is empty")
     return _Builder(source, limits).build(node)
 
 
-def _compose(text: str, source: str) -> Node | None:
+def _children(node: Node) -> list[tuple[str | int, Node]]:
+    """A collection's children with the path step to each (a key's text for a mapping)."""
+    if isinstance(node, SequenceNode):
+        return list(enumerate(node.value))
+    if isinstance(node, MappingNode):
+        return [(str(k.value), v) for k, v in node.value]
+    return []
+
+
+def _compose(text: str, source: str, limits: Limits) -> Node | None:
     try:
+        _check_nesting(text, source, limits)
         return yaml.compose(text, Loader=COMPOSER)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, column = _position(exc.problem_mark or exc.context_mark)
         problem = exc.problem or exc.context or "invalid YAML"
         raise DocumentError(source, line, column, "$", f"YAML syntax error: {problem}") from None
     except yaml.YAMLError as exc:
         raise DocumentError(source, 1, 1, "$", f"YAML error: {exc}") from None
 
 
+def _position(mark: Any) -> tuple[int, int]:
+    """A PyYAML mark (0-based, maybe absent) as 1-based line and column."""
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _check_nesting(text: str, source: str, limits: Limits) -> None:
+    """Refuse deep nesting from the event stream, before composing: the composer recurses
+    once per level, and `[[[[...` a hundred thousand deep would overflow the C stack."""
+    depth = -1  # the root collection is at depth 0, as its JSON path `$` has no step
+    for event in yaml.parse(text, Loader=COMPOSER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limits.max_depth:
+                line, column = _position(event.start_mark)
+                raise DocumentError(source, line, column, "$",
+                                    f"document nests deeper than {limits.max_depth}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 class _Builder:
-    """Node graph -> data, counting every node it expands and refusing what is not data."""
+    """Node graph -> data. The graph is measured first (aliases counted at every use, in time
+    proportional to its distinct nodes), so a bomb is refused before anything is built."""
 
     def __init__(self, source: str, limits: Limits) -> None:
         self.limits = limits
         self.document = Document(source, None)
-        self.count = 0
+        self.sizes: dict[int, tuple[int, int]] = {}
         self.active: set[int] = set()
         self.scalars = SafeConstructor()
 
     def build(self, node: Node) -> Document:
+        self.measure(node, ())
         self.document.value = self.node(node, ())
         return self.document
 
@@ -119,22 +150,34 @@ class _Builder:
         return DocumentError(self.document.source, mark.line + 1, mark.column + 1,
                              json_path(path), message)
 
-    def node(self, node: Node, path: Path) -> Any:
-        self.count += 1
-        if self.count > self.limits.max_nodes:
-            raise self.refuse(node, path, f"document expands to more than {self.limits.max_nodes}"
-                              " nodes (an alias bomb?)")
+    def measure(self, node: Node, path: Path) -> tuple[int, int]:
+        """How many nodes `node` expands to, and how many levels of collections it holds
+        below itself. Refuses cycles, depth and size over the limits, at the innermost node
+        that breaks them; an alias is measured once and checked at every use."""
         if isinstance(node, ScalarNode):
-            return self.dispatch(node, path)  # a scalar neither nests nor contains itself
-        if len(path) > self.limits.max_depth:
-            raise self.refuse(node, path, f"document nests deeper than {self.limits.max_depth}")
+            return 1, -1
         if id(node) in self.active:
             raise self.refuse(node, path, "recursive alias: a node contains itself")
+        size, height = self.sizes.get(id(node)) or self.expand(node, path)
+        if len(path) + height > self.limits.max_depth:
+            raise self.refuse(node, path, f"document nests deeper than {self.limits.max_depth}")
+        return size, height
+
+    def expand(self, node: Node, path: Path) -> tuple[int, int]:
+        if len(path) > self.limits.max_depth:
+            raise self.refuse(node, path, f"document nests deeper than {self.limits.max_depth}")
         self.active.add(id(node))
-        try:
-            return self.dispatch(node, path)
-        finally:
-            self.active.discard(id(node))
+        measured = [self.measure(child, (*path, key)) for key, child in _children(node)]
+        self.active.discard(id(node))
+        size = 1 + sum(s for s, _ in measured)
+        if size > self.limits.max_nodes:
+            raise self.refuse(node, path, f"document expands to more than {self.limits.max_nodes}"
+                              " nodes (an alias bomb?)")
+        self.sizes[id(node)] = size, 1 + max((h for _, h in measured), default=-1)
+        return self.sizes[id(node)]
+
+    def node(self, node: Node, path: Path) -> Any:
+        return self.dispatch(node, path)
 
     def dispatch(self, node: Node, path: Path) -> Any:
         mark = node.start_mark
