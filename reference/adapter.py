@@ -20,6 +20,7 @@ from reference.agent import CodingAgent, NodeEvent, create_agent
 from reference.backends import BACKENDS, get_backend
 from reference.events import Event
 from reference.exceptions import AgentError
+from reference.pipeline import commands as pipeline_commands
 
 PROTOCOL_VERSION = 1
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -45,7 +46,8 @@ def _components() -> tuple[str, ...]:
     import importlib.util
 
     dds = importlib.util.find_spec("cyclonedds") is not None
-    return ("agent", "backends", "responses", "runner", *(("transport",) if dds else ()))
+    return ("agent", "backends", "responses", "runner", "pipeline",
+            *(("transport",) if dds else ()))
 
 
 class Adapter:
@@ -66,6 +68,7 @@ class Adapter:
             "stop": self.stop,
         }
         self.handlers.update(commands.COMMANDS)  # the responses and runner components
+        self.handlers.update(pipeline_commands.COMMANDS)  # the pipeline component
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         seq = request.get("seq")

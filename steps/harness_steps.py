@@ -51,7 +51,7 @@ def harness_reads_stdin(world: AgentWorld, text: str) -> None:
 
 @given("the harness starts a grandchild that holds stdout open, then never finishes")
 def harness_grandchild_timeout(world: AgentWorld) -> None:
-    world.new_script().add("spawn_holder", 10_000).init().add("sleep", 10_000)
+    world.new_script().add("spawn_holder", 500).init().add("sleep", 10_000)
 
 
 @given(
@@ -60,7 +60,7 @@ def harness_grandchild_timeout(world: AgentWorld) -> None:
     )
 )
 def harness_grandchild_exit(world: AgentWorld, text: str) -> None:
-    world.new_script().init().text(text).done().add("spawn_holder", 10_000).add("exit", 0)
+    world.new_script().init().text(text).done().add("spawn_holder", 500).add("exit", 0)
 
 
 @given("the harness ignores SIGTERM and never finishes")

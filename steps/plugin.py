@@ -16,6 +16,7 @@ pytest_plugins = [
     "steps.agent_steps",
     "steps.backend_steps",
     "steps.harness_steps",
+    "steps.pipeline_steps",
     "steps.transport_steps",
     "steps.responses_steps",
     "steps.runner_steps",

@@ -74,4 +74,17 @@ class Driver(Protocol):
         with a runner scripted by `script`, settings {max_iterations, trust, timeout}:
         `{"outcome", "iterations", "failure": {"message", "reason"} | None, "calls": [{"prompt",
         "trust", "timeout", "model"}]}`."""
+    # --- component `pipeline` (issue 5) ---------------------------------------------------
+
+    def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
+        """Validate YAML text against `contract` (inferred when None): `valid`, the `contract`
+        used, and `errors`, each `{line, column, path, message}`."""
+        ...
+
+    def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
+                     start_at: str | None = None) -> dict[str, Any]:
+        """Run scripted agents (`{name, response, writes, version, removes, crash_mid_write}`)
+        on `source_file` under `base_dir`: `outcome` (completed, cached, stopped, error,
+        refused), `failed_agent`, `message`, `reason`, and `calls`, the agents' starts and
+        ends as observed: `[["start", name], ["end", name], ...]`."""
         ...

@@ -84,6 +84,16 @@ class ProtocolDriver:
         return _answer(self.checked("loop.run", session=session, script=script,
                                     settings=settings))
 
+    # --- component `pipeline` ---------------------------------------------------------
+
+    def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
+        return _answer(self.checked("contract.validate", document=document, contract=contract))
+
+    def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
+                     start_at: str | None = None) -> dict[str, Any]:
+        return _answer(self.checked("pipeline.run", base_dir=base_dir, source_file=source_file,
+                                    agents=agents, start_at=start_at))
+
 
 def _answer(response: dict[str, Any]) -> dict[str, Any]:
     """A response without its protocol envelope (`seq`)."""

@@ -1,0 +1,192 @@
+Feature: Pipeline contracts: safe loading and errors that point into the source
+  Users run the validator in CI and as a pre-commit hook, on files an agent (often a model)
+  wrote. It must never run what a file says, never blow up on a small hostile file, and say
+  exactly where each problem is: line and column in the YAML, and the JSON path.
+
+  Rule: Every error says where it is, and every error is reported
+
+    @req:PL-3.1
+    Scenario: Errors point at the line and column of the offending value
+      Given a "test-reviewer" document:
+        """yaml
+        status: success
+        data:
+          tests_passed: "yes"
+          violations:
+            - rule: 5
+              description: "Missing terminal branch context"
+              location: spec/services/payment_spec.rb
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:17: $.data.tests_passed: 'yes' is not of type 'boolean'
+        7:17: $.data.violations[0].location: does not match
+        """
+
+  Rule: Only plain data is loaded
+    A contract is data: maps, lists, strings, numbers, booleans, null. A tag that asks the
+    loader to build something else is refused, not ignored: `!!python/object/apply` runs code
+    in an unsafe loader, and a custom tag means the file was written for another tool.
+
+    @req:PL-3.2
+    Scenario Outline: The tag <tag> is refused
+      Given a "response" document:
+        """yaml
+        status: success
+        data: <tag> <value>
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        2:7: $.data: tag <tag> is not allowed
+        """
+
+      Examples:
+        | tag                           | value       |
+        | !!python/object/apply:os.system | ["true"]  |
+        | !ruby/object:Payment          | {}          |
+        | !!binary                      | aGVsbG8=    |
+        | !!set                         | {a, b}      |
+
+    @req:PL-3.2
+    Scenario: Merge keys are refused
+      Given a "metadata" document:
+        """yaml
+        complexity: &base { zone: green, loc: 85, methods: 4 }
+        automation:
+          <<: *base
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:3: $.automation: merge keys (<<) are not allowed
+        """
+
+  Rule: Aliases cannot bomb
+    Nine levels of nine aliases are a billion strings in a file of a few hundred bytes. Every
+    use of an alias counts towards the node limit (100,000), so the bomb is refused early.
+
+    @req:PL-3.3
+    Scenario: A billion laughs is refused
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+          b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+          c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+          d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+          e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+          f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+          g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+          h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+          i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+        """
+      When it is validated
+      Then it is invalid with one error, at "$.data", saying "expands to more than 100000 nodes"
+
+    @req:PL-3.3
+    Scenario: An alias inside its own anchor is refused
+      Given a "response" document:
+        """yaml
+        status: success
+        data: &loop
+          again: *loop
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        2:7: $.data.again: recursive alias
+        """
+
+  Rule: Size, emptiness, keys and syntax
+    @req:PL-3.4
+    Scenario: A document over the size limit is refused before it is parsed
+      Given a "response" document of 2 MiB
+      When it is validated
+      Then it is invalid with one error, at "$", saying "over the limit of 1048576"
+
+    @req:PL-3.4
+    Scenario: A document nesting deeper than 64 levels is refused before it is composed
+      A YAML composer recurses once per level: `[[[[...` a hundred thousand deep, 200 KB,
+      overflows the stack of a validator that composes first and checks later.
+      Given a "response" document nesting 100 lists
+      When it is validated
+      Then it is invalid with one error, at "$", saying "nests deeper than 64"
+
+    @req:PL-3.4
+    Scenario: Empty documents, invalid YAML and non-string keys are refused
+      Given a "response" document:
+        """yaml
+        # nothing but a comment
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        1:1: $: document is empty
+        """
+      Given a "response" document:
+        """yaml
+        status: success
+        data: [unclosed
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:1: $: YAML syntax error
+        """
+      Given a "metadata" document:
+        """yaml
+        automation:
+          on: true
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        2:3: $.automation: key 'on' is not a string (quote it)
+        """
+
+  Rule: Duplicate keys
+    The seed's full metadata file writes `source_file` and `class_name` twice, with the same
+    values (discovery-agent and code-analyzer both write them): that is accepted. A key written
+    twice with different values is refused: a YAML reader silently keeps one of them.
+
+    @req:PL-3.5
+    Scenario: A key repeated with another value is refused
+      Given the seed's example "metadata.seed.yml"
+      When it is validated
+      Then it is valid
+      Given a "metadata" document:
+        """yaml
+        source_file: app/services/payment_processor.rb
+        slug: app_services_payment_processor
+        source_file: app/services/payment.rb
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:1: $.source_file: duplicate key 'source_file' with a different value (first at line 1)
+        """
+
+  Rule: The contract is inferred when not named
+    @req:PL-3.6
+    Scenario Outline: A <kind> is checked as <contract>
+      Given a document:
+        """yaml
+        <document>
+        """
+      When it is validated without naming a contract
+      Then the contract used is "<contract>"
+
+      Examples:
+        | kind                               | document                                             | contract         |
+        | file without status                | automation: { discovery_agent_completed: true }      | metadata         |
+        | error response                     | { status: error, error: "boom" }                     | error            |
+        | stop                               | { status: stop, reason: user_cancelled }             | discovery-agent  |
+        | response with a behavior bank      | { status: success, data: { behaviors: [] } }         | code-analyzer    |
+        | response with factories            | { status: success, data: { factories: [] } }         | factory-agent    |
+        | response with files_created        | { status: success, data: { files_created: [] } }     | test-implementer |
+        | response with tests_passed         | { status: success, data: { tests_passed: true } }    | test-reviewer    |
+        | response with a structure          | { status: success, spec_file: spec/a_spec.rb }       | test-architect   |
+        | response with nothing else         | { status: skip, skip_reason: "nothing to do" }       | response         |

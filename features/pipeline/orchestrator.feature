@@ -1,0 +1,241 @@
+Feature: The pipeline protocol: how the orchestrator runs the agents
+  Seed 002's agents communicate through their responses (YAML, in context) and through one
+  metadata file per source file. Here agents are scripted: each answers a YAML response and
+  may write to the metadata file; unless a scenario says otherwise an agent answers
+  `status: success` and writes nothing but its markers. Everything happens in a sandbox
+  directory, the project root of the run.
+
+  Background:
+    Given the source file "app/services/payment_processor.rb", last modified at 1699351530
+
+  Rule: Agents run one at a time, in the seed's order
+    "Agents run one at a time, in order. Each depends on previous output." (seed 002,
+    Sequential Execution), in the order of its Agent Sequence.
+
+    @req:PL-4.1
+    Scenario: The order is the seed's, whatever order the agents are handed over in
+      Given the agents are handed over in the order "test-reviewer, factory-agent, code-analyzer, test-implementer, discovery-agent, test-architect, isolation-decider"
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer, test-reviewer"
+
+  Rule: One metadata file per source file, named by its slug
+    "Location: tmp/rspec_metadata/{slug}.yml. Slug convention: Source path with / → _, no
+    extension. app/services/payment.rb → app_services_payment" (seed 002, Metadata Files)
+
+    @req:PL-4.2
+    Scenario Outline: The metadata file of <source> is <file>
+      Given the source file "<source>", last modified at 1699351530
+      When the pipeline runs on "<source>"
+      Then the outcome is "completed"
+      And the only metadata file is "<file>"
+
+      Examples:
+        | source                   | file                                          |
+        | app/services/payment.rb  | tmp/rspec_metadata/app_services_payment.yml   |
+        | lib/billing/v2/refund.rb | tmp/rspec_metadata/lib_billing_v2_refund.yml  |
+
+  Rule: Each agent leaves its markers and its output in the metadata file
+    "Each agent writes to metadata file: automation: {agent}_completed: true,
+    {agent}_version" (seed 002, Completion Markers); "Each agent enriches metadata
+    sequentially" (Progressive Enrichment).
+
+    @req:PL-4.3
+    Scenario: Markers and writes accumulate, agent after agent
+      Given the "code-analyzer", version "3.0", writes:
+        """yaml
+        slug: app_services_payment_processor
+        source_mtime: 1699351530
+        """
+      And the "test-implementer" writes:
+        """yaml
+        automation:
+          warnings:
+            - "test_implementer: Factory trait :premium not found"
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" contains:
+        """yaml
+        slug: app_services_payment_processor
+        source_mtime: 1699351530
+        automation:
+          discovery_agent_completed: true
+          discovery_agent_version: "1.0"
+          code_analyzer_completed: true
+          code_analyzer_version: "3.0"
+          isolation_decider_completed: true
+          test_architect_completed: true
+          factory_agent_completed: true
+          test_implementer_completed: true
+          test_reviewer_completed: true
+          warnings:
+            - "test_implementer: Factory trait :premium not found"
+        """
+
+  Rule: Before starting, each agent checks its prerequisites
+    "Before starting, each agent MUST verify: 1. Previous agent's {agent}_completed: true
+    exists 2. Required input files exist. If check fails → exit with error, pipeline stops."
+    (seed 002, Prerequisite Check). The input files are the source file and, after the first
+    agent, the metadata file. A re-run starts from a given agent ("Re-run pipeline from failed
+    agent", Recovery Protocol), so the marker is read from the file, not remembered.
+
+    @req:PL-4.4
+    Scenario: A re-run from test-architect needs the isolation-decider's marker
+      Given the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
+        """yaml
+        automation:
+          discovery_agent_completed: true
+          code_analyzer_completed: true
+        """
+      When the pipeline is re-run from "test-architect" on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "test-architect", saying "isolation_decider_completed: true is missing"
+      And no agent ran
+
+    @req:PL-4.4
+    Scenario: A re-run from test-architect starts when the isolation-decider's marker is there
+      Given the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
+        """yaml
+        automation:
+          discovery_agent_completed: true
+          code_analyzer_completed: true
+          isolation_decider_completed: true
+        """
+      When the pipeline is re-run from "test-architect" on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And the agents ran one at a time, in this order: "test-architect, factory-agent, test-implementer, test-reviewer"
+
+    @req:PL-4.5
+    Scenario: The source file disappears: the next agent does not start
+      Given the "code-analyzer" removes "app/services/payment_processor.rb"
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "isolation-decider", saying "app/services/payment_processor.rb does not exist"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer"
+
+    @req:PL-4.5
+    Scenario: No metadata file: a re-run from the code-analyzer does not start
+      When the pipeline is re-run from "code-analyzer" on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "code-analyzer", saying "app_services_payment_processor.yml does not exist"
+      And no agent ran
+
+  Rule: Fail-fast
+    "If any agent fails (returns status: error), entire pipeline stops. No retry logic."
+    (seed 002, Fail-Fast)
+
+    @req:PL-4.6
+    Scenario: test-architect fails: nothing after it runs, and it is not retried
+      Given the "test-architect" answers:
+        """yaml
+        status: error
+        error: "Cannot determine testable methods"
+        details: "File has no public methods"
+        suggestion: "Check if class is meant to be tested"
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "test-architect", saying "Cannot determine testable methods"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
+
+  Rule: Skip is success
+    "Agent MAY skip work if prerequisites met but work unnecessary ... Skip = success. Next
+    agent runs." (seed 002, Skip Scenario)
+
+    @req:PL-4.7
+    Scenario: The factory-agent skips; the test-implementer runs
+      Given the "factory-agent" answers:
+        """yaml
+        status: skip
+        skip_reason: "No testable methods found"
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer, test-reviewer"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" contains:
+        """yaml
+        automation:
+          factory_agent_completed: true
+          factory_agent_skipped: true
+          factory_agent_skip_reason: "No testable methods found"
+        """
+
+  Rule: Discovery can stop the pipeline
+    "Red zone + new? yes → STOP: suggest refactoring; User cancelled? yes → STOP: user
+    cancelled" (seed 002, Full Pipeline Flow); the discovery-agent returns `status: stop` with
+    `reason: red_zone_new_code | user_cancelled`.
+
+    @req:PL-4.8
+    Scenario Outline: Discovery stops with <reason>
+      Given the "discovery-agent" answers:
+        """yaml
+        status: stop
+        reason: <reason>
+        message: "<message>"
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "stopped", with the reason "<reason>"
+      And the agents ran one at a time, in this order: "discovery-agent"
+
+      Examples:
+        | reason            | message                                    |
+        | red_zone_new_code | Red zone class with new code: refactor it  |
+        | user_cancelled    | The user cancelled the selection           |
+
+  Rule: Cached metadata is used only when valid
+    The seed's flowchart (Cache Validation): metadata exists? → source_mtime == file mtime? →
+    all *_completed = true? → cache valid, skip analysis; any "no" → run full analysis. "All"
+    means every agent of the pipeline: a file an earlier run left half done is not a cache.
+
+    @req:PL-4.9
+    Scenario Outline: <case>
+      Given a metadata file with source_mtime <mtime> and the markers of "<completed>"
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "<outcome>"
+      And <count> agents ran
+
+      Examples:
+        | case                                  | mtime      | completed                                                                                                          | outcome   | count |
+        | valid cache: no agent runs            | 1699351530 | discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer, test-reviewer | cached    | 0     |
+        | the source changed since: full run    | 1699351000 | discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer, test-reviewer | completed | 7     |
+        | an agent did not complete: full run   | 1699351530 | discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer                | completed | 7     |
+
+    @req:PL-4.9
+    Scenario: No metadata: full analysis
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And 7 agents ran
+
+  Rule: Metadata writes are atomic (ours)
+    The metadata file is the pipeline's persistent state, read for cache validation and by
+    every next agent. A write cut short must not leave half a file: the previous file stays
+    whole until the new one replaces it in one step.
+
+    @req:PL-4.10
+    Scenario: The test-architect crashes while its metadata is being written
+      Given the "test-architect" crashes while its metadata file is being written
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "test-architect", saying "metadata file not written"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" contains:
+        """yaml
+        automation:
+          isolation_decider_completed: true
+        """
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
+      And "tmp/rspec_metadata" holds no other file
+
+  Rule: Metadata stays under tmp/rspec_metadata (ours)
+    The slug is derived from a path an agent or a user wrote. A `..` (or an absolute path)
+    could name a file outside the project or give one file two slugs: such a path is refused
+    before any agent runs or any file is written.
+
+    @req:PL-4.11
+    Scenario Outline: The source path "<source>" is refused
+      When the pipeline runs on "<source>"
+      Then the pipeline is refused, saying "<words>"
+      And no agent ran
+      And the sandbox holds no metadata file
+
+      Examples:
+        | source                          | words                      |
+        | ../outside/payment.rb           | '..'                       |
+        | app/../../etc/payment.rb        | '..'                       |
+        | /etc/payment.rb                 | must be relative           |

@@ -1,0 +1,64 @@
+"""The metadata file of one source file: `tmp/rspec_metadata/{slug}.yml` under a base directory.
+
+Writes are atomic: the new content is serialized first, written to a temporary file in the
+same directory, flushed to disk, then renamed over the old one, so a crash at any point leaves
+either the previous file or the new one, never a mix. The path is built from the slug, and a
+source path that could leave the directory is refused before anything is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reference.exceptions import PathError
+from reference.pipeline.loader import load_document
+from reference.pipeline.slug import slug_for
+
+METADATA_DIR = Path("tmp") / "rspec_metadata"
+
+
+class MetadataStore:
+    """Reads and atomically writes the metadata file of `source_file` under `base_dir`."""
+
+    def __init__(self, base_dir: Path, source_file: str) -> None:
+        self.base_dir = base_dir
+        self.source_file = source_file
+        self.slug = slug_for(source_file)
+        self.directory = base_dir / METADATA_DIR
+        self.path = self.directory / f"{self.slug}.yml"
+        if self.path.resolve().parent != self.directory.resolve():
+            raise PathError(f"metadata file {self.path} would leave {self.directory}")
+
+    @property
+    def source_path(self) -> Path:
+        return self.base_dir / self.source_file
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def read(self) -> dict[str, Any]:
+        """The file's data (`{}` when absent); `DocumentError` if it is not plain YAML data."""
+        if not self.exists():
+            return {}
+        value = load_document(self.path.read_text(encoding="utf-8"), str(self.path)).value
+        return value if isinstance(value, dict) else {}
+
+    def write(self, metadata: dict[str, Any]) -> None:
+        """Replace the file with `metadata`, atomically."""
+        text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{self.slug}.", suffix=".tmp", dir=self.directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise

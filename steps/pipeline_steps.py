@@ -1,0 +1,285 @@
+"""Steps of the `pipeline` component (seed 002): contracts validated through the driver, and
+the orchestrator run on scripted agents in a sandbox. Thin: arrange through the world, act
+through the driver, assert on what a user sees (the verdict, the outcome, the files on disk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pytest_bdd import given, parsers, then, when
+
+from steps.drivers import Driver
+from steps.paths import SCHEMAS
+from steps.pipeline_world import (
+    PipelineWorld,
+    contains,
+    error_matches,
+    parse_expected,
+    shown,
+)
+
+
+@pytest.fixture
+def pipeline(driver: Driver, tmp_path: Path) -> PipelineWorld:
+    sandbox = tmp_path / "project"
+    sandbox.mkdir()
+    return PipelineWorld(driver, sandbox)
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+# --- GIVEN: documents -----------------------------------------------------------------------
+
+@given(parsers.parse("the seed's example \"{name}\""))
+def seed_example(pipeline: PipelineWorld, name: str) -> None:
+    pipeline.document = pipeline.example(name)
+
+
+@given(parsers.parse("the seed's example \"{name}\" with \"{old}\" replaced by \"{new}\""))
+def seed_example_changed(pipeline: PipelineWorld, name: str, old: str, new: str) -> None:
+    text = pipeline.example(name)
+    assert old in text, f"{name} does not contain {old!r}"
+    pipeline.document = text.replace(old, new, 1)
+
+
+@given(parsers.re(r'an? "(?P<contract>[\w-]+)" document:'))
+def document_of(pipeline: PipelineWorld, contract: str, docstring: str) -> None:
+    pipeline.contract, pipeline.document = contract, docstring + "\n"
+
+
+@given("a document:")
+def document(pipeline: PipelineWorld, docstring: str) -> None:
+    pipeline.contract, pipeline.document = None, docstring + "\n"
+
+
+@given(parsers.parse('a "{contract}" document of {size:d} MiB'))
+def huge_document(pipeline: PipelineWorld, contract: str, size: int) -> None:
+    pipeline.contract = contract
+    pipeline.document = "status: success\ndata: " + "x" * (size * 1024 * 1024) + "\n"
+
+
+@given(parsers.parse('a "{contract}" document nesting {depth:d} lists'))
+def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
+    pipeline.contract = contract
+    pipeline.document = "status: success\ndata: " + "[" * depth + "]" * depth + "\n"
+
+
+@given("the behavior bank of a metadata file:")
+def behavior_bank(pipeline: PipelineWorld, docstring: str) -> None:
+    pipeline.contract, pipeline.document = "metadata", docstring + "\n"
+
+
+@given("its methods:")
+def its_methods(pipeline: PipelineWorld, docstring: str) -> None:
+    pipeline.document = f"{pipeline.document}{docstring}\n"
+
+
+# --- WHEN: validation -----------------------------------------------------------------------
+
+@when("it is validated")
+def validated(pipeline: PipelineWorld) -> None:
+    pipeline.validate(pipeline.contract)
+
+
+@when(parsers.parse('it is validated as "{contract}"'))
+def validated_as(pipeline: PipelineWorld, contract: str) -> None:
+    pipeline.validate(contract)
+
+
+@when("it is validated without naming a contract")
+def validated_inferred(pipeline: PipelineWorld) -> None:
+    pipeline.validate(None)
+
+
+# --- THEN: verdicts -------------------------------------------------------------------------
+
+@then("it is valid")
+def is_valid(pipeline: PipelineWorld) -> None:
+    assert pipeline.errors == [], f"expected no errors, got:\n{shown(pipeline.errors)}"
+    assert pipeline.verdict is not None and pipeline.verdict["valid"] is True
+
+
+@then(parsers.parse('the contract used is "{contract}"'))
+def contract_used(pipeline: PipelineWorld, contract: str) -> None:
+    assert pipeline.verdict is not None and pipeline.verdict["contract"] == contract, \
+        f"contract used: {pipeline.verdict and pipeline.verdict['contract']!r}"
+
+
+@then("it is invalid with these errors:")
+def invalid_with(pipeline: PipelineWorld, docstring: str) -> None:
+    expected, actual = parse_expected(docstring), pipeline.errors
+    assert pipeline.verdict is not None and pipeline.verdict["valid"] is False
+    missing = [e for e in expected if not any(error_matches(a, e) for a in actual)]
+    assert not missing and len(actual) == len(expected), (
+        f"expected {len(expected)} errors, missing {missing}; got:\n{shown(actual)}")
+
+
+@then(parsers.parse('it is invalid with one error, at "{path}", saying "{words}"'))
+def invalid_with_one(pipeline: PipelineWorld, path: str, words: str) -> None:
+    errors = pipeline.errors
+    assert len(errors) == 1, f"expected one error, got:\n{shown(errors)}"
+    assert errors[0]["path"].startswith(path) and words in errors[0]["message"], shown(errors)
+
+
+@then(parsers.parse('the "{contract}" schema\'s title says "{words}"'))
+def schema_title(contract: str, words: str) -> None:
+    schema = json.loads((SCHEMAS / "contracts" / f"{contract}.schema.json").read_text())
+    assert words in schema["title"], schema["title"]
+
+
+# --- GIVEN: the pipeline's world ------------------------------------------------------------
+
+@given(parsers.parse('the source file "{path}", last modified at {mtime:d}'))
+def source_file(pipeline: PipelineWorld, path: str, mtime: int) -> None:
+    target = pipeline.sandbox / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("class Subject\nend\n", encoding="utf-8")
+    os.utime(target, (mtime, mtime))
+
+
+@given(parsers.parse('the agents are handed over in the order "{names}"'))
+def handed_over(pipeline: PipelineWorld, names: str) -> None:
+    pipeline.order = _names(names)
+    assert sorted(pipeline.order) == sorted(pipeline.agents), "every agent, once"
+
+
+@given(parsers.re(r'the "(?P<agent>[\w-]+)"(, version "(?P<version>[^"]+)",)? writes:'))
+def agent_writes(pipeline: PipelineWorld, agent: str, version: str | None,
+                 docstring: str) -> None:
+    pipeline.agents[agent]["writes"] = yaml.safe_load(docstring)
+    if version:
+        pipeline.agents[agent]["version"] = version
+
+
+@given(parsers.parse('the "{agent}" answers:'))
+def agent_answers(pipeline: PipelineWorld, agent: str, docstring: str) -> None:
+    pipeline.agents[agent]["response"] = docstring + "\n"
+
+
+@given(parsers.parse('the "{agent}" removes "{path}"'))
+def agent_removes(pipeline: PipelineWorld, agent: str, path: str) -> None:
+    pipeline.agents[agent]["removes"] = [path]
+
+
+@given(parsers.parse('the "{agent}" crashes while its metadata file is being written'))
+def agent_crashes_writing(pipeline: PipelineWorld, agent: str) -> None:
+    pipeline.agents[agent]["crash_mid_write"] = True
+
+
+@given(parsers.parse('the metadata file "{path}" holds:'))
+def metadata_holds(pipeline: PipelineWorld, path: str, docstring: str) -> None:
+    target = pipeline.sandbox / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(docstring + "\n", encoding="utf-8")
+
+
+@given(parsers.parse('a metadata file with source_mtime {mtime:d} and the markers of "{names}"'))
+def metadata_with_markers(pipeline: PipelineWorld, mtime: int, names: str) -> None:
+    automation = {f"{n.replace('-', '_')}_completed": True for n in _names(names)}
+    text = yaml.safe_dump({"source_mtime": mtime, "automation": automation})
+    metadata_holds(pipeline, "tmp/rspec_metadata/app_services_payment_processor.yml", text)
+
+
+# --- WHEN: the pipeline runs ----------------------------------------------------------------
+
+@when(parsers.parse('the pipeline runs on "{source}"'))
+def pipeline_runs(pipeline: PipelineWorld, source: str) -> None:
+    pipeline.run_pipeline(source)
+
+
+@when(parsers.parse('the pipeline is re-run from "{agent}" on "{source}"'))
+def pipeline_reruns(pipeline: PipelineWorld, agent: str, source: str) -> None:
+    pipeline.run_pipeline(source, start_at=agent)
+
+
+# --- THEN: outcomes and files ---------------------------------------------------------------
+
+def _outcome_is(run: dict[str, Any], outcome: str) -> None:
+    assert run["outcome"] == outcome, f"outcome {run['outcome']!r}: {run['message']}"
+
+
+@then(parsers.parse('the outcome is "{outcome}"'))
+def outcome_is(pipeline: PipelineWorld, outcome: str) -> None:
+    _outcome_is(pipeline.outcome, outcome)
+
+
+@then(parsers.parse('the outcome is "{outcome}", for "{agent}", saying "{words}"'))
+def outcome_for(pipeline: PipelineWorld, outcome: str, agent: str, words: str) -> None:
+    run = pipeline.outcome
+    _outcome_is(run, outcome)
+    assert run["failed_agent"] == agent, f"failed agent: {run['failed_agent']!r}"
+    assert words in run["message"], f"message: {run['message']!r}"
+
+
+@then(parsers.parse('the outcome is "{outcome}", with the reason "{reason}"'))
+def outcome_with_reason(pipeline: PipelineWorld, outcome: str, reason: str) -> None:
+    _outcome_is(pipeline.outcome, outcome)
+    assert pipeline.outcome["reason"] == reason, f"reason: {pipeline.outcome['reason']!r}"
+
+
+@then(parsers.parse('the agents ran one at a time, in this order: "{names}"'))
+def ran_in_order(pipeline: PipelineWorld, names: str) -> None:
+    expected = [[what, n] for n in _names(names) for what in ("start", "end")]
+    assert pipeline.outcome["calls"] == expected, f"calls: {pipeline.outcome['calls']}"
+
+
+@then("no agent ran")
+def no_agent_ran(pipeline: PipelineWorld) -> None:
+    assert pipeline.outcome["calls"] == [], f"calls: {pipeline.outcome['calls']}"
+
+
+@then(parsers.parse("{count:d} agents ran"))
+def agents_ran(pipeline: PipelineWorld, count: int) -> None:
+    started = [name for what, name in pipeline.outcome["calls"] if what == "start"]
+    assert len(started) == len(set(started)) == count, f"started: {started}"
+
+
+@then(parsers.parse('the only metadata file is "{path}"'))
+def only_metadata_file(pipeline: PipelineWorld, path: str) -> None:
+    found = sorted(str(p.relative_to(pipeline.sandbox))
+                   for p in (pipeline.sandbox / "tmp").rglob("*") if p.is_file())
+    assert found == [path], f"files under tmp/: {found}"
+
+
+def _metadata(pipeline: PipelineWorld, path: str) -> Any:
+    target = pipeline.sandbox / path
+    assert target.is_file(), f"{path} does not exist"
+    return yaml.safe_load(target.read_text(encoding="utf-8"))
+
+
+@then(parsers.parse('the metadata file "{path}" contains:'))
+def metadata_contains(pipeline: PipelineWorld, path: str, docstring: str) -> None:
+    actual = _metadata(pipeline, path)
+    assert contains(actual, yaml.safe_load(docstring)), f"{path} holds:\n{actual}"
+
+
+@then(parsers.parse('the metadata file "{path}" has no "{marker}" marker'))
+def metadata_lacks(pipeline: PipelineWorld, path: str, marker: str) -> None:
+    automation = (_metadata(pipeline, path) or {}).get("automation") or {}
+    assert marker not in automation, f"automation: {automation}"
+
+
+@then(parsers.parse('"{directory}" holds no other file'))
+def holds_no_other_file(pipeline: PipelineWorld, directory: str) -> None:
+    found = sorted(p.name for p in (pipeline.sandbox / directory).iterdir())
+    assert found == ["app_services_payment_processor.yml"], f"{directory} holds {found}"
+
+
+@then(parsers.parse('the pipeline is refused, saying "{words}"'))
+def refused(pipeline: PipelineWorld, words: str) -> None:
+    _outcome_is(pipeline.outcome, "refused")
+    assert words in pipeline.outcome["message"], pipeline.outcome["message"]
+
+
+@then("the sandbox holds no metadata file")
+def no_metadata_anywhere(pipeline: PipelineWorld) -> None:
+    found = [str(p) for p in pipeline.sandbox.parent.rglob("*.yml")]
+    assert found == [], f"metadata written: {found}"

@@ -1,0 +1,10 @@
+"""Component `pipeline`: contracts, rules, safe loading, orchestrator (seed 002, D-10)."""
+
+import pytest
+from pytest_bdd import scenarios
+
+from steps.paths import FEATURES
+
+pytestmark = pytest.mark.component("pipeline")
+
+scenarios(str(FEATURES / "pipeline"))

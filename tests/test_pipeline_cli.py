@@ -1,0 +1,110 @@
+"""`agent-tck validate`: exit codes, text and JSON output, usage errors; streams as arguments."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reference.pipeline import cli
+from reference.pipeline.loader import Limits
+from reference.pipeline.schemas import SCHEMA_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((SCHEMA_DIR / "examples").glob("*.yml"))
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), stdout, stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.fixture
+def bad(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.yml"
+    path.write_text("status: skipped\nskip_reason: x\n")
+    return path
+
+
+def test_valid_files_exit_0_silently() -> None:
+    assert run(*map(str, EXAMPLES)) == (0, "", "")
+
+
+def test_invalid_file_exit_1_with_one_line_per_error(bad: Path) -> None:
+    assert run(str(EXAMPLES[0]), str(bad)) == (
+        1, f"{bad}:1:9: $.status: 'skipped' is not one of 'success', 'error', 'skip'; did you"
+           " mean 'skip'?\n", "")
+
+
+def test_contract_option_overrides_inference(tmp_path: Path) -> None:
+    path = tmp_path / "r.yml"
+    path.write_text("status: success\ndata: {}\n")
+    assert run(str(path))[0] == 0
+    assert run("--contract", "test-reviewer", str(path)) == (
+        1, f"{path}:2:7: $.data: 'tests_passed' is a required property\n"
+           f"{path}:2:7: $.data: 'violations' is a required property\n", "")
+
+
+def test_json_format(bad: Path) -> None:
+    code, out, err = run("--format", "json", str(bad))
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {"valid": False, "files": [{
+        "file": str(bad), "contract": "response", "valid": False, "errors": [{
+            "file": str(bad), "line": 1, "column": 9, "path": "$.status",
+            "message": "'skipped' is not one of 'success', 'error', 'skip'; did you mean"
+                       " 'skip'?"}]}]}
+
+
+@pytest.mark.parametrize("argv", [[], ["--contract", "coder", "x.yml"], ["--format", "xml", "x"],
+                                  ["--bogus", "x.yml"]])
+def test_usage_errors_exit_2(argv: list[str]) -> None:
+    code, out, err = run(*argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: agent-tck validate")
+
+
+def test_unknown_contract_is_named(tmp_path: Path) -> None:
+    assert "invalid choice: 'coder'" in run("--contract", "coder", "x.yml")[2]
+
+
+def test_missing_file_exit_2(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yml"
+    assert run(str(missing)) == (
+        2, "", f"agent-tck validate: cannot read {missing}: No such file or directory\n")
+
+
+def test_too_large_and_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    latin = tmp_path / "latin.yml"
+    latin.write_bytes(b"status: caf\xe9\n")
+    assert run(str(latin)) == (
+        1, f"{latin}:1:1: $: file is not UTF-8 (invalid continuation byte at byte 11)\n", "")
+    monkeypatch.setattr(cli, "LIMITS", Limits(max_bytes=4))
+    assert run(str(latin)) == (
+        1, f"{latin}:1:1: $: file is 13 bytes, over the limit of 4\n", "")
+
+
+def test_help_exit_0() -> None:
+    code, out, _ = run("--help")
+    assert code == 0 and "exit status: 0 valid, 1 invalid, 2 usage error" in out
+
+
+def test_python_dash_m(bad: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "reference.pipeline", "validate", str(bad)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    assert (done.returncode, done.stdout.count(":1:9: $.status:")) == (1, 1)
+    done = subprocess.run([sys.executable, "-m", "reference.pipeline"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("usage: python -m reference.pipeline")
+
+
+def test_pre_commit_hook_definition() -> None:
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [(h["id"], h["entry"], h["language"]) for h in hooks] == [
+        ("agent-tck-validate", "agent-tck validate", "python")]
