@@ -95,7 +95,14 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
     elif report.failed and result.verdict not in (FAILED, ERRORED):
         broke = call.excinfo is not None and call.excinfo.errisinstance(DriverError)
         result.verdict = ERRORED if broke or report.when != "call" else FAILED
-        result.evidence = report.longreprtext[-4000:]
+        result.evidence = _clip(report.longreprtext)
+
+
+def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:
+    """The start (the error) and the end (the transcript's last lines) of long evidence."""
+    if len(text) <= head + tail:
+        return text
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters cut ...]\n{text[-tail:]}"
 
 
 def fold(

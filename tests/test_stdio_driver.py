@@ -112,7 +112,7 @@ def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> Non
 
 
 def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
-    components = ["agent", "backends"]
+    components = ["agent", "backends", "responses", "runner", "pipeline"]
     through_adapter = verdicts_for(f"{PY} -m reference.adapter", components)
     assert through_adapter == verdicts_for("reference", components)
     assert set(through_adapter.values()) == {"passed"}
