@@ -26,6 +26,9 @@ DEFAULT_GRACE = 5.0
 # Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
 NESTING_VARIABLES = ("CLAUDECODE",)
 _SIGNALS = frozenset(int(s) for s in signal.Signals)
+# Text events are joined this many at a time, so a long stream costs the text's characters
+# rather than a string object per text line (about 60 bytes of overhead each).
+JOIN_TEXTS = 1024
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ class _Fold:
     """The response being assembled from the event stream."""
 
     backend: str
-    texts: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # joined, JOIN_TEXTS pieces each
+    recent: list[str] = field(default_factory=list)  # not joined yet
     final: str | None = None
     session_id: str | None = None
     error: str | None = None
@@ -84,13 +88,19 @@ class _Fold:
         if event.session_id and (event.kind == "init" or self.session_id is None):
             self.session_id = event.session_id
         if event.kind == "text" and event.text:
-            self.texts.append(event.text)
+            self._add_text(event.text)
         elif event.kind == "done" and event.text:
             self.final = event.text  # a done text overrides the accumulation
         elif event.kind == "error":
             self.error = event.text or "the harness reported an error"
         elif event.kind in ("tool_start", "tool_result"):
             self._count_tool(event)
+
+    def _add_text(self, text: str) -> None:
+        self.recent.append(text)
+        if len(self.recent) >= JOIN_TEXTS:
+            self.texts.append("".join(self.recent))
+            self.recent.clear()
 
     def _count_tool(self, event: Event) -> None:
         # D-3: each invocation once, whether seen as start+result or as result only.
@@ -100,7 +110,7 @@ class _Fold:
             self.anonymous_tools += 1
 
     def response(self, status: Status, error: str | None) -> dict[str, Any]:
-        message = self.final if self.final is not None else "".join(self.texts)
+        message = self.final if self.final is not None else "".join([*self.texts, *self.recent])
         return {
             "message": error.splitlines()[0] if error else message,
             "status": int(status),

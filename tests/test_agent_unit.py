@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reference.agent import AgentConfig, CodingAgent, create_agent
+from reference.agent import JOIN_TEXTS, AgentConfig, CodingAgent, create_agent
 from reference.backends import get_backend
 from reference.backends.base import RunOptions
 from reference.exceptions import ConfigError
@@ -113,3 +113,13 @@ def test_an_unexpected_error_still_leaves_the_agent_ready(rig: tuple[Path, Path,
     with pytest.raises(RuntimeError):
         agent.process("hi")
     assert agent.state.name == "READY"
+
+
+def test_many_text_lines_make_one_message_in_order(rig: tuple[Path, Path, Path]) -> None:
+    bin_dir, script_path, _ = rig
+    script = Script("claude").init()
+    for i in range(2 * JOIN_TEXTS + 5):
+        script.text(f"{i},")
+    write_script(script_path, script.done())
+    response = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)})).process("hi")
+    assert response["message"] == "".join(f"{i}," for i in range(2 * JOIN_TEXTS + 5))

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.backends import get_backend
+from reference.backends.base import load_object
 from steps.paths import SCHEMAS
 
 VALIDATOR = jsonschema.Draft202012Validator(
@@ -95,3 +96,13 @@ def test_any_object_shaped_like_an_event(backend: str, obj: dict[str, Any]) -> N
 def test_deeply_nested_json_is_skipped_not_raised() -> None:
     line = '{"type":"assistant","x":' + "[" * 100_000 + "]" * 100_000 + "}"
     assert get_backend("claude").parse_line(line) == []
+
+
+@given(st.dictionaries(st.text(max_size=4), scalars, max_size=3), st.text(max_size=6))
+def test_load_object_agrees_with_json_loads(obj: dict[str, Any], tail: str) -> None:
+    line = json.dumps(obj) + tail
+    try:
+        expected = json.loads(line.strip())
+    except ValueError:
+        expected = None
+    assert load_object(line) == expected

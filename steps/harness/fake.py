@@ -6,7 +6,7 @@ fast. The record is JSON lines, one object per write, appended with O_APPEND so 
 handler and the main flow never interleave:
   {"what": "start", "name", "argv", "cwd", "pid", "pgid", "env"}
   {"what": "stdin", "data"}            once stdin reached end of file
-  {"what": "signal", "signal": "SIGTERM"}
+  {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
 Script steps (a JSON list), each an object with one key:
   out: text (written as is)         line: JSON value (one line)   err: text (stderr)
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
@@ -15,11 +15,14 @@ Script steps (a JSON list), each an object with one key:
   big_line: bytes (one JSON line of about that size)   err_bytes: bytes of stderr
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
+  repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
+          blocks of about 64 KiB as fast as the pipe takes them (for benchmarks)
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
 import signal
@@ -30,6 +33,7 @@ from typing import Any
 
 RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
 RECORDED_ENV = ("PATH", "HOME")
+BLOCK = 1 << 16
 
 
 class Harness:
@@ -44,7 +48,8 @@ class Harness:
         os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
 
     def on_term(self, signum: int, _frame: Any) -> None:
-        self.note(what="signal", signal=signal.Signals(signum).name, pid=os.getpid())
+        now = time.monotonic()  # first, so the record's cost is not part of the latency
+        self.note(what="signal", signal=signal.Signals(signum).name, pid=os.getpid(), t=now)
         if self.term_mode == "exit":
             os._exit(128 + signum)
 
@@ -85,6 +90,14 @@ class Harness:
 
     def op_line(self, value: Any) -> None:
         self.write((json.dumps(value) + "\n").encode())
+
+    def op_repeat(self, arg: dict[str, Any]) -> None:
+        cycle = [(json.dumps(v) + "\n").encode() for v in arg["lines"]]
+        count: int = arg["count"]
+        per_block = max(1, (BLOCK // sum(map(len, cycle))) * len(cycle))
+        lines = itertools.islice(itertools.cycle(cycle), count)
+        while block := b"".join(itertools.islice(lines, per_block)):
+            self.write(block)
 
     def op_big_line(self, size: int) -> None:
         self.write(b'{"type":"filler","data":"' + b"x" * size + b'"}\n')

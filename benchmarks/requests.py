@@ -1,0 +1,119 @@
+"""Per-request overhead and timeout precision of the reference agent, with the fake harness.
+
+Overhead: a request whose harness prints one line and exits, against spawning and reaping the
+same harness bare (`subprocess.run`). Precision: the agent's own deadline against the moment
+SIGTERM reaches the harness (the harness stamps it) and the end of the grace period against
+the moment the harness dies of SIGKILL (a pidfd watched from a thread).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from benchmarks.report import Row, median, ms, p95
+from benchmarks.rig import harness, one_line
+from reference.agent import create_agent
+from reference.supervisor import Outcome, Supervisor, spawn
+from steps.harness.script import Script
+
+PROMPT = "What is 2 + 2?"
+
+
+def overhead(runs: int) -> Row:
+    with harness(one_line("claude")) as rig:
+        agent = create_agent(backend="claude", env={"PATH": rig.path()})
+        argv = [str(rig.bin / "claude")]
+        agent_times: list[float] = []
+        bare_times: list[float] = []
+        for _ in range(runs):  # interleaved, so both see the same load
+            agent_times.append(_timed(lambda: agent.process(PROMPT)))
+            bare_times.append(
+                _timed(lambda: subprocess.run(argv, input=PROMPT.encode(), capture_output=True))
+            )
+    a, b = median(agent_times), median(bare_times)
+    return Row(
+        f"per-request overhead: median request vs bare spawn+reap ({runs} each)",
+        ms(a),
+        ms(b),
+        f"{(a - b) * 1000:+.1f} ms",
+        "<= +5 ms",
+        a - b <= 0.005,
+    )
+
+
+def _timed(call: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+class _Marks:
+    """Deadlines the agent set and when each harness process died, by pid."""
+
+    def __init__(self) -> None:
+        self.deadline: dict[int, float] = {}
+        self.died: dict[int, float] = {}
+
+    def run_process(
+        self,
+        argv: Sequence[str],
+        stdin: bytes,
+        on_line: Callable[[str], None],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+        timeout: float,
+        grace: float,
+    ) -> Outcome:
+        """The agent's `run_process`, noting the supervisor's deadline and watching the pid."""
+        proc = spawn(argv, cwd, env)
+        supervisor = Supervisor(proc, timeout, grace)
+        self.deadline[proc.pid] = supervisor.deadline
+        threading.Thread(target=self._watch, args=(proc.pid,), daemon=True).start()
+        return supervisor.run(stdin, on_line)
+
+    def _watch(self, pid: int) -> None:
+        fd = os.pidfd_open(pid)
+        try:
+            select.select([fd], [], [])
+            self.died[pid] = time.monotonic()
+        finally:
+            os.close(fd)
+
+
+def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
+    script = Script("claude").add("on_term", "ignore").add("sleep", 60)
+    marks = _Marks()
+    with harness(script) as rig:
+        agent = create_agent(
+            backend="claude", env={"PATH": rig.path()}, timeout=timeout, grace_period=grace
+        )
+        agent.run_process = marks.run_process
+        for _ in range(runs):
+            assert agent.process(PROMPT)["status"] == 3
+        terms = {e["pid"]: e["t"] for e in rig.record() if e["what"] == "signal"}
+    time.sleep(0.05)  # let the last watcher thread note its time
+    term = [terms[pid] - deadline for pid, deadline in marks.deadline.items()]
+    kill = [marks.died[pid] - d - grace for pid, d in marks.deadline.items()]
+    return [
+        _latency("deadline -> SIGTERM at the harness", term, runs),
+        _latency("end of grace -> harness killed", kill, runs),
+    ]
+
+
+def _latency(what: str, samples: list[float], runs: int) -> Row:
+    worst = p95(samples)
+    return Row(
+        f"timeout precision: {what} (p95 of {runs})",
+        ms(worst),
+        f"median {ms(median(samples))}",
+        "",
+        "p95 <= 50 ms",
+        worst <= 0.05,
+    )
