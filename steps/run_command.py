@@ -95,8 +95,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         "--adapter-timeout",
         str(getattr(args, "adapter_timeout", 120.0)),
     ]
-    if not _plugin_installed():
-        argv += ["-p", "steps.plugin"]
+    argv += plugin_args()
     argv += (
         ["-v", "--tb=short"]
         if getattr(args, "verbose", False)
@@ -109,8 +108,11 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     return argv
 
 
-def _plugin_installed() -> bool:
-    return any(ep.name == "agent_tck" for ep in importlib.metadata.entry_points(group="pytest11"))
+def plugin_args() -> list[str]:
+    """`-p steps.plugin`, unless the installed entry point loads the plugin already (naming
+    it twice is an error)."""
+    eps = importlib.metadata.entry_points(group="pytest11")
+    return [] if any(ep.name == "agent_tck" for ep in eps) else ["-p", "steps.plugin"]
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

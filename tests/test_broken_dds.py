@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
+from steps.run_command import plugin_args
 from tests.dds_helpers import ROOT, domain
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,7 +34,7 @@ def launch(defect: str, keyword: str, domain_id: int) -> subprocess.Popen[str]:
     serve = (f"{sys.executable} -m reference.dds serve" if defect == CONTROL else
              f"{sys.executable} {ROOT / 'tests' / 'broken_dds.py'} {defect} serve")
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "--no-header",
+        [sys.executable, "-m", "pytest", *plugin_args(), "-q", "--no-header",
          str(ROOT / "steps" / "suite" / "test_transport.py"), "-k", keyword,
          "--impl", f"dds:serve={serve};domain={domain_id}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
