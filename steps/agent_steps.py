@@ -20,6 +20,10 @@ from steps.observe import process_state
 from steps.plugin import require_backend
 from steps.world import AgentWorld, HarnessRig
 
+# The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+START_SLACK = 1.0
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -443,6 +447,22 @@ def message_contains(world: AgentWorld, text: str) -> None:
 @then(parsers.parse("the response message is {size:d} bytes long"))
 def message_size(world: AgentWorld, size: int) -> None:
     assert len(str(world.response.get("message")).encode()) == size
+
+
+@then(parsers.parse("the response message is the {count:d} numbered texts in order"))
+def message_numbered(world: AgentWorld, count: int) -> None:
+    message = str(world.response.get("message"))
+    expected = "".join(f"{i}," for i in range(count))
+    assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
+
+
+@then("the answer came within the timeout plus the grace period")
+def within_deadline(world: AgentWorld) -> None:
+    assert world.elapsed is not None, "no request was made"
+    timeout = world.settings.get("timeout", DEFAULT_TIMEOUT)
+    grace = world.settings.get("grace_period", DEFAULT_GRACE)
+    bound = timeout + grace + START_SLACK
+    assert world.elapsed <= bound, f"the request took {world.elapsed:.2f} s, more than {bound:g}"
 
 
 @then("the response has:")

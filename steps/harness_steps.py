@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 from pytest_bdd import given, parsers, then
 
@@ -120,3 +121,65 @@ def nothing_left(world: AgentWorld) -> None:
 def received_sigterm(world: AgentWorld) -> None:
     start = world.rig.last_start()
     assert "SIGTERM" in world.rig.signals(start["pid"])
+
+
+# --- Hostile harnesses (features/agent/hostile.feature) -----------------------------------
+
+
+def _unterminated(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False)
+
+
+@given(parsers.parse('the harness prints blank lines between its events, then answers "{text}"'))
+def harness_blank_lines(world: AgentWorld, text: str) -> None:
+    script = world.new_script().add("out", "\n").init().add("out", "\n\n   \n\t\n\r\n")
+    script.text(text).add("out", " \n").done().add("out", "\n")
+
+
+@given(parsers.parse('the harness prints the answer "{text}" as its last line, without a newline'))
+def harness_unterminated_answer(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init()
+    script.add("out", _unterminated(script.text_line(text)))
+
+
+@given(parsers.parse('the harness answers "{text}", then prints half a JSON object and exits'))
+def harness_half_object(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init().text(text).done()
+    half = _unterminated(script.text_line("the other half"))
+    script.add("out", half[: len(half) // 2])
+
+
+@given(parsers.parse('the harness prints JSON values that are not objects, then answers "{text}"'))
+def harness_non_objects(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init()
+    inside_array = json.dumps([script.text_line("from inside an array")])
+    for value in ("[]", inside_array, '"a string"', "42", "-1.5e3", "null", "true"):
+        script.add("out", value + "\n")
+    script.text(text).done()
+
+
+@given(
+    parsers.parse(
+        'the harness prints a JSON line nested {depth:d} levels deep, then answers "{text}"'
+    )
+)
+def harness_deep_json(world: AgentWorld, depth: int, text: str) -> None:
+    world.new_script().init().add("deep", depth).text(text).done()
+
+
+@given(parsers.parse("the harness prints {count:d} numbered texts in one write, then finishes"))
+def harness_burst(world: AgentWorld, count: int) -> None:
+    script = world.new_script().init()
+    line = _unterminated(script.text_line("@N@,")) + "\n"
+    script.add("burst", {"line": line, "count": count}).done()
+
+
+@given(
+    parsers.parse(
+        'the harness writes its answer "{text}" {piece:d} bytes at a time, {seconds:g} s apart'
+    )
+)
+def harness_trickle(world: AgentWorld, text: str, piece: int, seconds: float) -> None:
+    script = world.new_script().init()
+    data = _unterminated(script.text_line(text)) + "\n"
+    script.add("trickle", {"data": data, "piece": piece, "sleep": seconds}).done()

@@ -7,6 +7,7 @@ The world arranges; drivers act; steps assert. Agents are created lazily, when t
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,7 @@ class AgentWorld:
     results: list[RequestResult] = field(default_factory=list)
     final_text: str | None = None
     path_override: str | None = None
+    elapsed: float | None = None  # seconds the last request took, as the caller saw it
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""
@@ -81,7 +83,10 @@ class AgentWorld:
         if self.script is None:
             self.script = self.default_script()
         self.rig.use(self.script)
-        self.result = self.driver.agent_request(self.ensure_agent(), message)
+        agent = self.ensure_agent()
+        started = time.monotonic()
+        self.result = self.driver.agent_request(agent, message)
+        self.elapsed = time.monotonic() - started
         return self.result
 
     def default_script(self) -> Script:
