@@ -19,7 +19,7 @@ from reference.backends import Backend, RunOptions, get_backend
 from reference.events import Event
 from reference.exceptions import ConfigError, LaunchError
 from reference.status import State, Status
-from reference.supervisor import Outcome, run_process
+from reference.supervisor import MAX_LINE, Outcome, run_process
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -79,14 +79,17 @@ class _Fold:
     error: str | None = None
     tool_ids: set[str] = field(default_factory=set)
     anonymous_tools: int = 0
+    completed: bool = False  # the stream said the turn completed (a done event)
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, event: Event) -> None:
         if event.session_id and (event.kind == "init" or self.session_id is None):
             self.session_id = event.session_id
         if event.kind == "text" and event.text:
             self.texts.append(event.text)
-        elif event.kind == "done" and event.text:
-            self.final = event.text  # a done text overrides the accumulation
+        elif event.kind == "done":
+            self.completed = True
+            self.final = event.text or self.final  # a done text overrides the accumulation
         elif event.kind == "error":
             self.error = event.text or "the harness reported an error"
         elif event.kind in ("tool_start", "tool_result"):
@@ -108,6 +111,7 @@ class _Fold:
             "tool_calls": len(self.tool_ids) + self.anonymous_tools,
             "session_id": self.session_id,
             "error": error,
+            "warnings": list(self.warnings),
         }
 
 
@@ -126,6 +130,7 @@ class CodingAgent:
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
         self.run_process = run_process
+        self.judge = judge
         self.state = State.READY
         self._publish(State.READY, None, "agent created")
 
@@ -172,7 +177,11 @@ class CodingAgent:
             )
         except LaunchError as exc:
             return fold.response(Status.LAUNCH_FAILED, str(exc))
-        status, error = _judge(self.backend.name, self.config.timeout, outcome, fold)
+        if outcome.skipped_lines:
+            fold.warnings.append(
+                f"skipped {outcome.skipped_lines} stdout line(s) longer than {MAX_LINE} bytes"
+            )
+        status, error = self.judge(self.backend.name, self.config.timeout, outcome, fold)
         return fold.response(status, error)
 
     def _environment(self) -> dict[str, str]:
@@ -206,10 +215,15 @@ def _resolve(command: str, env: Mapping[str, str]) -> str:
     return found
 
 
-def _judge(
+def judge(
     backend: str, timeout: float, outcome: Outcome, fold: _Fold
 ) -> tuple[Status, str | None]:
-    """Status and error text from how the process ended and what it said (D-4)."""
+    """Status and error text from how the process ended and what it said (D-4).
+
+    The stream's verdict beats the exit code both ways: an error result fails the request
+    even after exit 0, and a completed turn stands after a non-zero exit, with a warning
+    (hostile.feature, "exit code").
+    """
     tail = outcome.stderr_tail.strip()
     detail = f"\nstderr: {tail}" if tail else ""
     code = outcome.returncode
@@ -220,8 +234,10 @@ def _judge(
         return Status.SIGNALED, f"{backend} was killed by signal {name}{detail}"
     if fold.error is not None:
         return Status.HARNESS_ERROR, f"{backend} reported an error: {fold.error}{detail}"
-    if code != 0:
+    if code != 0 and not fold.completed:
         return Status.HARNESS_ERROR, f"{backend} exited with code {code}{detail}"
+    if code != 0:
+        fold.warnings.append(f"{backend} exited with code {code} after the turn completed")
     return Status.OK, None
 
 
