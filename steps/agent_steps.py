@@ -456,6 +456,25 @@ def message_numbered(world: AgentWorld, count: int) -> None:
     assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
 
 
+def _warnings(world: AgentWorld) -> list[str]:
+    warnings = world.response.get("warnings")
+    assert isinstance(warnings, list), f"the response has no warnings list: {world.response}"
+    return [str(w) for w in warnings]
+
+
+@then(parsers.parse('the response has a warning containing "{text}"'))
+def warning_containing(world: AgentWorld, text: str) -> None:
+    warnings = _warnings(world)
+    assert any(text in w for w in warnings), f"warnings: {warnings}"
+
+
+@then(parsers.parse("the response has a warning about exit code {code:d}"))
+def warning_exit_code(world: AgentWorld, code: int) -> None:
+    warnings = _warnings(world)
+    found = [w for w in warnings if "exit" in w.lower() and re.search(rf"\b{code}\b", w)]
+    assert found, f"no warning names exit code {code}: {warnings}"
+
+
 @then("the answer came within the timeout plus the grace period")
 def within_deadline(world: AgentWorld) -> None:
     assert world.elapsed is not None, "no request was made"

@@ -183,3 +183,27 @@ def harness_trickle(world: AgentWorld, text: str, piece: int, seconds: float) ->
     script = world.new_script().init()
     data = _unterminated(script.text_line(text)) + "\n"
     script.add("trickle", {"data": data, "piece": piece, "sleep": seconds}).done()
+
+
+@given(
+    parsers.parse('the harness prints a text of {size:d} bytes in one line, then answers "{text}"')
+)
+def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
+    script = world.new_script().init()
+    line = _unterminated(script.text_line("@FILL@")) + "\n"
+    script.add("fill", {"line": line, "size": size}).text(text).done()
+
+
+@given(
+    parsers.parse(
+        'the harness reports the failure "{message}" in its stream, then exits with code {code:d}'
+    )
+)
+def harness_reports_failure(world: AgentWorld, message: str, code: int) -> None:
+    script = world.new_script().init()
+    script.line(script.failure_line(message)).add("exit", code)
+
+
+@given(parsers.parse('the harness answers "{text}", then exits with code {code:d}'))
+def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
+    world.new_script().init().text(text).done().add("exit", code)

@@ -10,12 +10,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from collections import deque
 from dataclasses import replace
 from typing import Any
 
 from reference.adapter import Adapter
-from reference.agent import CodingAgent, create_agent
+from reference.agent import CodingAgent, create_agent, judge
 from reference.backends.base import Invocation, RunOptions, load_object
 from reference.events import Event
 from reference.status import State, Status
@@ -289,3 +290,32 @@ class DecodesEachRead(_Broken):
             return sup.run(stdin, on_line)
 
         agent.run_process = run  # type: ignore[assignment]
+
+
+class _Unbounded(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        splitter.limit = sys.maxsize
+        return super()._read(fd, splitter)
+
+
+class NoLineLimit(_Broken):
+    """Reads every stdout line whole, however long: memory grows with the line."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            sup = _Unbounded(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
+            return sup.run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class ExitCodeOverridesResult(_Broken):
+    """Fails every request whose CLI exited non-zero, even after a completed turn."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def exit_code_first(backend: str, timeout: float, outcome: Any, fold: Any) -> Any:
+            if outcome.returncode > 0 and not outcome.timed_out and fold.completed:
+                return Status.HARNESS_ERROR, f"{backend} exited with code {outcome.returncode}"
+            return judge(backend, timeout, outcome, fold)
+
+        agent.judge = exit_code_first

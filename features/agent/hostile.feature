@@ -11,6 +11,33 @@ Feature: Hostile harnesses: the failures real wrappers hit
 
   Durations are nominal: the suite multiplies them by its time scale (--time-scale).
 
+  Rule: A line longer than 16 MiB is skipped with a warning, never a crash
+    asyncio's StreamReader stops at 64 KiB ("Separator is not found, and chunk exceed the
+    limit") and the Claude SDK's buffer at 1 MiB; real lines exceed both when a tool returns
+    a large file. D-6 reads lines up to 16 MiB whole (decisions.feature checks 2 MiB). A line
+    beyond that is skipped so memory stays bounded whatever the CLI prints, the response's
+    `warnings` says a line was skipped, and the request still answers from the other lines:
+    one oversized tool result must not cost the user the whole turn.
+
+    @req:AG-H1
+    Scenario Outline: A 20 MiB line is skipped with a warning and the request still answers
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints a text of 20971520 bytes in one line, then answers "after the flood"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value             |
+        | status  | 0                 |
+        | message | "after the flood" |
+      And the response has a warning containing "skipped"
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
   Rule: Stdout is a stream of lines, whatever the harness puts in it
     Wrappers assume every line is one JSON object that arrives whole in one read. Real CLIs
     print blank lines, end without a final newline when they are cut off, and write large
@@ -131,6 +158,51 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | key     | value            |
         | status  | 0                |
         | message | "Größe ✓ 完了 🎉" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: The stream's verdict beats the exit code, both ways
+    Exit codes lie in both directions. Claude Code exits 0 after an API failure it reports as
+    an error result, and Codex can exit 0 after `turn.failed`; a wrapper that trusts the exit
+    code reports success with an error message as the answer. The other way round, a CLI can
+    exit non-zero after a turn that completed (a hook, a session file or a telemetry flush
+    failing at exit), and a wrapper that trusts the exit code throws the answer away; the
+    caller retries a turn whose edits are already made. So a failure in the stream fails the
+    request whatever the exit code, and a completed turn stands whatever the exit code, with
+    the exit code reported in `warnings` (docs/status-codes.md).
+
+    @req:AG-H8
+    Scenario Outline: An error result, then exit code 0
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness reports the failure "quota exhausted" in its stream, then exits with code 0
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "quota exhausted"
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H9
+    Scenario Outline: A success result, then exit code 1
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness answers "the work is done", then exits with code 1
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value              |
+        | status  | 0                  |
+        | message | "the work is done" |
+      And the response has a warning about exit code 1
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY
