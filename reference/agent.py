@@ -210,9 +210,20 @@ def _resolve(command: str, env: Mapping[str, str]) -> str:
     path = env.get("PATH", os.defpath)
     found = shutil.which(command, path=path)
     if found is None:
-        where = "is not executable" if os.path.exists(command) else "was not found on PATH"
-        raise LaunchError(f"cannot start {command!r}: the command {where} ({path})")
+        raise LaunchError(f"cannot start {command!r}: {_why_not_found(command, path)}")
     return found
+
+
+def _why_not_found(command: str, path: str) -> str:
+    """Not on PATH at all, or there but not executable (which `shutil.which` skips)."""
+    if os.sep in command:
+        candidates = [command]
+    else:
+        candidates = [os.path.join(d, command) for d in path.split(os.pathsep) if d]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return f"{candidate} is not executable"
+    return f"the command was not found on PATH ({path})"
 
 
 def judge(
