@@ -423,6 +423,18 @@ def agent_for_with_timeout(world: AgentWorld, backend: str, seconds: float) -> N
     agent_with_running_timeout(world, seconds)
 
 
+@given(parsers.parse('an agent for the "{backend}" backend that sets "{name}" to "{value}"'))
+def agent_setting_env(world: AgentWorld, backend: str, name: str, value: str) -> None:
+    agent_with_backend(world, backend)
+    world.env[name] = value
+
+
+@given(parsers.parse('an agent for the "{backend}" backend that strips "{name}"'))
+def agent_stripping_env(world: AgentWorld, backend: str, name: str) -> None:
+    agent_with_backend(world, backend)
+    world.settings.setdefault("strip_env", []).append(name)
+
+
 @when(parsers.parse('the agent answers "{message}"'))
 def agent_answers(world: AgentWorld, message: str) -> None:
     world.request(message)
@@ -442,6 +454,12 @@ def status_is(world: AgentWorld, status: int) -> None:
 @then(parsers.parse('the response message contains "{text}"'))
 def message_contains(world: AgentWorld, text: str) -> None:
     assert text in str(world.response.get("message")), world.response
+
+
+@then(parsers.parse('the response message names "{command}" and says "{reason}"'))
+def message_names(world: AgentWorld, command: str, reason: str) -> None:
+    message = str(world.response.get("message"))
+    assert command in message and reason in message, f"message = {message!r}"
 
 
 @then(parsers.parse("the response message is {size:d} bytes long"))

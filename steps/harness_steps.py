@@ -8,6 +8,8 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then
 
+from steps.drivers.base import INHERITED_ENV
+from steps.harness.script import HARNESS_NAMES
 from steps.observe import process_state, still_running
 from steps.world import AgentWorld
 
@@ -207,3 +209,43 @@ def harness_reports_failure(world: AgentWorld, message: str, code: int) -> None:
 @given(parsers.parse('the harness answers "{text}", then exits with code {code:d}'))
 def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
     world.new_script().init().text(text).done().add("exit", code)
+
+
+@given("the harness command is on PATH but is not executable")
+def harness_not_executable(world: AgentWorld) -> None:
+    plain = world.sandbox / "plain-bin"
+    plain.mkdir(parents=True)
+    for name in HARNESS_NAMES:
+        (plain / name).write_text("#!/bin/sh\necho never run\n")
+    world.path_override = str(plain)
+
+
+@then("the harness was never started")
+def never_started(world: AgentWorld) -> None:
+    assert world.rig.starts() == [], "the harness was started"
+
+
+@given(parsers.parse('the implementation inherited "{name}"'))
+def inherited(world: AgentWorld, name: str) -> None:
+    assert name in INHERITED_ENV, f"the suite does not put {name} in the implementation's env"
+
+
+def _harness_env(world: AgentWorld) -> dict[str, str]:
+    env: dict[str, str] = world.rig.last_start()["env"]
+    return env
+
+
+@then(parsers.parse('the harness saw no "{name}"'))
+def harness_saw_no(world: AgentWorld, name: str) -> None:
+    env = _harness_env(world)
+    assert name not in env, f"the harness got {name}={env[name]!r}"
+
+
+@then(parsers.parse('the harness saw "{name}" as inherited'))
+def harness_saw_inherited(world: AgentWorld, name: str) -> None:
+    harness_saw_value(world, name, INHERITED_ENV[name])
+
+
+@then(parsers.parse('the harness saw "{name}" set to "{value}"'))
+def harness_saw_value(world: AgentWorld, name: str, value: str) -> None:
+    assert _harness_env(world).get(name) == value, f"{name} = {_harness_env(world).get(name)!r}"

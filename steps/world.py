@@ -54,6 +54,7 @@ class AgentWorld:
     time_scale: float
     backend: str = "claude"
     settings: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)  # settings.env besides PATH
     script: Script | None = None
     agent: str | None = None
     created_states: list[dict[str, Any]] = field(default_factory=list)
@@ -74,7 +75,7 @@ class AgentWorld:
             settings = {
                 "backend": self.backend,
                 **self.settings,
-                "env": {"PATH": self.path_override or self.rig.path()},
+                "env": {**self.env, "PATH": self.path_override or self.rig.path()},
             }
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent

@@ -319,3 +319,38 @@ class ExitCodeOverridesResult(_Broken):
             return judge(backend, timeout, outcome, fold)
 
         agent.judge = exit_code_first
+
+
+class VagueLaunchError(_Broken):
+    """Reports a CLI that cannot be started without saying which command or why."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def vague(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            if response["status"] == Status.LAUNCH_FAILED:
+                response["message"] = response["error"] = "[Errno 2] No such file or directory"
+            return response
+
+        agent._run = vague  # type: ignore[method-assign]
+
+
+class KeepsNestingVariable(_Broken):
+    """Hands the CLI its whole inherited environment, CLAUDECODE included."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def environment() -> dict[str, str]:
+            env = {**os.environ, **(agent.config.env or {})}
+            for name in agent.config.strip_env:
+                env.pop(name, None)
+            return env
+
+        agent._environment = environment  # type: ignore[method-assign]
+
+
+class IgnoresStripEnv(_Broken):
+    """Accepts strip_env and ignores it."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, **{**settings, "strip_env": ()})

@@ -27,6 +27,9 @@ CASES = {
     "DecodesEachRead": {"AG-H7"},
     "NoLineLimit": {"AG-H1"},
     "ExitCodeOverridesResult": {"AG-H9"},
+    "VagueLaunchError": {"AG-H10"},
+    "KeepsNestingVariable": {"AG-H11"},
+    "IgnoresStripEnv": {"AG-H12"},
 }
 
 

@@ -211,3 +211,87 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | backend |
         | claude  |
         | codex   |
+
+  Rule: A CLI that cannot be started is named in a clear error, and the agent stays READY
+    "No such file or directory" with no name, or a stack trace, is what users of wrappers get
+    when the CLI is not installed or lost its executable bit (a package unpacked without
+    modes, a shim written by hand). The response has status 4 and its message names the
+    command and says which of the two it is, so the user knows what to fix; nothing was
+    started and the agent takes the next request.
+
+    @req:AG-H10
+    Scenario Outline: The CLI cannot be started
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness command <problem>
+      When the agent answers "Hello"
+      Then the response status is 4
+      And the response message names "<backend>" and says "<reason>"
+      And the harness was never started
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend | problem                          | reason         |
+        | claude  | is missing from PATH             | not found      |
+        | codex   | is missing from PATH             | not found      |
+        | claude  | is on PATH but is not executable | not executable |
+        | codex   | is on PATH but is not executable | not executable |
+
+  Rule: The CLI's environment is the caller's, minus what must not leak
+    A wrapper started from inside a Claude Code session hands `CLAUDECODE=1` on, and the
+    `claude` it starts then believes it runs nested inside itself and refuses or misbehaves;
+    the agent always removes it (for Codex too, whose commands may start `claude`). API keys
+    are the caller's decision: inherited ones reach the CLI unless `strip_env` names them,
+    and `env` sets them explicitly. The suite runs every implementation with `CLAUDECODE=1`
+    and both API keys (fake values) in its environment (docs/adapter-protocol.md).
+
+    @req:AG-H11
+    Scenario Outline: An inherited CLAUDECODE does not reach the CLI
+      Given an agent for the "<backend>" backend
+      And the implementation inherited "CLAUDECODE"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw no "CLAUDECODE"
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H12
+    Scenario Outline: An inherited API key reaches the CLI unless stripped
+      Given an agent for the "<backend>" backend
+      And the implementation inherited "<key>"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw "<key>" as inherited
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
+
+    @req:AG-H12
+    Scenario Outline: A configured API key replaces the inherited one
+      Given an agent for the "<backend>" backend that sets "<key>" to "sk-configured"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw "<key>" set to "sk-configured"
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
+
+    @req:AG-H12
+    Scenario Outline: A stripped API key does not reach the CLI
+      Given an agent for the "<backend>" backend that strips "<key>"
+      And the implementation inherited "<key>"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw no "<key>"
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
