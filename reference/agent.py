@@ -19,7 +19,7 @@ from reference.backends import Backend, RunOptions, get_backend
 from reference.events import Event
 from reference.exceptions import ConfigError, LaunchError
 from reference.status import State, Status
-from reference.supervisor import Outcome, run_process
+from reference.supervisor import MAX_LINE, Outcome, run_process
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -83,14 +83,17 @@ class _Fold:
     error: str | None = None
     tool_ids: set[str] = field(default_factory=set)
     anonymous_tools: int = 0
+    completed: bool = False  # the stream said the turn completed (a done event)
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, event: Event) -> None:
         if event.session_id and (event.kind == "init" or self.session_id is None):
             self.session_id = event.session_id
         if event.kind == "text" and event.text:
             self._add_text(event.text)
-        elif event.kind == "done" and event.text:
-            self.final = event.text  # a done text overrides the accumulation
+        elif event.kind == "done":
+            self.completed = True
+            self.final = event.text or self.final  # a done text overrides the accumulation
         elif event.kind == "error":
             self.error = event.text or "the harness reported an error"
         elif event.kind in ("tool_start", "tool_result"):
@@ -118,6 +121,7 @@ class _Fold:
             "tool_calls": len(self.tool_ids) + self.anonymous_tools,
             "session_id": self.session_id,
             "error": error,
+            "warnings": list(self.warnings),
         }
 
 
@@ -136,6 +140,7 @@ class CodingAgent:
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
         self.run_process = run_process
+        self.judge = judge
         self.state = State.READY
         self._publish(State.READY, None, "agent created")
 
@@ -182,7 +187,11 @@ class CodingAgent:
             )
         except LaunchError as exc:
             return fold.response(Status.LAUNCH_FAILED, str(exc))
-        status, error = _judge(self.backend.name, self.config.timeout, outcome, fold)
+        if outcome.skipped_lines:
+            fold.warnings.append(
+                f"skipped {outcome.skipped_lines} stdout line(s) longer than {MAX_LINE} bytes"
+            )
+        status, error = self.judge(self.backend.name, self.config.timeout, outcome, fold)
         return fold.response(status, error)
 
     def _environment(self) -> dict[str, str]:
@@ -211,15 +220,31 @@ def _resolve(command: str, env: Mapping[str, str]) -> str:
     path = env.get("PATH", os.defpath)
     found = shutil.which(command, path=path)
     if found is None:
-        where = "is not executable" if os.path.exists(command) else "was not found on PATH"
-        raise LaunchError(f"cannot start {command!r}: the command {where} ({path})")
+        raise LaunchError(f"cannot start {command!r}: {_why_not_found(command, path)}")
     return found
 
 
-def _judge(
+def _why_not_found(command: str, path: str) -> str:
+    """Not on PATH at all, or there but not executable (which `shutil.which` skips)."""
+    if os.sep in command:
+        candidates = [command]
+    else:
+        candidates = [os.path.join(d, command) for d in path.split(os.pathsep) if d]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return f"{candidate} is not executable"
+    return f"the command was not found on PATH ({path})"
+
+
+def judge(
     backend: str, timeout: float, outcome: Outcome, fold: _Fold
 ) -> tuple[Status, str | None]:
-    """Status and error text from how the process ended and what it said (D-4)."""
+    """Status and error text from how the process ended and what it said (D-4).
+
+    A failure reported in the stream fails the request even after exit 0; a non-zero exit
+    fails it even after a completed turn (seed 001), and the message says the turn had
+    completed (hostile.feature, "exit code").
+    """
     tail = outcome.stderr_tail.strip()
     detail = f"\nstderr: {tail}" if tail else ""
     code = outcome.returncode
@@ -231,7 +256,8 @@ def _judge(
     if fold.error is not None:
         return Status.HARNESS_ERROR, f"{backend} reported an error: {fold.error}{detail}"
     if code != 0:
-        return Status.HARNESS_ERROR, f"{backend} exited with code {code}{detail}"
+        after = " after the turn completed" if fold.completed else ""
+        return Status.HARNESS_ERROR, f"{backend} exited with code {code}{after}{detail}"
     return Status.OK, None
 
 

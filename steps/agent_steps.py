@@ -20,6 +20,10 @@ from steps.observe import process_state
 from steps.plugin import require_backend
 from steps.world import AgentWorld, HarnessRig
 
+# The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+START_SLACK = 1.0
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -419,6 +423,18 @@ def agent_for_with_timeout(world: AgentWorld, backend: str, seconds: float) -> N
     agent_with_running_timeout(world, seconds)
 
 
+@given(parsers.parse('an agent for the "{backend}" backend that sets "{name}" to "{value}"'))
+def agent_setting_env(world: AgentWorld, backend: str, name: str, value: str) -> None:
+    agent_with_backend(world, backend)
+    world.env[name] = value
+
+
+@given(parsers.parse('an agent for the "{backend}" backend that strips "{name}"'))
+def agent_stripping_env(world: AgentWorld, backend: str, name: str) -> None:
+    agent_with_backend(world, backend)
+    world.settings.setdefault("strip_env", []).append(name)
+
+
 @when(parsers.parse('the agent answers "{message}"'))
 def agent_answers(world: AgentWorld, message: str) -> None:
     world.request(message)
@@ -440,9 +456,43 @@ def message_contains(world: AgentWorld, text: str) -> None:
     assert text in str(world.response.get("message")), world.response
 
 
+@then(parsers.parse('the response message names "{command}" and says "{reason}"'))
+def message_names(world: AgentWorld, command: str, reason: str) -> None:
+    message = str(world.response.get("message"))
+    assert command in message and reason in message, f"message = {message!r}"
+
+
 @then(parsers.parse("the response message is {size:d} bytes long"))
 def message_size(world: AgentWorld, size: int) -> None:
     assert len(str(world.response.get("message")).encode()) == size
+
+
+@then(parsers.parse("the response message is the {count:d} numbered texts in order"))
+def message_numbered(world: AgentWorld, count: int) -> None:
+    message = str(world.response.get("message"))
+    expected = "".join(f"{i}," for i in range(count))
+    assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
+
+
+def _warnings(world: AgentWorld) -> list[str]:
+    warnings = world.response.get("warnings")
+    assert isinstance(warnings, list), f"the response has no warnings list: {world.response}"
+    return [str(w) for w in warnings]
+
+
+@then(parsers.parse('the response has a warning containing "{text}"'))
+def warning_containing(world: AgentWorld, text: str) -> None:
+    warnings = _warnings(world)
+    assert any(text in w for w in warnings), f"warnings: {warnings}"
+
+
+@then("the answer came within the timeout plus the grace period")
+def within_deadline(world: AgentWorld) -> None:
+    assert world.elapsed is not None, "no request was made"
+    timeout = world.settings.get("timeout", DEFAULT_TIMEOUT)
+    grace = world.settings.get("grace_period", DEFAULT_GRACE)
+    bound = timeout + grace + START_SLACK
+    assert world.elapsed <= bound, f"the request took {world.elapsed:.2f} s, more than {bound:g}"
 
 
 @then("the response has:")

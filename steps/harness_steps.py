@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 from pytest_bdd import given, parsers, then
 
+from steps.drivers.base import INHERITED_ENV
+from steps.harness.script import HARNESS_NAMES
 from steps.observe import process_state, still_running
 from steps.world import AgentWorld
 
@@ -120,3 +123,129 @@ def nothing_left(world: AgentWorld) -> None:
 def received_sigterm(world: AgentWorld) -> None:
     start = world.rig.last_start()
     assert "SIGTERM" in world.rig.signals(start["pid"])
+
+
+# --- Hostile harnesses (features/agent/hostile.feature) -----------------------------------
+
+
+def _unterminated(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False)
+
+
+@given(parsers.parse('the harness prints blank lines between its events, then answers "{text}"'))
+def harness_blank_lines(world: AgentWorld, text: str) -> None:
+    script = world.new_script().add("out", "\n").init().add("out", "\n\n   \n\t\n\r\n")
+    script.text(text).add("out", " \n").done().add("out", "\n")
+
+
+@given(parsers.parse('the harness prints the answer "{text}" as its last line, without a newline'))
+def harness_unterminated_answer(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init()
+    script.add("out", _unterminated(script.text_line(text)))
+
+
+@given(parsers.parse('the harness answers "{text}", then prints half a JSON object and exits'))
+def harness_half_object(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init().text(text).done()
+    half = _unterminated(script.text_line("the other half"))
+    script.add("out", half[: len(half) // 2])
+
+
+@given(parsers.parse('the harness prints JSON values that are not objects, then answers "{text}"'))
+def harness_non_objects(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init()
+    inside_array = json.dumps([script.text_line("from inside an array")])
+    for value in ("[]", inside_array, '"a string"', "42", "-1.5e3", "null", "true"):
+        script.add("out", value + "\n")
+    script.text(text).done()
+
+
+@given(
+    parsers.parse(
+        'the harness prints a JSON line nested {depth:d} levels deep, then answers "{text}"'
+    )
+)
+def harness_deep_json(world: AgentWorld, depth: int, text: str) -> None:
+    world.new_script().init().add("deep", depth).text(text).done()
+
+
+@given(parsers.parse("the harness prints {count:d} numbered texts in one write, then finishes"))
+def harness_burst(world: AgentWorld, count: int) -> None:
+    script = world.new_script().init()
+    line = _unterminated(script.text_line("@N@,")) + "\n"
+    script.add("burst", {"line": line, "count": count}).done()
+
+
+@given(
+    parsers.parse(
+        'the harness writes its answer "{text}" {piece:d} bytes at a time, {seconds:g} s apart'
+    )
+)
+def harness_trickle(world: AgentWorld, text: str, piece: int, seconds: float) -> None:
+    script = world.new_script().init()
+    data = _unterminated(script.text_line(text)) + "\n"
+    script.add("trickle", {"data": data, "piece": piece, "sleep": seconds}).done()
+
+
+@given(
+    parsers.parse('the harness prints a text of {size:d} bytes in one line, then answers "{text}"')
+)
+def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
+    script = world.new_script().init()
+    line = _unterminated(script.text_line("@FILL@")) + "\n"
+    script.add("fill", {"line": line, "size": size}).text(text).done()
+
+
+@given(
+    parsers.parse(
+        'the harness reports the failure "{message}" in its stream, then exits with code {code:d}'
+    )
+)
+def harness_reports_failure(world: AgentWorld, message: str, code: int) -> None:
+    script = world.new_script().init()
+    script.line(script.failure_line(message)).add("exit", code)
+
+
+@given(parsers.parse('the harness answers "{text}", then exits with code {code:d}'))
+def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
+    world.new_script().init().text(text).done().add("exit", code)
+
+
+@given("the harness command is on PATH but is not executable")
+def harness_not_executable(world: AgentWorld) -> None:
+    plain = world.sandbox / "plain-bin"
+    plain.mkdir(parents=True)
+    for name in HARNESS_NAMES:
+        (plain / name).write_text("#!/bin/sh\necho never run\n")
+    world.path_override = str(plain)
+
+
+@then("the harness was never started")
+def never_started(world: AgentWorld) -> None:
+    assert world.rig.starts() == [], "the harness was started"
+
+
+@given(parsers.parse('the implementation inherited "{name}"'))
+def inherited(world: AgentWorld, name: str) -> None:
+    assert name in INHERITED_ENV, f"the suite does not put {name} in the implementation's env"
+
+
+def _harness_env(world: AgentWorld) -> dict[str, str]:
+    env: dict[str, str] = world.rig.last_start()["env"]
+    return env
+
+
+@then(parsers.parse('the harness saw no "{name}"'))
+def harness_saw_no(world: AgentWorld, name: str) -> None:
+    env = _harness_env(world)
+    assert name not in env, f"the harness got {name}={env[name]!r}"
+
+
+@then(parsers.parse('the harness saw "{name}" as inherited'))
+def harness_saw_inherited(world: AgentWorld, name: str) -> None:
+    harness_saw_value(world, name, INHERITED_ENV[name])
+
+
+@then(parsers.parse('the harness saw "{name}" set to "{value}"'))
+def harness_saw_value(world: AgentWorld, name: str, value: str) -> None:
+    assert _harness_env(world).get(name) == value, f"{name} = {_harness_env(world).get(name)!r}"

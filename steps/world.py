@@ -7,6 +7,7 @@ The world arranges; drivers act; steps assert. Agents are created lazily, when t
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ class AgentWorld:
     time_scale: float
     backend: str = "claude"
     settings: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)  # settings.env besides PATH
     script: Script | None = None
     agent: str | None = None
     created_states: list[dict[str, Any]] = field(default_factory=list)
@@ -60,6 +62,7 @@ class AgentWorld:
     results: list[RequestResult] = field(default_factory=list)
     final_text: str | None = None
     path_override: str | None = None
+    elapsed: float | None = None  # seconds the last request took, as the caller saw it
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""
@@ -72,7 +75,7 @@ class AgentWorld:
             settings = {
                 "backend": self.backend,
                 **self.settings,
-                "env": {"PATH": self.path_override or self.rig.path()},
+                "env": {**self.env, "PATH": self.path_override or self.rig.path()},
             }
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent
@@ -81,7 +84,10 @@ class AgentWorld:
         if self.script is None:
             self.script = self.default_script()
         self.rig.use(self.script)
-        self.result = self.driver.agent_request(self.ensure_agent(), message)
+        agent = self.ensure_agent()
+        started = time.monotonic()
+        self.result = self.driver.agent_request(agent, message)
+        self.elapsed = time.monotonic() - started
         return self.result
 
     def default_script(self) -> Script:

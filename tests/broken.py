@@ -6,18 +6,21 @@ the suite against each one and checks it fails exactly the requirements its defe
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
+from collections import deque
 from dataclasses import replace
 from typing import Any
 
 from reference.adapter import Adapter
-from reference.agent import CodingAgent, create_agent
+from reference.agent import CodingAgent, create_agent, judge
 from reference.backends.base import Invocation, RunOptions, load_object
 from reference.events import Event
 from reference.status import State, Status
-from reference.supervisor import Supervisor, spawn
+from reference.supervisor import LineSplitter, Supervisor, run_process, spawn
 from steps.drivers.inprocess import InProcessDriver
 
 
@@ -182,3 +185,173 @@ class TrustsExitCodeOnly(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _TrustExitCode(agent.backend)
+
+
+class StopsAtBlankLine(_Broken):
+    """Takes a blank line for the end of the output and ignores everything after it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            stopped = False
+
+            def until_blank(line: str) -> None:
+                nonlocal stopped
+                stopped = stopped or not line.strip()
+                if not stopped:
+                    on_line(line)
+
+            return run_process(argv, stdin, until_blank, **kw)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _NoTail(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        more = super()._read(fd, splitter)
+        if not more and self.proc.stdout is not None and fd == self.proc.stdout.fileno():
+            splitter.pending, splitter.pending_size = [], 0
+        return more
+
+
+class DropsUnterminatedLastLine(_Broken):
+    """Loses a last line that has no newline."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            sup = _NoTail(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
+            return sup.run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _AnyValue(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            return []
+        value.get("type")  # what `load_object` guards against: a list has no .get
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class AssumesObjects(_Broken):
+    """Takes every JSON line for an object and crashes on an array, string or number."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _AnyValue(agent.backend)
+
+
+class _DecodeErrorsOnly(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        try:
+            json.loads(line)
+        except json.JSONDecodeError:
+            return []
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class CatchesOnlyDecodeErrors(_Broken):
+    """Catches JSONDecodeError only, so a deeply nested line raises RecursionError."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _DecodeErrorsOnly(agent.backend)
+
+
+class KeepsOnlyRecentLines(_Broken):
+    """Bounds memory by keeping only the last 1000 stdout lines, parsed after the exit."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            kept: deque[str] = deque(maxlen=1000)
+            outcome = run_process(argv, stdin, kept.append, **kw)
+            for line in kept:
+                on_line(line)
+            return outcome
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _DecodePerRead(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd != self.proc.stdout.fileno():
+            return super()._read(fd, splitter)
+        chunk = os.read(fd, 1 << 16)
+        splitter.feed(chunk.decode("utf-8", errors="replace").encode())
+        return bool(chunk)
+
+
+class DecodesEachRead(_Broken):
+    """Decodes every read on its own, garbling a UTF-8 character split across two reads."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            sup = _DecodePerRead(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
+            return sup.run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _Unbounded(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        splitter.limit = sys.maxsize
+        return super()._read(fd, splitter)
+
+
+class NoLineLimit(_Broken):
+    """Reads every stdout line whole, however long: memory grows with the line."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            sup = _Unbounded(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
+            return sup.run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class CompletedTurnIgnoresExitCode(_Broken):
+    """Reports success after a completed turn, whatever the CLI's exit code."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def turn_first(backend: str, timeout: float, outcome: Any, fold: Any) -> Any:
+            if outcome.returncode > 0 and not outcome.timed_out and fold.completed:
+                return (Status.OK, None) if fold.error is None else judge(
+                    backend, timeout, outcome, fold)
+            return judge(backend, timeout, outcome, fold)
+
+        agent.judge = turn_first
+
+
+class VagueLaunchError(_Broken):
+    """Reports a CLI that cannot be started without saying which command or why."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def vague(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            if response["status"] == Status.LAUNCH_FAILED:
+                response["message"] = response["error"] = "[Errno 2] No such file or directory"
+            return response
+
+        agent._run = vague  # type: ignore[method-assign]
+
+
+class KeepsNestingVariable(_Broken):
+    """Hands the CLI its whole inherited environment, CLAUDECODE included."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def environment() -> dict[str, str]:
+            env = {**os.environ, **(agent.config.env or {})}
+            for name in agent.config.strip_env:
+                env.pop(name, None)
+            return env
+
+        agent._environment = environment  # type: ignore[method-assign]
+
+
+class IgnoresStripEnv(_Broken):
+    """Accepts strip_env and ignores it."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, **{**settings, "strip_env": ()})

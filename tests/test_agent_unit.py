@@ -98,7 +98,20 @@ def test_command_that_is_not_executable(tmp_path: Path) -> None:
     plain.write_text("#!/bin/sh\n")
     response = create_agent(command=str(plain)).process("hi")
     assert response["status"] == Status.LAUNCH_FAILED
-    assert response["message"].startswith(f"cannot start {str(plain)!r}: the command is not")
+    assert response["message"] == f"cannot start {str(plain)!r}: {plain} is not executable"
+
+
+def test_command_on_path_that_is_not_executable(tmp_path: Path) -> None:
+    (tmp_path / "codex").write_text("#!/bin/sh\n")
+    response = create_agent(backend="codex", env={"PATH": str(tmp_path)}).process("hi")
+    expected = f"cannot start 'codex': {tmp_path / 'codex'} is not executable"
+    assert (response["status"], response["message"]) == (Status.LAUNCH_FAILED, expected)
+
+
+def test_command_missing_from_path(tmp_path: Path) -> None:
+    response = create_agent(env={"PATH": str(tmp_path)}).process("hi")
+    expected = f"cannot start 'claude': the command was not found on PATH ({tmp_path})"
+    assert (response["status"], response["message"]) == (Status.LAUNCH_FAILED, expected)
 
 
 def test_an_unexpected_error_still_leaves_the_agent_ready(rig: tuple[Path, Path, Path]) -> None:

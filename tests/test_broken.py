@@ -7,14 +7,29 @@ import pytest
 from tests.runsuite import failing
 
 CASES = {
-    "NoReap": {"EH-1.1", "EH-2.2", "AG-D6.1", "AG-D6.2"},
+    # A zombie is a harness left behind: every scenario that checks for one catches it.
+    "NoReap": {
+        *("EH-1.1", "EH-2.2", "AG-D6.1", "AG-D6.2"),
+        *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9"),
+    },
     "SignalsOnlyTheChild": {"AG-D6.1"},
     "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5"},
-    "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5"},
+    "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5"},
     "CountsToolResults": {"RP-3.1", "AG-D1.1", "AG-D1.2", "AG-D3.1", "AG-D3.2"},
     "IgnoresWorkingDir": {"RP-5.1"},
     "PromptAsArgument": {"AG-D5.1"},
-    "TrustsExitCodeOnly": {"AG-D4.1", "AG-D4.2", "AG-D4.3"},
+    "TrustsExitCodeOnly": {"AG-D4.1", "AG-D4.2", "AG-D4.3", "AG-H8"},
+    "StopsAtBlankLine": {"AG-H2"},
+    "DropsUnterminatedLastLine": {"AG-H3"},
+    "AssumesObjects": {"AG-H4"},
+    "CatchesOnlyDecodeErrors": {"AG-H5"},
+    "KeepsOnlyRecentLines": {"AG-H6"},
+    "DecodesEachRead": {"AG-H7"},
+    "NoLineLimit": {"AG-H1"},
+    "CompletedTurnIgnoresExitCode": {"AG-H9"},
+    "VagueLaunchError": {"AG-H10"},
+    "KeepsNestingVariable": {"AG-H11"},
+    "IgnoresStripEnv": {"AG-H12"},
 }
 
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+# The environment every implementation runs with, on top of the suite's own: as if it were
+# started from inside a Claude Code session (CLAUDECODE) with API keys set. The hostile
+# scenarios check what of it reaches the CLI (docs/adapter-protocol.md, "Environment").
+INHERITED_ENV = {
+    "CLAUDECODE": "1",
+    "ANTHROPIC_API_KEY": "sk-ant-agent-tck-inherited",
+    "OPENAI_API_KEY": "sk-agent-tck-inherited",
+}
+
 
 @dataclass(frozen=True)
 class ImplInfo:

@@ -11,12 +11,17 @@ import os
 from typing import Any
 
 from reference.adapter import Adapter
+from steps.drivers.base import INHERITED_ENV
 from steps.drivers.protocol import ProtocolDriver
 from steps.exceptions import DriverError
 
 
 class InProcessDriver(ProtocolDriver):
     def __init__(self, adapter: Adapter | None = None) -> None:
+        # The adapter shares this process, so its inherited environment is ours, restored
+        # in close().
+        self.saved_env = {name: os.environ.get(name) for name in INHERITED_ENV}
+        os.environ.update(INHERITED_ENV)
         self.adapter = adapter or Adapter()
         self.seq = 0
         self.cwd = os.getcwd()
@@ -29,7 +34,14 @@ class InProcessDriver(ProtocolDriver):
         return response
 
     def close(self) -> None:
-        self.call("stop")
+        try:
+            self.call("stop")
+        finally:
+            for name, value in self.saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     # --- components `responses` and `runner` (issue 4) -----------------------------------
 

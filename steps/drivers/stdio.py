@@ -21,6 +21,7 @@ import time
 from collections import deque
 from typing import Any
 
+from steps.drivers.base import INHERITED_ENV
 from steps.drivers.protocol import ProtocolDriver
 from steps.drivers.schemas import problems
 from steps.exceptions import DriverError
@@ -44,6 +45,7 @@ class AdapterProcess:
                 stdout=subprocess.PIPE,
                 stderr=self.stderr,
                 start_new_session=True,
+                env={**os.environ, **INHERITED_ENV},
             )
         except OSError as exc:
             self.stderr.close()

@@ -17,6 +17,10 @@ Script steps (a JSON list), each an object with one key:
               what stdin said (so each request can be told apart by its answer)
   repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
           blocks of about 64 KiB as fast as the pipe takes them (for benchmarks)
+  fill: {"line": text, "size": n}  the line with "@FILL@" replaced by n bytes of "x"
+  burst: {"line": text, "count": n}  n copies of the line, "@N@" numbered 0..n-1, in one write
+  trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart
+  deep: n (one JSON line nested n arrays deep, of a type no CLI prints)
 """
 
 from __future__ import annotations
@@ -101,6 +105,23 @@ class Harness:
 
     def op_big_line(self, size: int) -> None:
         self.write(b'{"type":"filler","data":"' + b"x" * size + b'"}\n')
+
+    def op_fill(self, arg: dict[str, Any]) -> None:
+        head, _, tail = arg["line"].encode().partition(b"@FILL@")
+        self.write(head + b"x" * arg["size"] + tail)
+
+    def op_burst(self, arg: dict[str, Any]) -> None:
+        line: str = arg["line"]
+        self.write("".join(line.replace("@N@", str(i)) for i in range(arg["count"])).encode())
+
+    def op_trickle(self, arg: dict[str, Any]) -> None:
+        data, piece = arg["data"].encode(), arg["piece"]
+        for start in range(0, len(data), piece):
+            self.write(data[start : start + piece])
+            self.op_sleep(arg["sleep"])
+
+    def op_deep(self, depth: int) -> None:
+        self.write(b'{"type":"agent-tck.deep","data":' + b"[" * depth + b"]" * depth + b"}\n")
 
     def op_err_bytes(self, size: int) -> None:
         sys.stderr.buffer.write(b"e" * size)

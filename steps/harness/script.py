@@ -49,14 +49,27 @@ class Script:
         return self.line(self.codex.thread_started(session_id or "019c7199-0000-7000-8000-1"))
 
     def text(self, text: str) -> Script:
-        if self.backend == "claude":
-            return self.line(self.claude.text(text))
-        return self.line(self.codex.agent_message(text))
+        return self.line(self.text_line(text))
 
     def done(self, text: str | None = None) -> Script:
+        return self.line(self.done_line(text))
+
+    def text_line(self, text: str) -> dict[str, Any]:
+        """A text event as the backend's CLI prints it, not yet scripted."""
         if self.backend == "claude":
-            return self.line(self.claude.result(text))
-        return self.line(self.codex.turn_completed())
+            return self.claude.text(text)
+        return self.codex.agent_message(text)
+
+    def done_line(self, text: str | None = None) -> dict[str, Any]:
+        if self.backend == "claude":
+            return self.claude.result(text)
+        return self.codex.turn_completed()
+
+    def failure_line(self, message: str) -> dict[str, Any]:
+        """The turn failed, as the backend's CLI reports it in the stream."""
+        if self.backend == "claude":
+            return self.claude.result(message, subtype="success", is_error=True)
+        return self.codex.turn_failed(message)
 
     def tool(self, tool_id: str, *, result: bool) -> Script:
         if self.backend == "claude":

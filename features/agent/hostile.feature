@@ -1,0 +1,294 @@
+Feature: Hostile harnesses: the failures real wrappers hit
+  Wrappers of coding CLIs break in the same ways again and again; the public issue trackers of
+  the Claude Code and Codex SDKs, and of the tools built on them, are full of the same reports.
+  Each rule below names one of those failures, says what the agent does instead and why, and
+  its scenarios play it with the fake harness for both backends where it applies. Whatever the
+  harness does, the agent answers with the right status within the timeout plus the grace
+  period, leaves nothing running, and is READY afterwards (decisions D-5 and D-6; the
+  scenarios already in decisions.feature cover long lines up to 2 MiB, a stderr flood, a
+  grandchild holding stdout, SIGTERM ignored, stdin read to its end, flag-like prompts and
+  invalid UTF-8).
+
+  Durations are nominal: the suite multiplies them by its time scale (--time-scale).
+
+  Rule: A line longer than 16 MiB is skipped with a warning, never a crash
+    asyncio's StreamReader stops at 64 KiB ("Separator is not found, and chunk exceed the
+    limit") and the Claude SDK's buffer at 1 MiB; real lines exceed both when a tool returns
+    a large file. D-6 reads lines up to 16 MiB whole (decisions.feature checks 2 MiB). A line
+    beyond that is skipped so memory stays bounded whatever the CLI prints, the response's
+    `warnings` says a line was skipped, and the request still answers from the other lines:
+    one oversized tool result must not cost the user the whole turn.
+
+    @req:AG-H1
+    Scenario Outline: A 20 MiB line is skipped with a warning and the request still answers
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints a text of 20971520 bytes in one line, then answers "after the flood"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value             |
+        | status  | 0                 |
+        | message | "after the flood" |
+      And the response has a warning containing "skipped"
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: Stdout is a stream of lines, whatever the harness puts in it
+    Wrappers assume every line is one JSON object that arrives whole in one read. Real CLIs
+    print blank lines, end without a final newline when they are cut off, and write large
+    lines in many pieces or many lines in one piece. Every line that is not a JSON object is
+    skipped (seed 001, "Parse Errors"); nothing the harness prints can end the stream early,
+    crash the agent, or lose a line that follows.
+
+    @req:AG-H2
+    Scenario Outline: Blank and whitespace-only lines between events
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints blank lines between its events, then answers "after the gaps"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value            |
+        | status  | 0                |
+        | message | "after the gaps" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H3
+    Scenario Outline: The answer on a last line without a newline
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints the answer "cut short" as its last line, without a newline
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value       |
+        | status  | 0           |
+        | message | "cut short" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H3
+    Scenario Outline: Half a JSON object as the last line
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness answers "whole answer", then prints half a JSON object and exits
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value          |
+        | status  | 0              |
+        | message | "whole answer" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H4
+    Scenario Outline: JSON values that are not objects
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints JSON values that are not objects, then answers "objects only"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value          |
+        | status  | 0              |
+        | message | "objects only" |
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H5
+    Scenario Outline: A JSON line nested deeper than any parser's recursion limit
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints a JSON line nested 100000 levels deep, then answers "still standing"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value            |
+        | status  | 0                |
+        | message | "still standing" |
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H6
+    Scenario Outline: Ten thousand lines in one write
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness prints 10000 numbered texts in one write, then finishes
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message is the 10000 numbered texts in order
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H7
+    Scenario Outline: One JSON object written a few bytes at a time, splitting UTF-8 characters
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness writes its answer "Größe ✓ 完了 🎉" 3 bytes at a time, 0.1 s apart
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value            |
+        | status  | 0                |
+        | message | "Größe ✓ 完了 🎉" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: A failure fails the request, whether the stream or the exit code reports it
+    Exit codes and streams disagree in both directions. Claude Code exits 0 after an API
+    failure it reports as an error result, and Codex can exit 0 after `turn.failed`; a wrapper
+    that trusts the exit code reports success with an error message as the answer. The other
+    way round, a CLI can exit non-zero after a turn that completed (a hook, a session file or
+    a telemetry flush failing at exit). Seed 001 ("If the subprocess exits with a non-zero
+    return code, the agent must report the error") and decision D-4 make that a failure too:
+    status 1. Its message says the turn had completed, so a caller can tell "failed after the
+    work was done" from "failed before" and need not blindly retry edits already made.
+
+    @req:AG-H8
+    Scenario Outline: An error result, then exit code 0
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness reports the failure "quota exhausted" in its stream, then exits with code 0
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "quota exhausted"
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H9
+    Scenario Outline: A success result, then exit code 1
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness answers "the work is done", then exits with code 1
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "exited with code 1 after the turn completed"
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: A CLI that cannot be started is named in a clear error, and the agent stays READY
+    "No such file or directory" with no name, or a stack trace, is what users of wrappers get
+    when the CLI is not installed or lost its executable bit (a package unpacked without
+    modes, a shim written by hand). The response has status 4 and its message names the
+    command and says which of the two it is, so the user knows what to fix; nothing was
+    started and the agent takes the next request.
+
+    @req:AG-H10
+    Scenario Outline: The CLI cannot be started
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
+      And the harness command <problem>
+      When the agent answers "Hello"
+      Then the response status is 4
+      And the response message names "<backend>" and says "<reason>"
+      And the harness was never started
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend | problem                          | reason         |
+        | claude  | is missing from PATH             | not found      |
+        | codex   | is missing from PATH             | not found      |
+        | claude  | is on PATH but is not executable | not executable |
+        | codex   | is on PATH but is not executable | not executable |
+
+  Rule: The CLI's environment is the caller's, minus what must not leak
+    A wrapper started from inside a Claude Code session hands `CLAUDECODE=1` on, and the
+    `claude` it starts then believes it runs nested inside itself and refuses or misbehaves;
+    the agent always removes it (for Codex too, whose commands may start `claude`). API keys
+    are the caller's decision: inherited ones reach the CLI unless `strip_env` names them,
+    and `env` sets them explicitly. The suite runs every implementation with `CLAUDECODE=1`
+    and both API keys (fake values) in its environment (docs/adapter-protocol.md).
+
+    @req:AG-H11
+    Scenario Outline: An inherited CLAUDECODE does not reach the CLI
+      Given an agent for the "<backend>" backend
+      And the implementation inherited "CLAUDECODE"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw no "CLAUDECODE"
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+    @req:AG-H12
+    Scenario Outline: An inherited API key reaches the CLI unless stripped
+      Given an agent for the "<backend>" backend
+      And the implementation inherited "<key>"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw "<key>" as inherited
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
+
+    @req:AG-H12
+    Scenario Outline: A configured API key replaces the inherited one
+      Given an agent for the "<backend>" backend that sets "<key>" to "sk-configured"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw "<key>" set to "sk-configured"
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
+
+    @req:AG-H12
+    Scenario Outline: A stripped API key does not reach the CLI
+      Given an agent for the "<backend>" backend that strips "<key>"
+      And the implementation inherited "<key>"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw no "<key>"
+
+      Examples:
+        | backend | key               |
+        | claude  | ANTHROPIC_API_KEY |
+        | codex   | OPENAI_API_KEY    |
