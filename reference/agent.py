@@ -8,7 +8,6 @@ change as a node event. Whatever happens, the agent is READY afterwards (decisio
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 from collections.abc import Callable, Mapping
@@ -19,7 +18,7 @@ from reference.backends import Backend, RunOptions, get_backend
 from reference.events import Event
 from reference.exceptions import ConfigError, LaunchError
 from reference.status import State, Status
-from reference.supervisor import MAX_LINE, Outcome, run_process
+from reference.supervisor import MAX_LINE, Outcome, resolve, run_process
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -175,7 +174,7 @@ class CodingAgent:
                 fold.add(event)
 
         try:
-            argv = (_resolve(invocation.argv[0], env), *invocation.argv[1:])
+            argv = (resolve(invocation.argv[0], env), *invocation.argv[1:])
             outcome = self.run_process(
                 argv,
                 invocation.stdin,
@@ -213,27 +212,6 @@ class CodingAgent:
 
 def _fold(agent: CodingAgent) -> _Fold:
     return _Fold(agent.backend.name)
-
-
-def _resolve(command: str, env: Mapping[str, str]) -> str:
-    """The command's path on the agent's PATH (the PATH it hands the CLI)."""
-    path = env.get("PATH", os.defpath)
-    found = shutil.which(command, path=path)
-    if found is None:
-        raise LaunchError(f"cannot start {command!r}: {_why_not_found(command, path)}")
-    return found
-
-
-def _why_not_found(command: str, path: str) -> str:
-    """Not on PATH at all, or there but not executable (which `shutil.which` skips)."""
-    if os.sep in command:
-        candidates = [command]
-    else:
-        candidates = [os.path.join(d, command) for d in path.split(os.pathsep) if d]
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return f"{candidate} is not executable"
-    return f"the command was not found on PATH ({path})"
 
 
 def judge(

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import time
@@ -230,6 +231,28 @@ class Supervisor:
                 with contextlib.suppress(OSError):
                     pipe.close()
         self.proc.wait()
+
+
+def resolve(command: str, env: Mapping[str, str]) -> str:
+    """The command's path on `env`'s PATH (the PATH handed to the CLI); LaunchError naming
+    the command, and whether it is missing or not executable, otherwise."""
+    path = env.get("PATH", os.defpath)
+    found = shutil.which(command, path=path)
+    if found is None:
+        raise LaunchError(f"cannot start {command!r}: {_why_not_found(command, path)}")
+    return found
+
+
+def _why_not_found(command: str, path: str) -> str:
+    """Not on PATH at all, or there but not executable (which `shutil.which` skips)."""
+    if os.sep in command:
+        candidates = [command]
+    else:
+        candidates = [os.path.join(d, command) for d in path.split(os.pathsep) if d]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return f"{candidate} is not executable"
+    return f"the command was not found on PATH ({path})"
 
 
 def run_process(

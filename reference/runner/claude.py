@@ -11,14 +11,12 @@ stderr; a non-zero exit is a result, not an error, because the agent may have sa
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 from collections.abc import Mapping
 
-from reference.exceptions import LaunchError
 from reference.runner.base import RunOptions, RunResult
 from reference.runner.signals import parse_signal
-from reference.supervisor import Outcome, run_process
+from reference.supervisor import Outcome, resolve, run_process
 
 AUTONOMOUS_SYSTEM_PROMPT = """CRITICAL: You are an autonomous agent.
 DO NOT ask questions. DO NOT summarize. DO NOT wait for confirmation.
@@ -56,7 +54,7 @@ class ClaudeRunner:
         """Run once; raises LaunchError only when the command cannot be started."""
         env = self._environment()
         argv = self.argv(options)
-        argv[0] = _resolve(argv[0], env)
+        argv[0] = resolve(argv[0], env)
         lines: list[str] = []
         outcome = run_process(argv, prompt.encode("utf-8"), lines.append, cwd=self.cwd,
                               env=env, timeout=options.timeout or NO_DEADLINE, grace=self.grace)
@@ -68,15 +66,6 @@ class ClaudeRunner:
         for name in NESTING_VARIABLES:
             env.pop(name, None)
         return env
-
-
-def _resolve(command: str, env: Mapping[str, str]) -> str:
-    """The command's path on the PATH handed to the CLI."""
-    path = env.get("PATH", os.defpath)
-    found = shutil.which(command, path=path)
-    if found is None:
-        raise LaunchError(f"cannot start {command!r}: not found or not executable on PATH ({path})")
-    return found
 
 
 def _result(output: str, outcome: Outcome) -> RunResult:
