@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="seconds between SIGTERM and SIGKILL (default %(default)s)")
     serve.add_argument("--command", dest="cli", help="the CLI to run (default: the backend's name)")
     serve.add_argument("--model", help="the model flag passed to the CLI")
+    serve.add_argument("--strip-env", action="append", default=[], metavar="NAME",
+                       help="remove this variable from the CLI's environment (repeatable)")
     serve.add_argument("-v", "--verbose", action="store_true", help="log state changes")
     _common(serve)
     ask = commands.add_parser("ask", help="send one request to the agents on a domain")
@@ -91,7 +93,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
                          grace_period=args.grace_period, command=args.cli,
-                         model=args.model)
+                         model=args.model, strip_env=tuple(args.strip_env))
     if args.verbose:
         logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
     stop = StopFlag()

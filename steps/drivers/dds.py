@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from steps.drivers.base import ImplInfo, RequestResult
+from steps.drivers.base import INHERITED_ENV, ImplInfo, RequestResult
 from steps.drivers.dds_wire import EVENT_TOPIC, Wire
 from steps.drivers.protocol import ProtocolDriver
 from steps.exceptions import DriverError, UsageError
@@ -247,11 +247,16 @@ class DdsDriver(ProtocolDriver):
         for key, value in settings.items():
             if key == "env" or value is None:
                 continue
+            if key == "strip_env":
+                argv += [arg for name in value for arg in ("--strip-env", name)]
+                continue
             if key not in FLAGS:
                 raise DriverError(f"setting {key!r} cannot be given to a served agent "
                                   f"(known: {', '.join(sorted(FLAGS))}, env)")
             argv += [FLAGS[key], str(value)]
-        env = {**os.environ, **(settings.get("env") or {})}
+        # Served agents inherit what every implementation inherits from the suite (a nesting
+        # variable, API keys): see steps.drivers.base.INHERITED_ENV.
+        env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
         env["CYCLONEDDS_URI"] = f"file://{self.config}"
         env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
@@ -269,7 +274,10 @@ class DdsDriver(ProtocolDriver):
             raise DriverError(f"served agent {served.name} exited with code "
                               f"{served.proc.returncode}:\n{_tail(served.log)}")
         states = [s["state"] for s in self.states(served.name)]
-        matched = self.wire.readers[EVENT_TOPIC].get_matched_publications()
+        try:
+            matched = self.wire.readers[EVENT_TOPIC].get_matched_publications()
+        except IndexError:  # cyclonedds: the match count changed while it listed them
+            return False
         return bool({"READY", "DEGRADED"} & set(states)) and len(matched) >= len(self.served)
 
     def _settled(self, agent: str, rid: str) -> bool:
