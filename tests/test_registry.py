@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -103,3 +104,24 @@ def test_duplicate_requirement_is_refused(tmp_path: Path) -> None:
         )
     with pytest.raises(RegistryError, match="requirement X-1 is defined twice"):
         registry.load(tmp_path)
+
+
+SEED = re.compile(r"\b\d{3}_[0-9a-f]{16}\.txt\b")
+SCENARIO = re.compile(r"^\s*(Scenario|Scenario Outline|Example):")
+
+
+def test_every_scenario_is_tagged_with_a_requirement() -> None:
+    untagged = []
+    for path in sorted(FEATURES.rglob("*.feature")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if SCENARIO.match(line) and "@req:" not in lines[number - 1]:
+                untagged.append(f"{path.relative_to(FEATURES)}:{number + 1}")
+    assert untagged == []
+
+
+def test_musts_cite_a_seed_and_shoulds_a_decision_or_an_issue() -> None:
+    musts = [r.id for r in REQS.values() if r.level == "MUST" and not SEED.search(r.source)]
+    shoulds = [r.id for r in REQS.values() if r.level == "SHOULD"
+               and not re.search(r"decision|issue|seed|DESIGN.md", r.source)]
+    assert (musts, shoulds) == ([], [])
