@@ -6,6 +6,7 @@ The world arranges; drivers act; steps assert. Agents are created lazily, when t
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -116,8 +117,6 @@ class AgentWorld:
 
 
 def _json_line(value: dict[str, Any]) -> str:
-    import json
-
     return json.dumps(value) + "\n"
 
 

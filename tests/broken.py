@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import replace
 from typing import Any
@@ -34,7 +35,7 @@ class _BrokenAdapter(Adapter):
         return agent
 
 
-class _Broken(InProcessDriver):
+class _Broken(InProcessDriver, ABC):
     def __init__(self) -> None:
         super().__init__(_BrokenAdapter(self.make_agent))
 
@@ -43,8 +44,9 @@ class _Broken(InProcessDriver):
         self.break_agent(agent)
         return agent
 
+    @abstractmethod
     def break_agent(self, agent: CodingAgent) -> None:
-        raise NotImplementedError
+        """Give `agent` this implementation's one defect."""
 
 
 class _NoWait(Supervisor):
@@ -155,8 +157,8 @@ class CountsToolResults(_Broken):
 class IgnoresWorkingDir(_Broken):
     """Starts the harness in its own directory, whatever working_dir says."""
 
-    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
-        return create_agent(listeners=listeners, **{**settings, "working_dir": None})
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.config = replace(agent.config, working_dir=None)
 
 
 class _PromptArgument(_Backend):
@@ -353,5 +355,5 @@ class KeepsNestingVariable(_Broken):
 class IgnoresStripEnv(_Broken):
     """Accepts strip_env and ignores it."""
 
-    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
-        return create_agent(listeners=listeners, **{**settings, "strip_env": ()})
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.config = replace(agent.config, strip_env=())

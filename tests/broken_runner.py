@@ -9,6 +9,7 @@ breaks.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -32,15 +33,16 @@ from steps.drivers.inprocess import InProcessDriver
 # --- ParseSignal --------------------------------------------------------------------------
 
 
-class SignalMiniature(InProcessDriver):
+class SignalMiniature(InProcessDriver, ABC):
     """A ParseSignal given by `parse`."""
 
     def signal_parse(self, output: str) -> dict[str, Any]:
         signal, reason = self.parse(output)
         return {"signal": signal, "reason": reason}
 
+    @abstractmethod
     def parse(self, output: str) -> tuple[str, str]:
-        raise NotImplementedError
+        """The defective ParseSignal: (signal, reason)."""
 
 
 class AlwaysNone(SignalMiniature):

@@ -6,6 +6,7 @@ over a pipe to any implementation.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 from steps.drivers.base import ImplInfo, RequestResult
@@ -14,12 +15,13 @@ from steps.exceptions import DriverError
 PROTOCOL_VERSION = 1
 
 
-class ProtocolDriver:
+class ProtocolDriver(ABC):
     info: ImplInfo
     cwd: str
 
+    @abstractmethod
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:
-        raise NotImplementedError
+        """Send one request; return its response (with `seq`)."""
 
     def checked(self, cmd: str, **args: Any) -> dict[str, Any]:
         """The response to `cmd`; an `error` response is a DriverError."""

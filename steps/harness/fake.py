@@ -12,7 +12,7 @@ Script steps (a JSON list), each an object with one key:
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
   die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
-  big_line: bytes (one JSON line of about that size)   err_bytes: bytes of stderr
+  err_bytes: bytes of stderr
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
   repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
@@ -102,9 +102,6 @@ class Harness:
         lines = itertools.islice(itertools.cycle(cycle), count)
         while block := b"".join(itertools.islice(lines, per_block)):
             self.write(block)
-
-    def op_big_line(self, size: int) -> None:
-        self.write(b'{"type":"filler","data":"' + b"x" * size + b'"}\n')
 
     def op_fill(self, arg: dict[str, Any]) -> None:
         head, _, tail = arg["line"].encode().partition(b"@FILL@")
