@@ -3,8 +3,9 @@
 The child gets its own process group. stdout and stderr are drained together by one selector
 loop (no thread, no pipe deadlock); stdout is split into lines with a size cap, stderr keeps
 only its tail, so memory stays bounded whatever the child prints. At the deadline the whole
-group gets SIGTERM, after the grace period SIGKILL; descendants left behind are killed; the
-child is always reaped.
+group gets SIGTERM, after the grace period SIGKILL; descendants left behind are killed, those
+that left the group too (found by the run id in their environment, see reference/strays.py);
+the child is always reaped.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from reference import strays
 from reference.exceptions import LaunchError
 
 log = logging.getLogger(__name__)
@@ -109,8 +111,11 @@ def spawn(
 class Supervisor:
     """Feeds stdin, drains stdout and stderr, enforces the deadline, reaps."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], timeout: float, grace: float) -> None:
+    def __init__(
+        self, proc: subprocess.Popen[bytes], timeout: float, grace: float, run_id: str = ""
+    ) -> None:
         self.proc = proc
+        self.run_id = run_id
         self.deadline = time.monotonic() + timeout
         self.grace = grace
         self.timed_out = False
@@ -218,6 +223,8 @@ class Supervisor:
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
+        if self.run_id and strays.signal_tagged(self.run_id, sig):
+            log.debug("%s sent to processes of run %s outside the group", sig.name, self.run_id)
 
     def _finish(self) -> None:
         """Kill what is left of the group, close the pipes, and always reap the child.
@@ -266,4 +273,5 @@ def run_process(
     grace: float,
 ) -> Outcome:
     """Run `argv` to completion; raises LaunchError when it cannot start."""
-    return Supervisor(spawn(argv, cwd, env), timeout, grace).run(stdin, on_line)
+    tagged_env, run_id = strays.tag_env(env)
+    return Supervisor(spawn(argv, cwd, tagged_env), timeout, grace, run_id).run(stdin, on_line)

@@ -113,3 +113,44 @@ def test_an_exception_in_the_line_handler_kills_and_reaps_the_child() -> None:
             timeout=10,
             grace=1,
         )
+
+
+ESCAPE = """
+import os, subprocess, sys
+# A tool that starts a process in a session of its own (as Claude Code's Bash tool does),
+# which a signal to the CLI's process group cannot reach.
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                         start_new_session=True, stdout=subprocess.DEVNULL)
+print(child.pid, flush=True)
+"""
+
+
+@pytest.mark.parametrize("timeout", [10.0, 0.5], ids=["exits", "times-out"])
+def test_a_process_that_left_the_group_is_killed_by_its_run_id(timeout: float) -> None:
+    lines: list[str] = []
+    code = ESCAPE + ("import time; time.sleep(30)" if timeout < 1 else "")
+    out = run_process(python(code), b"", lines.append, cwd=None, env=None, timeout=timeout,
+                      grace=0.2)
+    assert out.timed_out == (timeout < 1)
+    escaped = int(lines[0])
+    end = time.monotonic() + 5
+    while _alive(escaped) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert not _alive(escaped), f"process {escaped}, in a session of its own, outlived the run"
+
+
+def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> None:
+    from reference.strays import RUN_TAG, tag_env, tagged
+
+    (env, first), (_, second) = tag_env({"A": "1"}), tag_env(None)
+    assert env == {"A": "1", RUN_TAG: first} and first != second
+    assert tagged(first) == []  # nothing runs with it yet; this process is not tagged
+
+
+def _alive(pid: int) -> bool:
+    """Alive and not a zombie (an escaped process is reaped by init, not by us)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
