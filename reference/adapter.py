@@ -117,7 +117,7 @@ class Adapter:
     def agent_request(self, request: dict[str, Any]) -> dict[str, Any]:
         observed, agent = self._agent(request)
         states, events = len(observed.states), len(observed.events)
-        response = agent.process(request["message"])
+        response = agent.process(request["message"], request.get("session_id"))
         return {
             "response": response,
             "states": observed.states[states:],

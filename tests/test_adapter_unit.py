@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from reference.adapter import Adapter, serve
 
@@ -34,3 +35,24 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
         {"seq": 3, "error": {"message": "KeyError: 'nope'"}},
         {"seq": 4, "stopped": True},
     ]
+
+
+def test_agent_request_with_a_session_id_resumes_that_session(tmp_path: Path) -> None:
+    from steps.harness.script import Script
+    from steps.world import HarnessRig
+
+    rig = HarnessRig(tmp_path)
+    script = Script("claude")
+    rig.use(script.init("s-9").done("ok"))
+    env = {"PATH": rig.path()}
+    answers = exchange(
+        json.dumps({"seq": 1, "cmd": "agent.create", "settings": {"backend": "claude",
+                                                                  "env": env}}),
+        '{"seq": 2, "cmd": "agent.request", "agent": "agent-1", "message": "hi"}',
+        '{"seq": 3, "cmd": "agent.request", "agent": "agent-1", "message": "again", '
+        '"session_id": "s-9"}',
+    )
+    assert [a["response"]["session_id"] for a in answers[1:]] == ["s-9", "s-9"]
+    first, second = (start["argv"] for start in rig.starts())
+    assert "--resume" not in first
+    assert second[second.index("--resume") + 1] == "s-9"

@@ -46,7 +46,11 @@ class Driver(Protocol):
         """A new agent's id and the node events published while it was created."""
         ...
 
-    def agent_request(self, agent: str, message: str) -> RequestResult: ...
+    def agent_request(
+        self, agent: str, message: str, session_id: str | None = None
+    ) -> RequestResult:
+        """One request; with `session_id`, resuming that session of the CLI."""
+        ...
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
         """Send every message at once; results in the order of `messages`."""

@@ -133,7 +133,12 @@ class DdsDriver(ProtocolDriver):
                               f"({shlex.join(served.argv)}):\n{_tail(served.log)}")
         return name, self.states(name)
 
-    def agent_request(self, agent: str, message: str) -> RequestResult:
+    def agent_request(
+        self, agent: str, message: str, session_id: str | None = None
+    ) -> RequestResult:
+        if session_id is not None:
+            raise DriverError("over DDS a session is resumed by conversation_id, not by "
+                              f"session_id ({session_id!r}); see docs/dds.md")
         return self.agent_request_concurrently(agent, [message])[0]
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:

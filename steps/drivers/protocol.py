@@ -58,8 +58,11 @@ class ProtocolDriver(ABC):
         response = self.checked("agent.create", settings=settings)
         return response["agent"], response["states"]
 
-    def agent_request(self, agent: str, message: str) -> RequestResult:
-        response = self.checked("agent.request", agent=agent, message=message)
+    def agent_request(
+        self, agent: str, message: str, session_id: str | None = None
+    ) -> RequestResult:
+        resume = {} if session_id is None else {"session_id": session_id}
+        response = self.checked("agent.request", agent=agent, message=message, **resume)
         return RequestResult(response["response"], response["states"], response["events"])
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
