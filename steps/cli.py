@@ -39,6 +39,20 @@ def build_parser() -> argparse.ArgumentParser:
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
     smoke.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for start")
+    install = sub.add_parser(
+        "install-clis", help="install the pinned real claude and codex CLIs (clis/package.json)"
+    )
+    install.add_argument("--dir", type=Path, help="where to install (default: clis/)")
+    rec = sub.add_parser(
+        "record", help="run a real CLI against a scripted model and save its raw stdout"
+    )
+    rec.add_argument("--backend", required=True, choices=["claude", "codex"])
+    rec.add_argument("--script", type=Path, required=True, help="the model script (JSON)")
+    rec.add_argument("--out", type=Path, required=True, help="the transcript to write (.jsonl)")
+    rec.add_argument("--prompt", default="Hello", help="the prompt, sent on stdin")
+    rec.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds before the CLI is killed"
+    )
     gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
     gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
     gherkin.add_argument("--out", type=Path, required=True, help="output directory")
@@ -68,6 +82,16 @@ def main(
             from steps.smoke import smoke
 
             return smoke(args.impl, out, args.timeout)
+        if args.command == "record":
+            from steps.realcli.record import record_command
+
+            return record_command(
+                args.backend, args.script, args.out, args.prompt, args.timeout, out
+            )
+        if args.command == "install-clis":
+            from steps.realcli.report import install_clis
+
+            return install_clis(args.dir, out)
         return _gherkin(args, out)
     except TckError as exc:
         print(f"agent-tck: error: {exc}", file=err)

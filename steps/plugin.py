@@ -20,9 +20,12 @@ pytest_plugins = [
     "steps.transport_steps",
     "steps.responses_steps",
     "steps.runner_steps",
+    "steps.realcli_steps",
 ]
 
 NOT_APPLICABLE = "not applicable"
+# Components that are not profiles of their own: the one they check with other means.
+CHECKS_COMPONENT = {"real-cli": "agent"}
 DEFAULT_TIME_SCALE = 0.02
 
 
@@ -52,6 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for line in (
         "req(id): the requirement a scenario checks (from @req:<id> tags)",
         "component(name): the spec component a suite module belongs to",
+        "real-cli: runs the real, pinned claude and codex CLIs (features/real-cli)",
     ):
         config.addinivalue_line("markers", line)
     if config.getoption("--time-scale") <= 0:
@@ -91,8 +95,9 @@ def _applicable(request: pytest.FixtureRequest) -> None:
     if marker is None:
         return
     impl: Driver = request.getfixturevalue("driver")
-    if marker.args[0] not in impl.info.components:
-        pytest.skip(f"{NOT_APPLICABLE}: component {marker.args[0]!r} not declared")
+    component = CHECKS_COMPONENT.get(marker.args[0], marker.args[0])
+    if component not in impl.info.components:
+        pytest.skip(f"{NOT_APPLICABLE}: component {component!r} not declared")
 
 
 def require_backend(impl: Driver, backend: str) -> None:

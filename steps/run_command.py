@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
-    modules = [SUITE / f"test_{c}.py" for c in args.component] or [SUITE]
+    modules = [SUITE / f"test_{c.replace('-', '_')}.py" for c in args.component] or [SUITE]
     found = [str(m) for m in modules if m.exists()]
     if not found:
         raise UsageError(f"no scenarios for component(s) {', '.join(args.component)}")

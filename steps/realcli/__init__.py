@@ -1,0 +1,1 @@
+"""The real `claude` and `codex` CLIs, pinned, isolated and driven against a scripted model."""

@@ -1,0 +1,251 @@
+"""Steps of component `real-cli`: an agent drives a real, pinned CLI inside a sandbox.
+
+The world writes the model's script turn by turn; the sandbox (steps/realcli/sandbox.py) and
+the agent are made at the first WHEN. The steps judge from what the real CLI left behind (the
+files its tools wrote, the sessions it stored, the requests the model received, the processes
+still alive), never from what the agent says about itself alone.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from steps.drivers import Driver, RequestResult
+from steps.plugin import require_backend
+from steps.realcli import clis, isolation
+from steps.realcli.sandbox import Sandbox
+
+TIMEOUT_STATUS = 3
+LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
+
+
+@dataclass
+class RealWorld:
+    driver: Driver
+    root: Path
+    backend: str = "claude"
+    timeout: float = 60.0
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    sandbox: Sandbox | None = None
+    agent: str | None = None
+    results: list[RequestResult] = field(default_factory=list)
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+    def request(self, message: str, session_id: str | None = None) -> RequestResult:
+        if self.sandbox is None:
+            cli = clis.binary(self.backend)
+            assert cli is not None, f"the real {self.backend} CLI is not installed"
+            self.sandbox = Sandbox(self.root, self.backend, {"turns": self.turns}, cli)
+        if self.agent is None:
+            settings = {"backend": self.backend, "working_dir": str(self.sandbox.work),
+                        "timeout": self.timeout, "env": {"PATH": self.sandbox.path()}}
+            self.agent, _ = self.driver.agent_create(settings)
+        result = self.driver.agent_request(self.agent, message, session_id)
+        self.results.append(result)
+        return result
+
+    @property
+    def response(self) -> dict[str, Any]:
+        assert self.results, "no request was made"
+        return self.results[-1].response
+
+    def requests(self) -> list[dict[str, Any]]:
+        assert self.sandbox is not None, "the sandbox was never started"
+        return self.sandbox.requests()
+
+
+@pytest.fixture
+def real(driver: Driver, tmp_path: Path) -> Iterator[RealWorld]:
+    world = RealWorld(driver, tmp_path)
+    try:
+        yield world
+    finally:
+        if world.sandbox is not None:
+            world.sandbox.close()
+
+
+# --- GIVEN ---------------------------------------------------------------------------------
+
+
+@given(parsers.re(r'an agent driving the real "(?P<backend>\w+)" CLI'
+                  r"(, with a timeout of (?P<seconds>[\d.]+) seconds)?$"))
+def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
+    require_backend(real.driver, backend)
+    reason = clis.not_installed(backend)
+    problem = isolation.problem()
+    if reason is None and problem is not None:
+        reason = f"not run: {problem}"
+    if reason is not None:
+        pytest.skip(reason)
+    real.backend = backend
+    if seconds is not None:
+        real.timeout = float(seconds)
+
+
+@given(parsers.parse('the model answers "{text}"'))
+def model_answers(real: RealWorld, text: str) -> None:
+    real.turns.append({"say": text})
+
+
+@given(parsers.parse('the model writes "{name}" holding "{content}" with a tool, '
+                     "then lists the directory with another"))
+def model_writes_and_lists(real: RealWorld, name: str, content: str) -> None:
+    if real.backend == "claude":
+        real.turns += [
+            {"tool": "Write", "input": {"file_path": str(real.work / name),
+                                        "content": content + "\n"}},
+            {"tool": "Bash", "input": {"command": "ls", "description": "List files"}},
+        ]
+    else:
+        real.turns += [
+            {"tool": "exec_command", "input": {"cmd": f"printf '%s\\n' '{content}' > {name}"}},
+            {"tool": "exec_command", "input": {"cmd": "ls"}},
+        ]
+
+
+@given(parsers.parse('the model API answers every request with HTTP {status:d} "{message}"'))
+def model_fails(real: RealWorld, status: int, message: str) -> None:
+    real.turns.append({"fail": status, "message": message, "repeat": True})
+
+
+@given(parsers.parse("the model has a tool start a background process, "
+                     "then stalls for {seconds:g} seconds"))
+def model_stalls(real: RealWorld, seconds: float) -> None:
+    command = "nohup sleep 300 > /dev/null 2>&1 & echo started > started.txt"
+    tool = ({"tool": "Bash", "input": {"command": command, "description": "Start the job"}}
+            if real.backend == "claude" else {"tool": "exec_command", "input": {"cmd": command}})
+    real.turns += [tool, {"stall": seconds}]
+
+
+# --- WHEN ----------------------------------------------------------------------------------
+
+
+@when(parsers.parse('the agent is asked "{message}" in the same session'))
+def answers_in_session(real: RealWorld, message: str) -> None:
+    session = real.response.get("session_id")
+    assert session, f"the first response has no session_id to resume: {real.response}"
+    real.request(message, session)
+
+
+@when(parsers.parse('the agent is asked "{message}"'))
+def answers(real: RealWorld, message: str) -> None:
+    real.request(message)
+
+
+# --- THEN ----------------------------------------------------------------------------------
+
+
+@then(parsers.parse('the response has status {status:d} and the message "{text}"'))
+def status_and_message(real: RealWorld, status: int, text: str) -> None:
+    got = real.response
+    assert (got.get("status"), got.get("message")) == (status, text), (
+        f"expected status {status} and message {text!r}; got {got}\n"
+        f"model requests: {_summary(real.requests())}"
+    )
+
+
+@then(parsers.parse("the response has status {status:d}"))
+def status_is(real: RealWorld, status: int) -> None:
+    assert real.response.get("status") == status, real.response
+
+
+@then(parsers.parse('the response has a non-zero status and its error contains "{text}"'))
+def fails_with(real: RealWorld, text: str) -> None:
+    got = real.response
+    assert got.get("status") not in (0, None), got
+    assert text in str(got.get("error")), f"error {got.get('error')!r} lacks {text!r}"
+
+
+@then(parsers.parse('the model received the prompt "{text}"'))
+def model_received(real: RealWorld, text: str) -> None:
+    requests = real.requests()
+    assert any(text in json.dumps(r.get("body")) for r in requests), (
+        f"no request to the model carried {text!r}: {_summary(requests)}"
+    )
+
+
+@then(parsers.parse('the model\'s last request carried the earlier prompt "{text}"'))
+def last_request_carried(real: RealWorld, text: str) -> None:
+    last = [r for r in real.requests() if r.get("turn")][-1]
+    assert text in json.dumps(last.get("body")), (
+        f"the model's last request did not carry {text!r}, so the session was not resumed"
+    )
+
+
+@then(parsers.parse('"{name}" in the working directory holds "{content}"'))
+def file_holds(real: RealWorld, name: str, content: str) -> None:
+    path = real.work / name
+    found = sorted(p.name for p in real.work.iterdir())
+    assert path.is_file(), f"{path} was not written; the working directory has {found}"
+    assert path.read_text(encoding="utf-8").strip() == content
+
+
+@then(parsers.parse("the response counts {count:d} tool calls"))
+def counts_tools(real: RealWorld, count: int) -> None:
+    assert real.response.get("tool_calls") == count, real.response
+
+
+@then("the response's session_id is the one session the real CLI stored")
+def session_is_stored(real: RealWorld) -> None:
+    stored = _stored_sessions(real.root / "home", real.backend)
+    assert len(stored) == 1, f"expected one stored session, found {stored}"
+    assert real.response.get("session_id") == stored[0]
+
+
+@then("the response keeps the first response's session_id")
+def keeps_session(real: RealWorld) -> None:
+    first, last = real.results[0].response, real.response
+    assert last.get("session_id") == first.get("session_id"), (first, last)
+
+
+@then("the tool's background process had started")
+def background_started(real: RealWorld) -> None:
+    assert (real.work / "started.txt").is_file(), "the tool never ran: no started.txt"
+
+
+@then("no process the real CLI started is still running")
+def nothing_left(real: RealWorld) -> None:
+    assert real.sandbox is not None
+    end = time.monotonic() + LEFTOVER_WAIT
+    while (left := real.sandbox.processes()) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not left, f"still running after the response: {[_cmdline(p) for p in left]}"
+
+
+@then("the agent is back to READY")
+def agent_ready(real: RealWorld) -> None:
+    assert real.agent is not None
+    assert real.driver.agent_info(real.agent)["state"] == "READY"
+
+
+def _stored_sessions(home: Path, backend: str) -> list[str]:
+    """The ids of the sessions the CLI stored under its HOME."""
+    if backend == "claude":
+        return sorted(p.stem for p in (home / ".claude" / "projects").glob("*/*.jsonl"))
+    rollouts = (home / ".codex" / "sessions").rglob("rollout-*.jsonl")
+    return sorted(p.stem[-36:] for p in rollouts)
+
+
+def _summary(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    keys = ("path", "turn", "answer", "tool", "problem")
+    return [{k: r[k] for k in keys if k in r} for r in requests]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return f"{pid} (gone)"
+    words = raw.replace(b"\0", b" ").decode(errors="replace").strip()
+    return f"{pid}: {words}"

@@ -1,0 +1,10 @@
+"""Component `real-cli`: the agent drives the real, pinned CLIs against a scripted model."""
+
+import pytest
+from pytest_bdd import scenarios
+
+from steps.paths import FEATURES
+
+pytestmark = pytest.mark.component("real-cli")
+
+scenarios(str(FEATURES / "real-cli"))

@@ -1,0 +1,193 @@
+"""Fidelity: the fake harness, the reference and the line schemas against the real CLIs.
+
+The transcripts in fixtures/transcripts/ are real runs of the pinned CLIs (recorded with
+`python -m steps.realcli.fixtures`); schemas/cli/ is built from them. Only the last test runs
+the real CLIs, and only where they are installed and can be isolated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference.backends import get_backend
+from steps.drivers import RequestResult
+from steps.drivers.inprocess import InProcessDriver
+from steps.harness.lines import Claude, Codex
+from steps.harness.script import Script
+from steps.paths import FEATURES
+from steps.realcli import clis, isolation, shapes
+from steps.realcli.fixtures import Transcript, index
+from steps.world import HarnessRig
+
+TRANSCRIPTS = index()
+BACKENDS = ("claude", "codex")
+
+
+def by_name(name: str) -> Transcript:
+    return next(t for t in TRANSCRIPTS if t.name == name)
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda t: t.name)
+def test_every_recorded_line_fits_its_cli_schema(transcript: Transcript) -> None:
+    schema = shapes.load(transcript.backend)
+    assert transcript.lines(), f"{transcript.path} is empty"
+    assert shapes.problems(transcript.backend, schema, transcript.lines(), transcript.name) == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_schemas_are_the_ones_the_fixtures_give(backend: str) -> None:
+    assert shapes.load(backend) == shapes.expected(backend), (
+        f"{shapes.schema_path(backend)} is stale: run `python -m steps.realcli.shapes`"
+    )
+
+
+def fake_lines(backend: str) -> list[tuple[str, str]]:
+    """(where, line) for every line shape the fake harness prints: the builders of
+    steps/harness/lines.py and the transcripts the decision scenarios print."""
+    claude, codex = Claude(), Codex()
+    built: dict[str, list[dict[str, Any]]] = {
+        "claude": [
+            claude.init(), claude.text("a"), claude.text("a", "b"), claude.thinking("hm"),
+            claude.tool_use("toolu_1"), claude.tool_result("toolu_1"),
+            claude.tool_result("toolu_1", [{"type": "text", "text": "x"}], is_error=True),
+            claude.result("done"), claude.result(is_error=True, errors=None),
+            claude.result(subtype="error_max_turns", is_error=True, errors=["max turns"]),
+        ],
+        "codex": [
+            codex.thread_started(), codex.turn_started(), codex.agent_message("a"),
+            codex.reasoning("hm"), codex.command("item_9", completed=False),
+            codex.command("item_9", completed=True), codex.file_change("item_8"),
+            codex.turn_completed(), codex.turn_failed("boom"), codex.error("Reconnecting..."),
+        ],
+    }
+    found = [(f"lines.py #{i + 1}", json.dumps(v)) for i, v in enumerate(built[backend])]
+    return found + _feature_transcripts(FEATURES / "agent" / "decisions.feature", backend)
+
+
+def _feature_transcripts(feature: Path, backend: str) -> list[tuple[str, str]]:
+    found, current, inside = [], None, False
+    for number, line in enumerate(feature.read_text(encoding="utf-8").splitlines(), 1):
+        if match := re.search(r'an agent for the "(\w+)" backend', line):
+            current = match[1]
+        elif line.strip() == '"""':
+            inside = not inside
+        elif inside and current == backend and line.strip().startswith("{"):
+            found.append((f"{feature.name}:{number}", line.strip()))
+    return found
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_line_the_fake_harness_prints_has_a_real_shape(backend: str) -> None:
+    schema = shapes.load(backend)
+    lines = fake_lines(backend)
+    assert len(lines) > 10
+    off = [p for where, line in lines
+           for p in shapes.problems(backend, schema, [line], where, partial=True)]
+    assert off == []
+
+
+def test_a_new_shape_or_field_is_named_with_its_line() -> None:
+    schema = shapes.load("codex")
+    line = json.loads(by_name("codex-text").lines()[-1])  # turn.completed
+    assert line["type"] == "turn.completed"
+    renamed = json.dumps({**line, "type": "turn.finished"})
+    grown = json.dumps({**line, "usage": {**line["usage"], "audio_tokens": 3}})
+    retyped = json.dumps({**line, "usage": {**line["usage"], "output_tokens": "8"}})
+    assert shapes.problems("codex", schema, [line and json.dumps(line), renamed, grown,
+                                             retyped, "oops"], "new.jsonl") == [
+        "new.jsonl:2: a shape we do not know: turn.finished",
+        "new.jsonl:3: turn.completed: field usage: Additional properties are not allowed "
+        "('audio_tokens' was unexpected)",
+        "new.jsonl:4: turn.completed: field usage/output_tokens: '8' is not of type 'integer'",
+        "new.jsonl:5: not JSON (Expecting value: line 1 column 1 (char 0))",
+    ]
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda t: t.name)
+def test_the_reference_parses_every_recorded_line(transcript: Transcript) -> None:
+    backend = get_backend(transcript.backend)
+    events = [e for line in transcript.lines() for e in backend.parse_line(line)]
+    assert {e.kind for e in events} >= {"init", "done"} or transcript.expect["status"] != 0
+
+
+@pytest.fixture
+def driver() -> Any:
+    impl = InProcessDriver()
+    try:
+        yield impl
+    finally:
+        impl.close()
+
+
+def replay(driver: InProcessDriver, transcript: str, backend: str, prompt: str,
+           root: Path) -> RequestResult:
+    """The reference agent's answer when the fake harness prints `transcript`."""
+    rig = HarnessRig(root)
+    script = Script(backend)
+    script.add("out", transcript)
+    rig.use(script)
+    agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": rig.path()}})
+    return driver.agent_request(agent, prompt)
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda t: t.name)
+def test_a_replayed_transcript_gets_the_answer_of_the_real_run(
+    transcript: Transcript, driver: InProcessDriver, tmp_path: Path
+) -> None:
+    text = transcript.path.read_text(encoding="utf-8")
+    response = replay(driver, text, transcript.backend, transcript.prompt, tmp_path).response
+    expect = transcript.expect
+    assert response["status"] == expect["status"] and response["tool_calls"] == expect["tool_calls"]
+    if "message" in expect:
+        assert response["message"] == expect["message"]
+    if "error" in expect:
+        assert expect["error"] in str(response["error"])
+    assert response["session_id"] and response["session_id"] in text
+
+
+# --- with the real CLIs ------------------------------------------------------------------------
+
+
+def _real_cli_reason(backend: str) -> str | None:
+    return clis.not_installed(backend) or isolation.problem()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_real_run_and_the_replay_of_its_recording_give_equal_events(
+    backend: str, driver: InProcessDriver, tmp_path: Path
+) -> None:
+    from steps.realcli.record import record
+    from steps.realcli.sandbox import Sandbox
+
+    reason = _real_cli_reason(backend)
+    if reason:
+        pytest.skip(reason)
+    case = by_name(f"{backend}-tools")
+    script = {"turns": case.turns}
+    recorded = record(backend, script, case.prompt).stdout.decode()
+    cli = clis.binary(backend)
+    assert cli is not None
+    with Sandbox(tmp_path / "real", backend, script, cli) as sandbox:
+        agent, _ = driver.agent_create({"backend": backend, "working_dir": str(sandbox.work),
+                                        "env": {"PATH": sandbox.path()}})
+        real = driver.agent_request(agent, case.prompt)
+    replayed = replay(driver, recorded, backend, case.prompt, tmp_path / "replay")
+    assert real.response["status"] == 0, real.response
+    assert masked(real) == masked(replayed)
+
+
+def masked(result: RequestResult) -> list[dict[str, Any]]:
+    """The events without what each run draws anew: the session id, timings, chunk ids."""
+    session = result.response["session_id"]
+    events = []
+    for event in result.events:
+        event = {k: v for k, v in event.items() if k != "raw"}
+        text = json.dumps(event).replace(session, "<session>")
+        text = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: <t> seconds", text)
+        events.append(json.loads(re.sub(r"Chunk ID: \w+", "Chunk ID: <id>", text)))
+    return events
