@@ -13,6 +13,15 @@ def verdicts_for(
     impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
 ) -> dict[str, str]:
     """Requirement ID -> verdict for a run of `components` against `impl`."""
+    results = scenario_results(impl, components, keyword, adapter_timeout)
+    reqs = {k: v for k, v in registry.load().items() if v.component in components}
+    return {v.req.id: v.verdict for v in verdicts.fold(reqs, results)}
+
+
+def scenario_results(
+    impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
+) -> list[verdicts.ScenarioResult]:
+    """What each scenario of a run of `components` against `impl` came to."""
     args = argparse.Namespace(
         impl=impl,
         time_scale=0.02,
@@ -24,8 +33,7 @@ def verdicts_for(
     collector = verdicts.Collector()
     code = pytest.main(run_command.pytest_args(args), plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
-    reqs = {k: v for k, v in registry.load().items() if v.component in components}
-    return {v.req.id: v.verdict for v in verdicts.fold(reqs, collector.results.values())}
+    return list(collector.results.values())
 
 
 def failing(impl: str, components: list[str]) -> set[str]:

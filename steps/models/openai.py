@@ -14,7 +14,8 @@ from steps.models.script import Turn
 
 Event = tuple[str, dict[str, Any]]
 
-ERROR_TYPES = {401: "invalid_api_key", 429: "rate_limit_exceeded", 529: "server_is_overloaded"}
+ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_api_key", 404: "invalid_request_error",
+               429: "rate_limit_exceeded", 529: "server_is_overloaded"}
 
 
 def offered_tools(request: dict[str, Any]) -> list[str]:

@@ -20,6 +20,7 @@ while the CLI retries). A request after the last turn is answered 500 "script ex
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,11 +94,15 @@ def _check(where: str, kind: str, value: Any, raw: dict[str, Any]) -> None:
         )
         or not isinstance(raw.get("input", {}), dict),
         "fail": isinstance(value, bool) or not isinstance(value, int) or not 400 <= value <= 599,
-        "stall": isinstance(value, bool) or not isinstance(value, int | float) or value < 0,
+        "stall": not _seconds(value),
     }
-    delay = raw.get("delay", 0)
-    bad_delay = isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0
-    if problems[kind] or bad_delay or not isinstance(raw.get("think", ""), str):
+    options_bad = (
+        not _seconds(raw.get("delay", 0))
+        or not isinstance(raw.get("think", ""), str)
+        or not isinstance(raw.get("message", ""), str)
+        or not isinstance(raw.get("repeat", False), bool)
+    )
+    if problems[kind] or options_bad:
         wanted = {
             "say": "a text",
             "tool": 'a tool name or a list of names, with an object "input"',
@@ -105,5 +110,12 @@ def _check(where: str, kind: str, value: Any, raw: dict[str, Any]) -> None:
             "stall": "a number of seconds",
         }[kind]
         raise ScriptError(
-            f"{where}: {kind!r} wants {wanted} (delay >= 0, think a text), got {raw!r}"
+            f"{where}: {kind!r} wants {wanted}; delay is seconds, think and message are "
+            f"texts, repeat is true or false; got {raw!r}"
         )
+
+
+def _seconds(value: Any) -> bool:
+    """A finite number of seconds, zero or more."""
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and math.isfinite(value) and value >= 0)

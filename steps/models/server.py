@@ -82,7 +82,11 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
                 body = {"undecodable": raw.decode("utf-8", "replace")}
             path = self.path.split("?", 1)[0]
             entry: dict[str, Any] = {"method": "POST", "path": path, "body": body}
-            if path == "/v1/messages/count_tokens":
+            if not isinstance(body, dict):
+                entry["problem"] = "the request body is not a JSON object"
+                model.record(entry)
+                self._send_json(400, model.module.error_body(400, entry["problem"]))
+            elif model.module is anthropic and path == "/v1/messages/count_tokens":
                 model.record(entry)
                 self._send_json(200, {"input_tokens": 12})
             elif path != model.path:

@@ -1,0 +1,220 @@
+"""The real-CLI machinery without the real CLIs: isolation, the sandbox's wrapper, the pinned
+installs, `agent-tck record`'s errors, and what a run says when real CLIs cannot run here."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from steps import cli
+from steps.exceptions import UsageError
+from steps.realcli import clis, isolation
+from steps.realcli.sandbox import REFUSED, Sandbox
+
+needs_isolation = pytest.mark.skipif(
+    isolation.problem() is not None, reason=f"not run: {isolation.problem()}"
+)
+STUB = """#!/bin/sh
+# Stands in for a real CLI: says where it runs, starts a process of its own session, exits.
+links=$(ip -o link show | cut -d: -f2 | tr -d ' ' | tr '\\n' ,)
+{{ echo "home=$HOME"; echo "links=$links"; }} > {out}
+setsid sleep 300 < /dev/null > /dev/null 2>&1 &
+echo $! > {out}.child
+"""
+
+
+def test_only_loopback_reads_ip_link_listings() -> None:
+    lo = "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN"
+    eth = "2: eth0: <BROADCAST,MULTICAST,UP> mtu 1500 qdisc pfifo_fast state UP"
+    assert isolation.only_loopback(lo + "\n")
+    assert not isolation.only_loopback(f"{lo}\n{eth}\n")
+    assert not isolation.only_loopback("")
+
+
+def test_without_unshare_there_is_no_isolation_and_it_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    isolation.problem.cache_clear()
+    try:
+        assert isolation.problem() == (
+            "no network isolation: 'unshare' is not installed (util-linux, iproute2)"
+        )
+    finally:
+        isolation.problem.cache_clear()
+
+
+@pytest.fixture
+def stub(tmp_path: Path) -> tuple[Path, Path]:
+    out = tmp_path / "stub-said"
+    path = tmp_path / "stub-cli"
+    path.write_text(STUB.format(out=out))
+    path.chmod(0o755)
+    return path, out
+
+
+@needs_isolation
+def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
+    tmp_path: Path, stub: tuple[Path, Path]
+) -> None:
+    cli_path, said = stub
+    with Sandbox(tmp_path / "box", "claude", {"turns": []}, cli_path) as box:
+        done = subprocess.run(["claude", "-p"], env={"PATH": box.path()}, timeout=60, check=False)
+        assert done.returncode == 0
+        assert said.read_text().split() == [f"home={box.home}", "links=lo,"]
+        child = int(Path(f"{said}.child").read_text())
+        assert child in box.processes()  # found by the sandbox's mark, in a session of its own
+    assert not Path(f"/proc/{child}").exists() or _zombie(child), "close() left it running"
+
+
+@needs_isolation
+def test_the_wrapper_refuses_a_namespace_that_is_not_loopback_alone(
+    tmp_path: Path, stub: tuple[Path, Path]
+) -> None:
+    cli_path, said = stub
+    with Sandbox(tmp_path / "box", "codex", {"turns": []}, cli_path) as box:
+        wrapper = box.bin / "codex"
+        assert box.server is not None
+        # Point the wrapper at this process's namespace, which has more than loopback.
+        wrapper.write_text(wrapper.read_text().replace(f"/proc/{box.server.pid}/",
+                                                       f"/proc/{os.getpid()}/"))
+        done = subprocess.run(["codex"], env={"PATH": box.path()}, capture_output=True,
+                              text=True, timeout=60, check=False)
+    assert done.returncode == REFUSED
+    assert "refusing to run codex: this network namespace is not loopback alone" in done.stderr
+    assert not said.exists(), "the CLI ran outside the isolated namespace"
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _pinned_dir(tmp_path: Path) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "package.json").write_text(json.dumps({"dependencies": {
+        "@anthropic-ai/claude-code": "2.1.330", "@openai/codex": "0.169.0"}}))
+    return tmp_path
+
+
+def test_a_missing_install_says_what_is_pinned_and_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
+    assert clis.binary("codex") is None
+    assert clis.not_installed("codex") == (
+        f"not run: the real codex CLI (@openai/codex 0.169.0) is not installed in {tmp_path}: "
+        "it is missing; run `agent-tck install-clis`"
+    )
+
+
+def test_a_broken_pin_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"dependencies": {"@openai/codex": "0.169.0"}}')
+    with pytest.raises(UsageError, match=r"package.json: no pinned version for "
+                                         r"'@anthropic-ai/claude-code'"):
+        clis.pins(tmp_path)
+
+
+FAKE_NPM = """#!/bin/sh
+# Installs what clis/package.json pins, as npm would lay it out; records its arguments.
+echo "$@" >> npm-args
+for pkg in @anthropic-ai/claude-code:claude @openai/codex:codex; do
+  name=${pkg%:*}; bin=${pkg#*:}
+  mkdir -p node_modules/$name node_modules/.bin
+  version=$(python3 -c "import json; print(json.load(open('package.json'))\
+['dependencies']['$name'])")
+  echo "{\\"version\\": \\"$version\\"}" > node_modules/$name/package.json
+  printf '#!/bin/sh\\n' > node_modules/.bin/$bin; chmod +x node_modules/.bin/$bin
+done
+"""
+
+
+def test_install_uses_a_project_local_cache_and_is_a_no_op_once_installed(tmp_path: Path) -> None:
+    where = _pinned_dir(tmp_path / "clis")
+    npm = tmp_path / "npm"
+    npm.write_text(FAKE_NPM)
+    npm.chmod(0o755)
+    first = clis.install(where, npm=str(npm))
+    assert [(p.backend, p.installed, p.ready) for p in first] == [
+        ("claude", "2.1.330", True), ("codex", "0.169.0", True)]
+    again = clis.install(where, npm=str(npm))
+    assert again == first
+    args = (where / "npm-args").read_text().splitlines()
+    assert len(args) == 1, "the second install ran npm again"
+    assert f"--cache {where / '.npm-cache'}" in args[0]
+
+
+def test_a_failing_npm_is_reported_with_its_output(tmp_path: Path) -> None:
+    npm = tmp_path / "npm"
+    npm.write_text("#!/bin/sh\necho 'E404 no such package' >&2\nexit 1\n")
+    npm.chmod(0o755)
+    with pytest.raises(UsageError, match="exited 1:\nE404 no such package"):
+        clis.install(_pinned_dir(tmp_path / "clis"), npm=str(npm))
+    with pytest.raises(UsageError, match="'/nonexistent/npm' is not on PATH"):
+        clis.install(_pinned_dir(tmp_path / "clis"), npm="/nonexistent/npm")
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return cli.main(list(argv), out, err), out.getvalue(), err.getvalue()
+
+
+def test_record_names_a_bad_script_and_its_turn(tmp_path: Path) -> None:
+    script = tmp_path / "model.json"
+    script.write_text('{"turns": [{"say": "hi"}, {"say": "a", "stall": 3}]}')
+    code, _, err = run_cli("record", "--backend", "codex", "--script", str(script),
+                           "--out", str(tmp_path / "out.jsonl"))
+    assert code == 2
+    assert f"{script}: turn 2: give exactly one of say, tool, fail, stall" in err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_record_says_why_a_real_cli_cannot_run_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path / "clis")))
+    script = tmp_path / "model.json"
+    script.write_text('{"turns": [{"say": "hi"}]}')
+    out = tmp_path / "out.jsonl"
+    code, _, err = run_cli("record", "--backend", "claude", "--script", str(script),
+                           "--out", str(out))
+    assert code == 2
+    assert "cannot record claude: not run: the real claude CLI" in err
+    assert not out.exists()
+
+
+def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.runsuite import scenario_results, verdicts_for
+
+    monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
+    results = scenario_results("reference", ["real-cli"])
+    assert len(results) == 12
+    assert {(r.verdict, r.evidence.split(" (")[0]) for r in results} == {
+        ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI")}
+    assert set(verdicts_for("reference", ["real-cli"]).values()) == {"not run"}
+
+
+def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.runsuite import scenario_results
+
+    npm = tmp_path / "npm"
+    npm.write_text(FAKE_NPM)
+    npm.chmod(0o755)
+    where = _pinned_dir(tmp_path / "clis")
+    clis.install(where, npm=str(npm))  # "installed", but only stubs that would fail the run
+    monkeypatch.setenv("AGENT_TCK_CLIS", str(where))
+    monkeypatch.setattr(isolation, "problem", lambda: "no network isolation: none here")
+    results = scenario_results("reference", ["real-cli"])
+    assert {(r.verdict, r.evidence) for r in results} == {
+        ("skipped", "not run: no network isolation: none here")}
