@@ -23,6 +23,28 @@ def harness_prints(world: AgentWorld, docstring: str) -> None:
             script.add("out", line + "\n")
 
 
+@given(parsers.parse('the harness replays the recorded transcript "{name}"'))
+def harness_replays(world: AgentWorld, name: str) -> None:
+    """Print, line for line, what a real CLI printed in a recorded run (fixtures/transcripts)."""
+    from steps.realcli.fixtures import index
+
+    transcript = next((t for t in index() if t.name == name), None)
+    assert transcript is not None, f"no recorded transcript {name!r} in fixtures/transcripts"
+    script = world.new_script()
+    for line in transcript.lines():
+        script.emitted.append(json.loads(line))
+        script.add("out", line + "\n")
+
+
+@then("the response's session_id is the one the recorded CLI reported")
+def session_as_recorded(world: AgentWorld) -> None:
+    assert world.script is not None
+    reported = [line.get("session_id") or line.get("thread_id") for line in world.script.emitted
+                if line.get("subtype") == "init" or line.get("type") == "thread.started"]
+    assert reported, "the transcript has no init or thread.started line"
+    assert world.response.get("session_id") == reported[0], world.response
+
+
 @given(parsers.parse("the harness then exits with code {code:d}"))
 @given(parsers.parse("the harness exits with code {code:d}"))
 def harness_exits(world: AgentWorld, code: int) -> None:

@@ -60,6 +60,34 @@ Feature: Agent decisions where the seeds are silent
         | tool_calls | 1                                      |
         | session_id | "019c7199-8e3a-7c10-b4f2-5a6d7e8f9a0b" |
 
+    # The two transcripts below were recorded from the pinned real CLIs, each running two
+    # tools against a scripted model (fixtures/transcripts/, docs/real-clis.md): every line as
+    # the CLI printed it, unknown system subtypes and warning items included.
+
+    @req:AG-D1.1
+    Scenario: A transcript recorded from the real Claude Code is answered as the real run was
+      Given an agent for the "claude" backend
+      And the harness replays the recorded transcript "claude-tools"
+      When the agent answers "Write hello.txt, then list the directory."
+      Then the response has:
+        | key        | value              |
+        | message    | "Wrote hello.txt." |
+        | status     | 0                  |
+        | tool_calls | 2                  |
+      And the response's session_id is the one the recorded CLI reported
+
+    @req:AG-D1.2
+    Scenario: A transcript recorded from the real Codex is answered as the real run was
+      Given an agent for the "codex" backend
+      And the harness replays the recorded transcript "codex-tools"
+      When the agent answers "Write hello.txt, then list the directory."
+      Then the response has:
+        | key        | value              |
+        | message    | "Wrote hello.txt." |
+        | status     | 0                  |
+        | tool_calls | 2                  |
+      And the response's session_id is the one the recorded CLI reported
+
   Rule: D-3 tool_calls counts each tool invocation once, of every kind
     The seed counts "tool calls the harness made". Codex reports commands, file changes, MCP
     calls and web searches as items, some as started and completed, some as completed only;

@@ -3,9 +3,10 @@
     python -m steps.realcli.fixtures [NAME ...]
 
 re-records the named entries of fixtures/transcripts/index.yaml (all by default) with the
-pinned CLIs, then rebuilds the line-shape schemas (schemas/cli/) from every transcript. Run it
-after changing a pin in clis/package.json; `git diff` then shows what the new version prints
-differently (docs/real-clis.md).
+pinned CLIs. Run it after changing a pin in clis/package.json: tests/test_transcripts.py then
+names every line and field the new version prints that the schemas (schemas/cli/) do not know,
+and `git diff` shows the rest; rebuild the schemas with `python -m steps.realcli.shapes` once
+the differences are understood (docs/real-clis.md).
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from steps.realcli import shapes
     from steps.realcli.record import record, write_whole
 
     wanted = [t for t in index() if not argv or t.name in argv]
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
         write_whole(t.path, done.stdout)
         lines = done.stdout.count(b"\n")
         print(f"{t.name}: {lines} lines, exit {done.returncode}")
-    shapes.write_schemas()
+    print("now: pytest tests/test_transcripts.py; then python -m steps.realcli.shapes")
     return 0
 
 
