@@ -88,6 +88,18 @@ def harness_grandchild_exit(world: AgentWorld, text: str) -> None:
     world.new_script().init().text(text).done().add("spawn_holder", 500).add("exit", 0)
 
 
+@given("the harness starts a process in a session of its own, then never finishes")
+def harness_escaped_timeout(world: AgentWorld) -> None:
+    world.new_script().add("spawn_escaped", 500).init().add("sleep", 10_000)
+
+
+@given(parsers.parse(
+    'the harness answers "{text}", starts a process in a session of its own, and exits'
+))
+def harness_escaped_exit(world: AgentWorld, text: str) -> None:
+    world.new_script().init().text(text).done().add("spawn_escaped", 500).add("exit", 0)
+
+
 @given("the harness ignores SIGTERM and never finishes")
 def harness_ignores_sigterm(world: AgentWorld) -> None:
     world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)

@@ -273,6 +273,30 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And neither the harness nor its grandchild is left running
 
+    # A tool may start a process in a session of its own: Claude Code's Bash tool runs each
+    # command in its own process group, so `nohup cmd &` there outlives both the CLI and a
+    # signal to the CLI's group (found with the real CLI, features/real-cli RC-6). It is still
+    # a descendant of the request, and must not survive it.
+
+    @req:AG-D6.1
+    Scenario: A harness that times out after starting a process in a session of its own
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness starts a process in a session of its own, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And neither the harness nor its grandchild is left running
+
+    @req:AG-D6.1
+    Scenario: A harness that exits after starting a process in a session of its own
+      Given an agent for the "codex" backend with a timeout of 100 seconds
+      And the harness answers "finished", starts a process in a session of its own, and exits
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value      |
+        | status  | 0          |
+        | message | "finished" |
+      And neither the harness nor its grandchild is left running
+
     @req:AG-D6.2
     Scenario: A harness that ignores SIGTERM
       Given an agent for the "codex" backend with a timeout of 10 seconds

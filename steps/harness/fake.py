@@ -12,6 +12,8 @@ Script steps (a JSON list), each an object with one key:
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
   die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
+  spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
+      Code's Bash tool: no signal to the harness's process group reaches it)
   err_bytes: bytes of stderr
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
@@ -156,6 +158,16 @@ class Harness:
             stdout=sys.stdout,
             stderr=sys.stderr,
             stdin=subprocess.DEVNULL,
+        )
+        self.note(what="grandchild", pid=child.pid)
+
+    def op_spawn_escaped(self, seconds: float) -> None:
+        child = subprocess.Popen(
+            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         self.note(what="grandchild", pid=child.pid)
 
