@@ -18,7 +18,7 @@ from reference.backends import Backend, RunOptions, get_backend
 from reference.events import Event
 from reference.exceptions import ConfigError, LaunchError
 from reference.status import State, Status
-from reference.supervisor import MAX_LINE, Outcome, resolve, run_process
+from reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -138,7 +138,7 @@ class CodingAgent:
         self.listeners = list(listeners or [])
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
-        self.run_process = run_process
+        self.run_process: RunProcess = run_process
         self.judge = judge
         self.state = State.READY
         self._publish(State.READY, None, "agent created")

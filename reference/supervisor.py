@@ -20,6 +20,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from reference import strays
 from reference.exceptions import LaunchError
@@ -262,6 +263,22 @@ def _why_not_found(command: str, path: str) -> str:
     return f"the command was not found on PATH ({path})"
 
 
+class RunProcess(Protocol):
+    """What an agent calls to run its CLI (`run_process`, or a stand-in in tests)."""
+
+    def __call__(
+        self,
+        argv: Sequence[str],
+        stdin: bytes,
+        on_line: Callable[[str], None],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+        timeout: float,
+        grace: float,
+    ) -> Outcome: ...
+
+
 def run_process(
     argv: Sequence[str],
     stdin: bytes,
@@ -271,7 +288,8 @@ def run_process(
     env: Mapping[str, str] | None,
     timeout: float,
     grace: float,
+    supervisor: type[Supervisor] = Supervisor,
 ) -> Outcome:
-    """Run `argv` to completion; raises LaunchError when it cannot start."""
+    """Run `argv` to completion under `supervisor`; raises LaunchError when it cannot start."""
     tagged_env, run_id = strays.tag_env(env)
-    return Supervisor(spawn(argv, cwd, tagged_env), timeout, grace, run_id).run(stdin, on_line)
+    return supervisor(spawn(argv, cwd, tagged_env), timeout, grace, run_id).run(stdin, on_line)

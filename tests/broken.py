@@ -6,6 +6,7 @@ the suite against each one and checks it fails exactly the requirements its defe
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -21,7 +22,7 @@ from reference.agent import CodingAgent, create_agent, judge
 from reference.backends.base import Invocation, RunOptions, load_object
 from reference.events import Event
 from reference.status import State, Status
-from reference.supervisor import LineSplitter, Supervisor, run_process, spawn
+from reference.supervisor import LineSplitter, Supervisor, run_process
 from steps.drivers.inprocess import InProcessDriver
 
 
@@ -64,11 +65,7 @@ class NoReap(_Broken):
     """Never waits for the harness: it stays a zombie."""
 
     def break_agent(self, agent: CodingAgent) -> None:
-        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            sup = _NoWait(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
-            return sup.run(stdin, on_line)
-
-        agent.run_process = run  # type: ignore[assignment]
+        agent.run_process = functools.partial(run_process, supervisor=_NoWait)
 
 
 class _ChildOnly(Supervisor):
@@ -219,11 +216,7 @@ class DropsUnterminatedLastLine(_Broken):
     """Loses a last line that has no newline."""
 
     def break_agent(self, agent: CodingAgent) -> None:
-        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            sup = _NoTail(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
-            return sup.run(stdin, on_line)
-
-        agent.run_process = run  # type: ignore[assignment]
+        agent.run_process = functools.partial(run_process, supervisor=_NoTail)
 
 
 class _AnyValue(_Backend):
@@ -287,11 +280,7 @@ class DecodesEachRead(_Broken):
     """Decodes every read on its own, garbling a UTF-8 character split across two reads."""
 
     def break_agent(self, agent: CodingAgent) -> None:
-        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            sup = _DecodePerRead(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
-            return sup.run(stdin, on_line)
-
-        agent.run_process = run  # type: ignore[assignment]
+        agent.run_process = functools.partial(run_process, supervisor=_DecodePerRead)
 
 
 class _Unbounded(Supervisor):
@@ -304,11 +293,7 @@ class NoLineLimit(_Broken):
     """Reads every stdout line whole, however long: memory grows with the line."""
 
     def break_agent(self, agent: CodingAgent) -> None:
-        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            sup = _Unbounded(spawn(argv, kw["cwd"], kw["env"]), kw["timeout"], kw["grace"])
-            return sup.run(stdin, on_line)
-
-        agent.run_process = run  # type: ignore[assignment]
+        agent.run_process = functools.partial(run_process, supervisor=_Unbounded)
 
 
 class CompletedTurnIgnoresExitCode(_Broken):
