@@ -29,25 +29,46 @@ def tag_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
 
 def tagged(run_id: str) -> list[int]:
     """Pids of live processes whose environment carries `run_id`."""
-    marker = f"{RUN_TAG}={run_id}".encode()
     found = []
     with contextlib.suppress(OSError):
         for entry in PROC.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue  # gone, or not ours to read
-            if marker in environ.split(b"\0"):
+            if entry.name.isdigit() and _carries(int(entry.name), run_id):
                 found.append(int(entry.name))
     return found
 
 
-def signal_tagged(run_id: str, sig: signal.Signals) -> int:
-    """Send `sig` to every live process tagged `run_id`; how many there were."""
-    pids = tagged(run_id)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
-    return len(pids)
+def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5) -> int:
+    """Send `sig` to every live process tagged `run_id`, again while new ones appear (a
+    process may fork between a scan and its signal), at most `rounds` scans; how many
+    processes were signalled. Each is pinned by a pidfd and its tag read again before the
+    signal, so a pid reused meanwhile is never signalled."""
+    done: set[int] = set()
+    for _ in range(rounds):
+        fresh = [pid for pid in tagged(run_id) if pid not in done]
+        if not fresh:
+            break
+        for pid in fresh:
+            done.add(pid)
+            _signal(pid, run_id, sig)
+    return len(done)
+
+
+def _carries(pid: int, run_id: str) -> bool:
+    try:
+        environ = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False  # gone, or not ours to read
+    return f"{RUN_TAG}={run_id}".encode() in environ.split(b"\0")
+
+
+def _signal(pid: int, run_id: str, sig: signal.Signals) -> None:
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return  # gone already
+    try:
+        if _carries(pid, run_id):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(fd, sig)
+    finally:
+        os.close(fd)

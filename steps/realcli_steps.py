@@ -19,7 +19,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from steps.drivers import Driver, RequestResult
-from steps.plugin import require_backend
+from steps.plugin import NOT_APPLICABLE, require_backend
 from steps.realcli import clis, isolation
 from steps.realcli.sandbox import Sandbox
 
@@ -51,7 +51,10 @@ class RealWorld:
             settings = {"backend": self.backend, "working_dir": str(self.sandbox.work),
                         "timeout": self.timeout, "env": {"PATH": self.sandbox.path()}}
             self.agent, _ = self.driver.agent_create(settings)
-        result = self.driver.agent_request(self.agent, message, session_id)
+        if session_id is None:  # drivers written before resuming existed take two arguments
+            result = self.driver.agent_request(self.agent, message)
+        else:
+            result = self.driver.agent_request(self.agent, message, session_id)
         self.results.append(result)
         return result
 
@@ -133,6 +136,8 @@ def model_stalls(real: RealWorld, seconds: float) -> None:
 
 @when(parsers.parse('the agent is asked "{message}" in the same session'))
 def answers_in_session(real: RealWorld, message: str) -> None:
+    if not getattr(real.driver, "resumes_sessions", True):
+        pytest.skip(f"{NOT_APPLICABLE}: this driver resumes by conversation, not session_id")
     session = real.response.get("session_id")
     assert session, f"the first response has no session_id to resume: {real.response}"
     real.request(message, session)

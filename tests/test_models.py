@@ -442,6 +442,8 @@ def test_a_json_body_that_is_not_an_object_gets_a_400_and_keeps_the_turn(
     assert server.post(path, [1, 2]).status == 400
     [record] = server.records()
     assert record["problem"] == "the request body is not a JSON object"
+    assert server.post(path, request(api)).status == 200
+    assert server.records()[-1]["turn"] == 1
 
 
 # --- the script --------------------------------------------------------------------------
@@ -506,6 +508,9 @@ def test_parse_error_names_the_unknown_key() -> None:
 def test_parse_rejects_options_of_the_wrong_type(options: dict[str, object]) -> None:
     with pytest.raises(ScriptError, match="turn 1"):
         parse({"turns": [{"fail": 529, **options}]})
+
+
+def test_parse_rejects_a_stall_that_is_not_a_finite_number() -> None:
     with pytest.raises(ScriptError, match="turn 1"):
         parse({"turns": [{"stall": float("nan")}]})
 

@@ -140,17 +140,24 @@ def test_a_process_that_left_the_group_is_killed_by_its_run_id(timeout: float) -
 
 
 def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> None:
+    import subprocess
+
     from reference.strays import RUN_TAG, tag_env, tagged
 
-    (env, first), (_, second) = tag_env({"A": "1"}), tag_env(None)
+    (env, first), (other, second) = tag_env({"A": "1"}), tag_env(None)
     assert env == {"A": "1", RUN_TAG: first} and first != second
     assert tagged(first) == []  # nothing runs with it yet; this process is not tagged
+    proc = subprocess.Popen(python("import time; time.sleep(30)"), env=other)
+    try:
+        assert tagged(second) == [proc.pid]
+        assert tagged(first) == []
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def _alive(pid: int) -> bool:
     """Alive and not a zombie (an escaped process is reaped by init, not by us)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    from steps.observe import still_running
+
+    return bool(still_running([pid]))

@@ -133,6 +133,8 @@ class DdsDriver(ProtocolDriver):
                               f"({shlex.join(served.argv)}):\n{_tail(served.log)}")
         return name, self.states(name)
 
+    resumes_sessions = False  # a conversation_id resumes a session here (docs/dds.md)
+
     def agent_request(
         self, agent: str, message: str, session_id: str | None = None
     ) -> RequestResult:

@@ -24,10 +24,6 @@ ERROR_TYPES = {
 }
 
 
-def offered_tools(request: dict[str, Any]) -> list[str]:
-    return [t["name"] for t in request.get("tools") or [] if isinstance(t, dict) and "name" in t]
-
-
 def error_body(status: int, message: str) -> dict[str, Any]:
     kind = ERROR_TYPES.get(status, "api_error")
     return {"type": "error", "error": {"type": kind, "message": message or kind}}

@@ -18,10 +18,6 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_api_key", 404: "inval
                429: "rate_limit_exceeded", 529: "server_is_overloaded"}
 
 
-def offered_tools(request: dict[str, Any]) -> list[str]:
-    return [t["name"] for t in request.get("tools") or [] if isinstance(t, dict) and "name" in t]
-
-
 def error_body(status: int, message: str) -> dict[str, Any]:
     code = ERROR_TYPES.get(status, "server_error")
     return {"error": {"message": message or code, "type": code, "code": code, "param": None}}

@@ -119,3 +119,8 @@ def _seconds(value: Any) -> bool:
     """A finite number of seconds, zero or more."""
     return (not isinstance(value, bool) and isinstance(value, int | float)
             and math.isfinite(value) and value >= 0)
+
+
+def offered_tools(request: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers the model (both APIs list them as `tools`)."""
+    return [t["name"] for t in request.get("tools") or [] if isinstance(t, dict) and "name" in t]

@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from steps.models import anthropic, openai
-from steps.models.script import Turn, load
+from steps.models.script import Turn, load, offered_tools
 
 APIS: dict[str, tuple[ModuleType, str]] = {
     "anthropic": (anthropic, "/v1/messages"),
@@ -104,7 +104,7 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
             if turn is None:
                 entry["problem"] = "script exhausted"
             elif turn.kind == "tool":
-                offered = model.module.offered_tools(body)
+                offered = offered_tools(body)
                 tool = next((t for t in turn.tool_names() if t in offered), None)
                 if tool is None:
                     entry["problem"] = f"none of {turn.tool_names()} offered; offered: {offered}"

@@ -62,6 +62,8 @@ def main(argv: list[str]) -> int:
     for t in wanted:
         done = record(t.backend, {"turns": t.turns}, t.prompt, args=t.args)
         problems = [r["problem"] for r in done.requests if r.get("problem")]
+        if done.returncode is None:
+            problems.append("the CLI did not finish before the timeout")
         if problems:
             print(f"{t.name}: the model script did not play: {problems}", file=sys.stderr)
             return 1

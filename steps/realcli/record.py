@@ -8,6 +8,7 @@ can replay it (fixtures/transcripts/, docs/real-clis.md).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from steps.exceptions import UsageError
-from steps.models.script import ScriptError, load
+from steps.models.script import ScriptError, parse
 from steps.realcli import clis, isolation
 from steps.realcli.sandbox import Sandbox
 
@@ -59,7 +60,8 @@ def record(
             out, err = proc.communicate(prompt.encode(), timeout=timeout)
             code: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
             code = None
         return Recording(out, err, code, sandbox.requests())
@@ -68,13 +70,19 @@ def record(
 def record_command(backend: str, script_path: Path, out_path: Path, prompt: str,
                    timeout: float, out: TextIO) -> int:
     try:
-        load(script_path)  # a bad script is a usage error naming the file and the turn
+        script = json.loads(script_path.read_text(encoding="utf-8"))
+        parse(script, str(script_path))  # a bad script is named with its file and turn
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{script_path}: cannot read the model script: {exc}") from exc
     except ScriptError as exc:
         raise UsageError(str(exc)) from exc
     if not out_path.parent.is_dir():
         raise UsageError(f"--out {out_path}: the directory {out_path.parent} does not exist")
-    script = json.loads(script_path.read_text(encoding="utf-8"))
     done = record(backend, script, prompt, timeout)
+    if done.returncode is None:
+        print(f"{backend} did not finish in {timeout:g} s; nothing written to {out_path}",
+              file=out)
+        return 1
     write_whole(out_path, done.stdout)
     lines = done.stdout.count(b"\n")
     ended = "timed out" if done.returncode is None else f"exited {done.returncode}"

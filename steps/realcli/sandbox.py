@@ -33,6 +33,10 @@ API = {"claude": "anthropic", "codex": "openai"}
 REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
 FAKE_KEY = "sk-agent-tck-scripted-model"
 START_TIMEOUT = 30.0
+# Inherited variables the wrapper drops (an ERE over `env` output, names only).
+SCRUBBED = ("^(ANTHROPIC|OPENAI|CODEX|CLAUDE)_[A-Za-z0-9_]*"
+            "|^[A-Za-z_]*_[Pp][Rr][Oo][Xx][Yy]"
+            "|^XDG_[A-Z_]*_HOME")
 
 
 class SandboxError(TckError):
@@ -168,6 +172,7 @@ class Sandbox:
 
     def _environment(self) -> dict[str, str]:
         common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+                  "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                   "AGENT_TCK_SANDBOX": self.token}
         if self.backend == "claude":
             return {**common, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}",
@@ -177,12 +182,17 @@ class Sandbox:
 
     def _write_wrapper(self) -> None:
         assert self.server is not None
-        check = ('[ "$(ip -o link show | cut -d: -f2 | tr -d " ")" = lo ] || { echo "agent-tck '
-                 f'sandbox: refusing to run {self.backend}: this network namespace is not '
-                 f'loopback alone" >&2; exit {REFUSED}; }}; exec "$@"')
-        unset = ["-u", "ANTHROPIC_AUTH_TOKEN", "-u", "OPENAI_BASE_URL"]
-        argv = [*isolation.nsenter_argv(self.server.pid), "--", "/bin/sh", "-c", check,
-                "agent-tck-sandbox", "env", *unset,
+        refuse = (f'echo "agent-tck sandbox: refusing to run {self.backend}: this network '
+                  f'namespace is not loopback alone" >&2; exit {REFUSED}')
+        inner = "; ".join([
+            f'[ "$(ip -o link show | cut -d: -f2 | tr -d " ")" = lo ] || {{ {refuse}; }}',
+            # What would send the CLI elsewhere (proxies, another config directory, other
+            # credentials or endpoints) is not inherited; the sandbox sets its own below.
+            f'for v in $(env | grep -Eo "{SCRUBBED}"); do unset "$v"; done',
+            'exec "$@"',
+        ])
+        argv = [*isolation.nsenter_argv(self.server.pid), "--", "/bin/sh", "-c", inner,
+                "agent-tck-sandbox", "env",
                 *(f"{k}={v}" for k, v in self._environment().items()), str(self.cli)]
         wrapper = self.bin / self.backend
         wrapper.write_text(

@@ -140,10 +140,11 @@ def expected(backend: str) -> dict[str, Any]:
 
 
 def write_schemas() -> None:
+    from steps.realcli.record import write_whole
+
     CLI_SCHEMAS.mkdir(exist_ok=True)
     for backend in TITLES:
-        text = json.dumps(expected(backend), indent=2) + "\n"
-        schema_path(backend).write_text(text, encoding="utf-8")
+        write_whole(schema_path(backend), (json.dumps(expected(backend), indent=2) + "\n").encode())
         print(f"wrote {schema_path(backend)}")
 
 
