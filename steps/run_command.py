@@ -17,7 +17,7 @@ from steps.paths import ROOT
 from steps.plugin import DEFAULT_TIME_SCALE
 
 SUITE = ROOT / "steps" / "suite"
-COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport")
+COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

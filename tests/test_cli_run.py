@@ -50,3 +50,15 @@ def test_usage_errors_exit_2_naming_the_value() -> None:
     assert (code, err) == (2, "agent-tck: error: --time-scale must be positive, got 0.0\n")
     code, _, err = run("--impl", "python:no.such.module:X")
     assert code == 2 and "cannot load 'no.such.module:X'" in err
+
+
+def test_every_component_folder_can_be_chosen_with_component() -> None:
+    from steps.cli import build_parser
+    from steps.paths import FEATURES
+    from steps.run_command import COMPONENTS
+
+    folders = {p.parent.name for p in FEATURES.glob("*/requirements.yaml")}
+    assert set(COMPONENTS) == folders
+    for component in COMPONENTS:
+        assert build_parser().parse_args(["run", "--component", component]).component == [
+            component]
