@@ -153,21 +153,21 @@ class Harness:
         time.sleep(10)
 
     def op_spawn_holder(self, seconds: float) -> None:
-        child = subprocess.Popen(
-            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
-            stdout=sys.stdout,
-            stderr=sys.stderr,
-            stdin=subprocess.DEVNULL,
-        )
-        self.note(what="grandchild", pid=child.pid)
+        self._spawn(seconds, escaped=False)
 
     def op_spawn_escaped(self, seconds: float) -> None:
+        self._spawn(seconds, escaped=True)
+
+    def _spawn(self, seconds: float, escaped: bool) -> None:
+        """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
+        with neither."""
+        out = subprocess.DEVNULL if escaped else None  # None: inherit ours
         child = subprocess.Popen(
             [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            stdout=out,
+            stderr=out,
+            start_new_session=escaped,
         )
         self.note(what="grandchild", pid=child.pid)
 
