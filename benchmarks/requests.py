@@ -8,18 +8,19 @@ the moment the harness dies of SIGKILL (a pidfd watched from a thread).
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from benchmarks.report import Row, median, ms, p95
 from benchmarks.rig import harness, one_line
 from reference.agent import create_agent
-from reference.supervisor import Outcome, Supervisor, spawn
+from reference.supervisor import Supervisor, run_process
 from steps.harness.script import Script
 
 PROMPT = "What is 2 + 2?"
@@ -60,23 +61,19 @@ class _Marks:
         self.deadline: dict[int, float] = {}
         self.died: dict[int, float] = {}
 
-    def run_process(
-        self,
-        argv: Sequence[str],
-        stdin: bytes,
-        on_line: Callable[[str], None],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str] | None,
-        timeout: float,
-        grace: float,
-    ) -> Outcome:
-        """The agent's `run_process`, noting the supervisor's deadline and watching the pid."""
-        proc = spawn(argv, cwd, env)
-        supervisor = Supervisor(proc, timeout, grace)
-        self.deadline[proc.pid] = supervisor.deadline
-        threading.Thread(target=self._watch, args=(proc.pid,), daemon=True).start()
-        return supervisor.run(stdin, on_line)
+    def supervisor(self) -> type[Supervisor]:
+        """The agent's supervisor, noting its deadline and watching the pid it supervises."""
+        marks = self
+
+        class Marked(Supervisor):
+            def __init__(
+                self, proc: subprocess.Popen[bytes], timeout: float, grace: float, run_id: str
+            ) -> None:
+                super().__init__(proc, timeout, grace, run_id)
+                marks.deadline[proc.pid] = self.deadline
+                threading.Thread(target=marks._watch, args=(proc.pid,), daemon=True).start()
+
+        return Marked
 
     def _watch(self, pid: int) -> None:
         fd = os.pidfd_open(pid)
@@ -94,7 +91,7 @@ def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
         agent = create_agent(
             backend="claude", env={"PATH": rig.path()}, timeout=timeout, grace_period=grace
         )
-        agent.run_process = marks.run_process
+        agent.run_process = functools.partial(run_process, supervisor=marks.supervisor())
         for _ in range(runs):
             assert agent.process(PROMPT)["status"] == 3
         terms = {e["pid"]: e["t"] for e in rig.record() if e["what"] == "signal"}
