@@ -30,10 +30,7 @@ def harness_replays(world: AgentWorld, name: str) -> None:
 
     transcript = next((t for t in index() if t.name == name), None)
     assert transcript is not None, f"no recorded transcript {name!r} in fixtures/transcripts"
-    script = world.new_script()
-    for line in transcript.lines():
-        script.emitted.append(json.loads(line))
-        script.add("out", line + "\n")
+    harness_prints(world, transcript.path.read_text(encoding="utf-8"))
 
 
 @then("the response's session_id is the one the recorded CLI reported")

@@ -29,6 +29,21 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+def carrying(variable: str, value: str) -> list[int]:
+    """Live processes whose environment has `variable=value` (those this user may read)."""
+    marker = f"{variable}={value}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone, or not ours to read
+    return found
+
+
 def still_running(pids: list[int], within: float = 1.0) -> dict[int, str]:
     """The pids among `pids` still running (not gone, not zombies) after up to `within`
     seconds: a process that was just sent SIGKILL takes a moment to die."""

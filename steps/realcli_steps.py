@@ -9,7 +9,6 @@ still alive), never from what the agent says about itself alone.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +18,10 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from steps.drivers import Driver, RequestResult
+from steps.observe import still_running
 from steps.plugin import NOT_APPLICABLE, require_backend
-from steps.realcli import clis, isolation
-from steps.realcli.sandbox import Sandbox
+from steps.realcli import clis
+from steps.realcli.sandbox import Sandbox, unavailable
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
@@ -85,10 +85,7 @@ def real(driver: Driver, tmp_path: Path) -> Iterator[RealWorld]:
                   r"(, with a timeout of (?P<seconds>[\d.]+) seconds)?$"))
 def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
     require_backend(real.driver, backend)
-    reason = clis.not_installed(backend)
-    problem = isolation.problem()
-    if reason is None and problem is not None:
-        reason = f"not run: {problem}"
+    reason = unavailable(backend)
     if reason is not None:
         pytest.skip(reason)
     real.backend = backend
@@ -104,17 +101,10 @@ def model_answers(real: RealWorld, text: str) -> None:
 @given(parsers.parse('the model writes "{name}" holding "{content}" with a tool, '
                      "then lists the directory with another"))
 def model_writes_and_lists(real: RealWorld, name: str, content: str) -> None:
-    if real.backend == "claude":
-        real.turns += [
-            {"tool": "Write", "input": {"file_path": str(real.work / name),
-                                        "content": content + "\n"}},
-            {"tool": "Bash", "input": {"command": "ls", "description": "List files"}},
-        ]
-    else:
-        real.turns += [
-            {"tool": "exec_command", "input": {"cmd": f"printf '%s\\n' '{content}' > {name}"}},
-            {"tool": "exec_command", "input": {"cmd": "ls"}},
-        ]
+    # A relative path: the file lands where the CLI runs, so a working_dir the agent ignored
+    # shows as a missing file.
+    for command in (f"printf '%s\\n' '{content}' > {name}", "ls"):
+        real.turns.append(_shell(real.backend, command))
 
 
 @given(parsers.parse('the model API answers every request with HTTP {status:d} "{message}"'))
@@ -126,9 +116,7 @@ def model_fails(real: RealWorld, status: int, message: str) -> None:
                      "then stalls for {seconds:g} seconds"))
 def model_stalls(real: RealWorld, seconds: float) -> None:
     command = "nohup sleep 300 > /dev/null 2>&1 & echo started > started.txt"
-    tool = ({"tool": "Bash", "input": {"command": command, "description": "Start the job"}}
-            if real.backend == "claude" else {"tool": "exec_command", "input": {"cmd": command}})
-    real.turns += [tool, {"stall": seconds}]
+    real.turns += [_shell(real.backend, command), {"stall": seconds}]
 
 
 # --- WHEN ----------------------------------------------------------------------------------
@@ -222,9 +210,7 @@ def background_started(real: RealWorld) -> None:
 @then("no process the real CLI started is still running")
 def nothing_left(real: RealWorld) -> None:
     assert real.sandbox is not None
-    end = time.monotonic() + LEFTOVER_WAIT
-    while (left := real.sandbox.processes()) and time.monotonic() < end:
-        time.sleep(0.05)
+    left = still_running(real.sandbox.processes(), within=LEFTOVER_WAIT)
     assert not left, f"still running after the response: {[_cmdline(p) for p in left]}"
 
 
@@ -232,6 +218,13 @@ def nothing_left(real: RealWorld) -> None:
 def agent_ready(real: RealWorld) -> None:
     assert real.agent is not None
     assert real.driver.agent_info(real.agent)["state"] == "READY"
+
+
+def _shell(backend: str, command: str) -> dict[str, Any]:
+    """A model turn that runs `command` with the CLI's shell tool."""
+    if backend == "claude":
+        return {"tool": "Bash", "input": {"command": command, "description": command}}
+    return {"tool": "exec_command", "input": {"cmd": command}}
 
 
 def _stored_sessions(home: Path, backend: str) -> list[str]:

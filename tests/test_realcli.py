@@ -219,3 +219,16 @@ def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
     results = scenario_results("reference", ["real-cli"])
     assert {(r.verdict, r.evidence) for r in results} == {
         ("skipped", "not run: no network isolation: none here")}
+
+
+def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis() -> None:
+    from steps.realcli.sandbox import unavailable
+    from tests.runsuite import verdicts_for
+
+    reasons = [r for r in map(unavailable, ("claude", "codex")) if r]
+    if reasons:
+        pytest.skip(reasons[0])
+    verdicts = verdicts_for("python:tests.broken:IgnoresWorkingDir", ["real-cli"],
+                            keyword="writes")
+    assert verdicts["RC-2"] == "failed"
+    assert verdicts["RC-1"] == "not run"  # deselected by the keyword, not passed by default

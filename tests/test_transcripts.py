@@ -20,7 +20,7 @@ from steps.drivers.inprocess import InProcessDriver
 from steps.harness.lines import Claude, Codex
 from steps.harness.script import Script
 from steps.paths import FEATURES
-from steps.realcli import clis, isolation, shapes
+from steps.realcli import clis, shapes
 from steps.realcli.fixtures import Transcript, index
 from steps.world import HarnessRig
 
@@ -154,18 +154,14 @@ def test_a_replayed_transcript_gets_the_answer_of_the_real_run(
 # --- with the real CLIs ------------------------------------------------------------------------
 
 
-def _real_cli_reason(backend: str) -> str | None:
-    return clis.not_installed(backend) or isolation.problem()
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_real_run_and_the_replay_of_its_recording_give_equal_events(
     backend: str, driver: InProcessDriver, tmp_path: Path
 ) -> None:
     from steps.realcli.record import record
-    from steps.realcli.sandbox import Sandbox
+    from steps.realcli.sandbox import Sandbox, unavailable
 
-    reason = _real_cli_reason(backend)
+    reason = unavailable(backend)
     if reason:
         pytest.skip(reason)
     case = by_name(f"{backend}-tools")

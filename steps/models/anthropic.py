@@ -31,12 +31,7 @@ def error_body(status: int, message: str) -> dict[str, Any]:
 
 def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:
     """The SSE events answering `request` with a `say` or `tool` turn (`n` makes ids unique)."""
-    model = str(request.get("model", "scripted-model"))
-    usage = {"input_tokens": 12, "output_tokens": 1}
-    start: dict[str, Any] = {
-        "id": f"msg_{n:04d}", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage,
-    }
+    start = _envelope(request, n)
     if tool is None:
         block: dict[str, Any] = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": turn.value}
@@ -68,10 +63,18 @@ def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> lis
 
 def message(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> dict[str, Any]:
     """The same answer as one non-streamed message object (without thinking)."""
-    body = dict(events(turn, request, tool, n)[0][1]["message"])
+    body = _envelope(request, n)
     if tool is None:
         block: dict[str, Any] = {"type": "text", "text": turn.value}
     else:
         block = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": tool, "input": turn.input}
     body.update(content=[block], stop_reason="end_turn" if tool is None else "tool_use")
     return body
+
+
+def _envelope(request: dict[str, Any], n: int) -> dict[str, Any]:
+    """The message object before its content: what message_start carries."""
+    return {"id": f"msg_{n:04d}", "type": "message", "role": "assistant",
+            "model": str(request.get("model", "scripted-model")), "content": [],
+            "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 1}}

@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 from steps.exceptions import UsageError
 from steps.models.script import ScriptError, parse
-from steps.realcli import clis, isolation
-from steps.realcli.sandbox import Sandbox
+from steps.realcli import clis
+from steps.realcli.sandbox import Sandbox, unavailable
 
 ARGV = {
     "claude": ["claude", "-p", "--output-format", "stream-json", "--verbose"],
@@ -44,9 +44,9 @@ def record(
     """One real run of `backend` against `script`; raises UsageError when it cannot run here."""
     if backend not in ARGV:
         raise UsageError(f"--backend {backend!r}: expected one of {', '.join(ARGV)}")
-    for reason in (clis.not_installed(backend), isolation.problem()):
-        if reason:
-            raise UsageError(f"cannot record {backend}: {reason}")
+    reason = unavailable(backend)
+    if reason:
+        raise UsageError(f"cannot record {backend}: {reason}")
     cli = clis.binary(backend)
     assert cli is not None
     argv = [*ARGV[backend][:-1], *args, "-"] if backend == "codex" else [*ARGV[backend], *args]

@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from steps.exceptions import TckError
+from steps.observe import carrying
 from steps.paths import ROOT
-from steps.realcli import isolation
+from steps.realcli import clis, isolation
 
 API = {"claude": "anthropic", "codex": "openai"}
+MARK = "AGENT_TCK_SANDBOX"  # in the environment of every process the sandboxed CLI starts
 REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
 FAKE_KEY = "sk-agent-tck-scripted-model"
 START_TIMEOUT = 30.0
@@ -37,6 +39,12 @@ START_TIMEOUT = 30.0
 SCRUBBED = ("^(ANTHROPIC|OPENAI|CODEX|CLAUDE)_[A-Za-z0-9_]*"
             "|^[A-Za-z_]*_[Pp][Rr][Oo][Xx][Yy]"
             "|^XDG_[A-Z_]*_HOME")
+
+
+def unavailable(backend: str) -> str | None:
+    """Why the real `backend` CLI cannot run here ("not run: ..."), or None when it can."""
+    problem = isolation.problem()
+    return clis.not_installed(backend) or (f"not run: {problem}" if problem else None)
 
 
 class SandboxError(TckError):
@@ -83,17 +91,7 @@ class Sandbox:
 
     def processes(self) -> list[int]:
         """Live processes started through this sandbox's wrapper (the CLI and its tools)."""
-        marker = f"AGENT_TCK_SANDBOX={self.token}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if marker in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue  # gone, or not ours to read
-        return found
+        return carrying(MARK, self.token)
 
     def close(self) -> None:
         for pid in self.processes():
@@ -173,7 +171,7 @@ class Sandbox:
     def _environment(self) -> dict[str, str]:
         common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-                  "AGENT_TCK_SANDBOX": self.token}
+                  MARK: self.token}
         if self.backend == "claude":
             return {**common, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}",
                     "ANTHROPIC_API_KEY": FAKE_KEY, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
