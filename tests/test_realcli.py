@@ -221,13 +221,16 @@ def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
         ("skipped", "not run: no network isolation: none here")}
 
 
-def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis() -> None:
+def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from steps.realcli.sandbox import unavailable
     from tests.runsuite import verdicts_for
 
     reasons = [r for r in map(unavailable, ("claude", "codex")) if r]
     if reasons:
         pytest.skip(reasons[0])
+    monkeypatch.chdir(tmp_path)  # where that agent's CLI runs, and writes
     verdicts = verdicts_for("python:tests.broken:IgnoresWorkingDir", ["real-cli"],
                             keyword="writes")
     assert verdicts["RC-2"] == "failed"
