@@ -67,24 +67,28 @@ class AdapterProcess:
             raise DriverError(f"the adapter closed its stdin ({exc})") from exc
 
     def receive(self, timeout: float) -> str:
-        """One line of stdout, waiting at most `timeout` seconds."""
+        """One line of stdout, waiting at most `timeout` seconds. Chunks are kept in a list
+        and only the new chunk is searched for the newline, so a long line costs O(n)."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
+        chunks, size = [self.buffer], len(self.buffer)
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
+            while b"\n" not in chunks[-1]:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    self.buffer = b"".join(chunks)
                     raise DriverError(f"no response within {timeout:g} s (hang)")
                 if sel.select(left):
                     chunk = os.read(fd, 1 << 16)
                     if not chunk:
                         raise DriverError(self._exit_text())
-                    self.buffer += chunk
-                    if len(self.buffer) > MAX_MESSAGE:
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > MAX_MESSAGE:
                         raise DriverError(f"a response is longer than {MAX_MESSAGE} bytes")
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line, _, self.buffer = b"".join(chunks).partition(b"\n")
         text = line.decode("utf-8", errors="replace")
         self.transcript.append(f"<- {text[:500]}")
         return text
