@@ -28,8 +28,9 @@ QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 @pytest.fixture
-def world(driver: Driver, tmp_path: Path, time_scale: float) -> AgentWorld:
-    return AgentWorld(driver, HarnessRig(tmp_path / "harness"), tmp_path / "sandbox", time_scale)
+def world(driver: Driver, harness_rig: HarnessRig, tmp_path: Path,
+          time_scale: float) -> AgentWorld:
+    return AgentWorld(driver, harness_rig, tmp_path / "sandbox", time_scale)
 
 
 # --- GIVEN: the agent ---------------------------------------------------------------------
@@ -421,6 +422,15 @@ def agent_for(world: AgentWorld, backend: str) -> None:
 def agent_for_with_timeout(world: AgentWorld, backend: str, seconds: float) -> None:
     agent_with_backend(world, backend)
     agent_with_running_timeout(world, seconds)
+
+
+@given(parsers.parse(
+    'an agent for the "{backend}" backend with a safety timeout of {seconds:g} seconds'))
+def agent_for_with_safety_timeout(world: AgentWorld, backend: str, seconds: float) -> None:
+    """A timeout that is not the scenario's subject: real seconds, never scaled."""
+    agent_with_backend(world, backend)
+    world.settings["timeout"] = seconds
+    world.settings["grace_period"] = 5.0 * world.time_scale
 
 
 @given(parsers.parse('an agent for the "{backend}" backend that sets "{name}" to "{value}"'))
