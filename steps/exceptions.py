@@ -4,6 +4,7 @@
 - loading the requirement registry or a baseline: `RegistryError`, with file and entry
 - reaching an implementation (driver start, protocol): `DriverError`, with the command
 - bad command-line use: `UsageError` (exit code 2)
+- the suite's own machinery misbehaving (a harness of an ended scenario): `SuiteError`
 """
 
 from __future__ import annotations
@@ -27,3 +28,8 @@ class DriverError(TckError):
 
 class UsageError(TckError):
     """The command line asks for something impossible."""
+
+
+class SuiteError(TckError):
+    """The suite itself went wrong (e.g. a fake harness started after its scenario ended):
+    never a verdict on the implementation's behaviour."""

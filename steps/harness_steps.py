@@ -4,14 +4,38 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_bdd import given, parsers, then
 
 from steps.drivers.base import INHERITED_ENV
-from steps.harness.script import HARNESS_NAMES
+from steps.exceptions import SuiteError
+from steps.harness.script import HARNESS_NAMES, read_record
 from steps.observe import process_state, still_running
-from steps.world import AgentWorld
+from steps.world import AgentWorld, HarnessRig
+
+
+@pytest.fixture(scope="session")
+def stray_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where a fake harness started after its scenario ended notes itself."""
+    return tmp_path_factory.mktemp("strays") / "strays.jsonl"
+
+
+@pytest.fixture
+def harness_rig(tmp_path: Path, stray_log: Path) -> Iterator[HarnessRig]:
+    """The scenario's own fake harness. Closed when the scenario ends; a straggler (a harness
+    of an ended scenario, started since this one began) is an error of the suite."""
+    seen = len(read_record(stray_log))
+    rig = HarnessRig(tmp_path / "harness", stray_log)
+    yield rig
+    rig.close()
+    strays = read_record(stray_log)[seen:]
+    if strays:
+        raise SuiteError(f"error of the suite: {len(strays)} fake harness(es) started after "
+                         f"their scenario ended, so no verdict read them: {strays}")
 
 
 @given(parsers.parse("the harness prints:"))

@@ -89,8 +89,8 @@ class RunCase:
 
 
 @pytest.fixture
-def run_case(tmp_path: Path, time_scale: float) -> RunCase:
-    rig = HarnessRig(tmp_path / "harness")
+def run_case(harness_rig: HarnessRig, time_scale: float) -> RunCase:
+    rig = harness_rig
     return RunCase(rig, Script("claude", time_scale=time_scale), time_scale, rig.path())
 
 

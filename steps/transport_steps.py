@@ -12,7 +12,6 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -79,7 +78,7 @@ class TransportWorld:
 
 
 @pytest.fixture
-def transport(pytestconfig: pytest.Config, tmp_path: Path, time_scale: float
+def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: float
               ) -> Iterator[TransportWorld]:
     impl: str = pytestconfig.getoption("--impl")
     if not dds_available():
@@ -90,7 +89,7 @@ def transport(pytestconfig: pytest.Config, tmp_path: Path, time_scale: float
 
     dds = DdsDriver(impl.partition(":")[2], domain_offset=1)
     try:
-        yield TransportWorld(dds, HarnessRig(tmp_path / "harness"), time_scale)
+        yield TransportWorld(dds, harness_rig, time_scale)
     finally:
         dds.close()
 

@@ -9,31 +9,48 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from steps.drivers import Driver, RequestResult
+from steps.exceptions import SuiteError
 from steps.harness.script import Script, install, read_record, write_script
 
 
 class HarnessRig:
-    """A bin directory whose `claude` and `codex` are the fake harness, and its record."""
+    """A bin directory whose `claude` and `codex` are the fake harness, and its record.
 
-    def __init__(self, root: Path) -> None:
+    Each rig has a token of its own, written into every harness start it records; a start
+    with another token is an error of the suite, never evidence. `close()` ends the rig's
+    scenario: a harness started after it is a straggler, noted in `strays` (when given)."""
+
+    def __init__(self, root: Path, strays: Path | None = None) -> None:
+        self.root = root
         self.bin = root / "bin"
         self.script_path = root / "script.json"
         self.record_path = root / "record.jsonl"
+        self.token = uuid.uuid4().hex
+        self.strays = strays
         install(self.bin, self.script_path, self.record_path)
 
     def use(self, script: Script) -> None:
-        write_script(self.script_path, script)
+        strays = {"strays": str(self.strays)} if self.strays else {}
+        write_script(self.script_path, script, rig=self.token, **strays)
+
+    def close(self) -> None:
+        (self.root / "closed").touch()
 
     def record(self) -> list[dict[str, Any]]:
         return read_record(self.record_path)
 
     def starts(self) -> list[dict[str, Any]]:
-        return [e for e in self.record() if e["what"] == "start"]
+        starts = [e for e in self.record() if e["what"] == "start"]
+        foreign = [s for s in starts if s.get("rig") != self.token]
+        if foreign:
+            raise SuiteError(f"harness starts of another rig in {self.record_path}: {foreign}")
+        return starts
 
     def last_start(self) -> dict[str, Any]:
         starts = self.starts()

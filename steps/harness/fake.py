@@ -4,7 +4,10 @@ Started through a shim named `claude` or `codex` (see `steps.harness.install`), 
 `python fake.py SCRIPT RECORD NAME ARGS...`. It imports only the standard library so it starts
 fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
 handler and the main flow never interleave:
-  {"what": "start", "name", "argv", "cwd", "pid", "pgid", "env"}
+  {"what": "start", "rig", "name", "argv", "cwd", "pid", "pgid", "env"}
+A harness started after its scenario ended (the rig wrote `closed` beside the record) is a
+straggler: it plays nothing and records itself in the session's stray log (the script's
+`strays`), which the suite reports as an error of the suite.
   {"what": "stdin", "data"}            once stdin reached end of file
   {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
 Script steps (a JSON list), each an object with one key:
@@ -40,12 +43,14 @@ from typing import Any
 RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
 RECORDED_ENV = ("PATH", "HOME")
 BLOCK = 1 << 16
+STRAGGLER_EXIT = 86
 
 
 class Harness:
     def __init__(self, script: dict[str, Any], record: str) -> None:
         self.steps: list[dict[str, Any]] = script["steps"]
         self.scale: float = script.get("time_scale", 1.0)
+        self.rig: str = script.get("rig", "")
         self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.stdin_read = False
         self.stdin_data = ""
@@ -69,6 +74,7 @@ class Harness:
         }
         self.note(
             what="start",
+            rig=self.rig,
             name=name,
             argv=argv,
             cwd=os.getcwd(),
@@ -175,10 +181,26 @@ class Harness:
         return code
 
 
+def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -> bool:
+    """True, after noting it in the stray log, when this harness's scenario has ended."""
+    if not os.path.exists(os.path.join(os.path.dirname(record), "closed")):
+        return False
+    strays = script.get("strays")
+    if strays:
+        entry = {"rig": script.get("rig", ""), "name": name, "argv": argv, "cwd": os.getcwd(),
+                 "pid": os.getpid(), "record": record}
+        fd = os.open(strays, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(fd, (json.dumps(entry) + "\n").encode())
+        os.close(fd)
+    return True
+
+
 def main() -> None:
     script_path, record, name, *argv = sys.argv[1:]
     with open(script_path) as fh:
         script = json.load(fh)
+    if straggler(script, record, name, argv):
+        os._exit(STRAGGLER_EXIT)
     code = Harness(script, record).play(name, argv)
     sys.stdout.flush()
     os._exit(code)

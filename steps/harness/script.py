@@ -104,10 +104,11 @@ def install(bin_dir: Path, script: Path, record: Path) -> None:
         shim.chmod(0o755)
 
 
-def write_script(path: Path, script: Script) -> None:
-    """Write atomically, so a harness never reads half a script."""
+def write_script(path: Path, script: Script, **context: str) -> None:
+    """Write atomically, so a harness never reads half a script. `context`: the rig's token
+    (`rig`) and the session's stray log (`strays`), see `steps.harness.fake`."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(script.to_json()))
+    tmp.write_text(json.dumps({**script.to_json(), **context}))
     os.replace(tmp, path)
 
 
