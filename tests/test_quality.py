@@ -3,8 +3,10 @@ CI runs what the README says."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from steps.paths import ROOT
 
@@ -36,3 +38,25 @@ def test_ci_runs_exactly_the_readme_s_second_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert len(commands) == 2 and commands[1] == ci, (commands, ci)
     assert commands[0].endswith("agent-tck run") and "install-clis" in commands[0]
+
+
+def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    """`python -m tests` on one test file of `body`, its coverage data kept in `tmp_path`."""
+    (tmp_path / "test_one.py").write_text(f"import reference.events\n\n\n{body}\n")
+    env = {**os.environ, "COVERAGE_FILE": str(tmp_path / ".coverage")}
+    return subprocess.run(
+        [sys.executable, "-m", "tests", "-p", "no:agent_tck", str(tmp_path / "test_one.py")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_a_failing_test_still_prints_coverage_and_fails_the_run(tmp_path: Path) -> None:
+    done = run_tests_module(tmp_path, "def test_fails():\n    assert 1 == 2")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed" in done.stdout and "TOTAL" in done.stdout, done.stdout
+
+
+def test_a_run_that_collects_nothing_fails(tmp_path: Path) -> None:
+    done = run_tests_module(tmp_path, "def helper():\n    pass")
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "TOTAL" in done.stdout, done.stdout
