@@ -1,0 +1,126 @@
+"""A flake hunt: run a command N times, optionally beside CPU-bound load, and tabulate every
+test or requirement that ever failed.
+
+    python -m benchmarks.flakes [--runs N] [--load K] [--fresh-clone] [--out FILE] [-- CMD ...]
+
+CMD defaults to `bash .ci/run` (README command 2). With `--fresh-clone` each run happens in a
+new clone of HEAD, as CI's does. `--load K` keeps K busy-looping processes running for the whole
+hunt (started and stopped by pid). Failures are read from pytest's summary lines
+(`FAILED id`, `ERROR id`) and from `agent-tck run`'s verdict table (`ID LEVEL failed`).
+The table goes to stdout and, with `--out`, to a Markdown file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from steps.paths import ROOT
+
+PYTEST_FAILURE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
+VERDICT_FAILURE = re.compile(r"^(\S+)\s+(?:MUST|SHOULD)\s+(?:failed|errored)\b", re.MULTILINE)
+BUSY_LOOP = "while True: pass"
+
+
+@dataclass
+class Run:
+    code: int
+    seconds: float
+    load: float  # the 1-minute load average when the run ended
+    failures: list[str] = field(default_factory=list)
+
+
+def failures(output: str) -> list[str]:
+    """Every failing test id or requirement id that `output` names, once each."""
+    found = PYTEST_FAILURE.findall(output) + VERDICT_FAILURE.findall(output)
+    return sorted(set(found))
+
+
+@contextlib.contextmanager
+def cpu_load(count: int) -> Iterator[None]:
+    """`count` busy-looping processes for the duration of the block."""
+    procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+def one_run(command: list[str], fresh_clone: bool, log: Path) -> Run:
+    with contextlib.ExitStack() as stack:
+        cwd = ROOT
+        if fresh_clone:
+            cwd = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "clone"
+            subprocess.run(["git", "clone", "-q", str(ROOT), str(cwd)], check=True)
+        started = time.monotonic()
+        with log.open("w") as out:
+            done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+        seconds = time.monotonic() - started
+    return Run(done.returncode, seconds, os.getloadavg()[0], failures(log.read_text()))
+
+
+def table(runs: list[Run], command: list[str], load: int) -> str:
+    counts = Counter(name for run in runs for name in run.failures)
+    lines = [
+        f"`{' '.join(command)}`, {len(runs)} runs, {load} CPU-bound processes beside it, "
+        f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}.",
+        "",
+        "| run | exit | minutes | load at end | failures |",
+        "|---|---|---|---|---|",
+    ]
+    for i, run in enumerate(runs, 1):
+        lines.append(f"| {i} | {run.code} | {run.seconds / 60:.1f} | {run.load:.1f} | "
+                     f"{len(run.failures)} |")
+    lines += ["", "| failed | runs |", "|---|---|"]
+    lines += [f"| `{name}` | {n} of {len(runs)} |" for name, n in counts.most_common()]
+    if not counts:
+        lines.append("| (nothing) | 0 |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.flakes", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--load", type=int, default=0, metavar="K")
+    parser.add_argument("--fresh-clone", action="store_true")
+    parser.add_argument("--out", type=Path, metavar="FILE")
+    parser.add_argument("--logs", type=Path, metavar="DIR",
+                        help="where each run's output is kept (default: a new temporary folder)")
+    parser.add_argument("command", nargs="*", default=["bash", ".ci/run"])
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.load < 0:
+        parser.error(f"--runs must be at least 1 and --load at least 0, got {args.runs}, "
+                     f"{args.load}")
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    runs: list[Run] = []
+    with cpu_load(args.load):
+        for i in range(1, args.runs + 1):
+            run = one_run(args.command, args.fresh_clone, logs / f"run-{i}.log")
+            runs.append(run)
+            print(f"run {i}: exit {run.code}, {run.seconds:.0f} s, failures: "
+                  f"{', '.join(run.failures) or 'none'}", flush=True)
+    text = table(runs, args.command, args.load)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    print(f"each run's output: {logs}")
+    return 1 if any(run.code for run in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
