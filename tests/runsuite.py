@@ -1,8 +1,13 @@
-"""Run the conformance suite programmatically and return requirement verdicts."""
+"""Run the conformance suite programmatically and return requirement verdicts.
+
+The reference's in-process verdicts are computed once per component and test session and
+shared by every test that compares against them (real-cli aside: those tests change the
+environment the scenarios see)."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 
 import pytest
 
@@ -22,6 +27,19 @@ def scenario_results(
     impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
 ) -> list[verdicts.ScenarioResult]:
     """What each scenario of a run of `components` against `impl` came to."""
+    if impl == "reference" and keyword is None and "real-cli" not in components:
+        return [result for c in components for result in _reference(c)]
+    return _run(impl, components, keyword, adapter_timeout)
+
+
+@functools.cache
+def _reference(component: str) -> tuple[verdicts.ScenarioResult, ...]:
+    return tuple(_run("reference", [component], None, 120.0))
+
+
+def _run(
+    impl: str, components: list[str], keyword: str | None, adapter_timeout: float
+) -> list[verdicts.ScenarioResult]:
     args = argparse.Namespace(
         impl=impl,
         time_scale=0.02,
