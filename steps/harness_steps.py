@@ -142,9 +142,10 @@ def harness_invalid_utf8(world: AgentWorld, text: str) -> None:
     world.new_script().init().add("raw_b64", base64.b64encode(junk).decode()).text(text).done()
 
 
-@given(parsers.parse('the harness takes {seconds:g} seconds to answer "{text}"'))
-def harness_slow(world: AgentWorld, seconds: float, text: str) -> None:
-    world.new_script().init().add("sleep", seconds).text(text).done()
+@given(parsers.parse('the harness takes {seconds:g} real seconds to answer "{text}"'))
+def harness_slow_real(world: AgentWorld, seconds: float, text: str) -> None:
+    """A pause that is not the scenario's subject: real seconds, never scaled."""
+    world.new_script().init().add("sleep_real", seconds).text(text).done()
 
 
 @then(parsers.parse('the harness received "{prompt}" as its prompt, not as an option'))

@@ -13,6 +13,7 @@ straggler: it plays nothing and records itself in the session's stray log (the s
 Script steps (a JSON list), each an object with one key:
   out: text (written as is)         line: JSON value (one line)   err: text (stderr)
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
+  sleep_real: seconds, never scaled (a pause that is not a scenario's subject)
   die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
   spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
@@ -137,7 +138,10 @@ class Harness:
         sys.stderr.flush()
 
     def op_sleep(self, seconds: float) -> None:
-        end = time.monotonic() + seconds * self.scale
+        self.op_sleep_real(seconds * self.scale)
+
+    def op_sleep_real(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
             time.sleep(left)
 
