@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from steps.drivers import Driver, make_driver
+from steps.drivers.stdio import DEFAULT_TIMEOUT
 
 pytest_plugins = [
     "steps.agent_steps",
@@ -40,7 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--adapter-timeout",
         type=float,
-        default=120.0,
+        default=DEFAULT_TIMEOUT,
         help="seconds to wait for an adapter's response before it counts as hung",
     )
     group.addoption(

@@ -12,6 +12,7 @@ import pytest
 
 from steps import registry, reports, verdicts
 from steps.drivers import make_driver
+from steps.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from steps.exceptions import UsageError
 from steps.paths import ROOT
 from steps.plugin import DEFAULT_TIME_SCALE
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--adapter-timeout",
         type=float,
-        default=120.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="how long an adapter may take to answer before it counts as hung",
     )
@@ -82,6 +83,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     found = [str(m) for m in modules if m.exists()]
     if not found:
         raise UsageError(f"no scenarios for component(s) {', '.join(args.component)}")
+    adapter_timeout = getattr(args, "adapter_timeout", DEFAULT_TIMEOUT)
     argv = [
         *found,
         "--rootdir",
@@ -93,7 +95,9 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         "--time-scale",
         str(args.time_scale),
         "--adapter-timeout",
-        str(getattr(args, "adapter_timeout", 120.0)),
+        str(adapter_timeout),
+        "-o",
+        f"timeout={adapter_timeout + SCENARIO_MARGIN:g}",
     ]
     argv += plugin_args()
     argv += (

@@ -12,10 +12,14 @@ import functools
 import pytest
 
 from steps import registry, run_command, verdicts
+from steps.drivers.stdio import DEFAULT_TIMEOUT
 
 
 def verdicts_for(
-    impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
+    impl: str,
+    components: list[str],
+    keyword: str | None = None,
+    adapter_timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, str]:
     """Requirement ID -> verdict for a run of `components` against `impl`."""
     results = scenario_results(impl, components, keyword, adapter_timeout)
@@ -24,7 +28,10 @@ def verdicts_for(
 
 
 def scenario_results(
-    impl: str, components: list[str], keyword: str | None = None, adapter_timeout: float = 120.0
+    impl: str,
+    components: list[str],
+    keyword: str | None = None,
+    adapter_timeout: float = DEFAULT_TIMEOUT,
 ) -> list[verdicts.ScenarioResult]:
     """What each scenario of a run of `components` against `impl` came to."""
     if impl == "reference" and keyword is None and "real-cli" not in components:
@@ -34,7 +41,7 @@ def scenario_results(
 
 @functools.cache
 def _reference(component: str) -> tuple[verdicts.ScenarioResult, ...]:
-    return tuple(_run("reference", [component], None, 120.0))
+    return tuple(_run("reference", [component], None, DEFAULT_TIMEOUT))
 
 
 def _run(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from steps.drivers.base import Driver, ImplInfo, RequestResult
+from steps.drivers.stdio import DEFAULT_TIMEOUT
 from steps.exceptions import UsageError
 
 
-def make_driver(impl: str, timeout: float = 120.0) -> Driver:
+def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
     """The driver for `--impl`: `reference` (in-process), `python:MODULE:FACTORY` (a Python
     implementation in-process: FACTORY() returns a Driver), `dds[:options]` (served agents over
     DDS, see `steps.drivers.dds`) or an adapter command line."""

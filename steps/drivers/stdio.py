@@ -26,7 +26,11 @@ from steps.drivers.protocol import ProtocolDriver
 from steps.drivers.schemas import problems
 from steps.exceptions import DriverError
 
-DEFAULT_TIMEOUT = 120.0
+# How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
+# is always longer (SCENARIO_MARGIN more), so a hang is "errored" with a restarted adapter,
+# never a failed scenario whose late answer the next scenario would read.
+DEFAULT_TIMEOUT = 60.0
+SCENARIO_MARGIN = 60.0
 STDERR_TAIL = 2000
 MAX_MESSAGE = 64 << 20
 
