@@ -153,7 +153,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{next(v.verdict for v in folded if v.req.id == rid)}",
             file=out,
         )
-    print(verdicts.summary(folded, ok), file=out)
+    partial = selected or bool(args.component)
+    total = len(registry.load()) if partial else None
+    print(verdicts.summary(folded, ok, total), file=out)
     return 0 if ok else 1
 
 

@@ -162,9 +162,18 @@ def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def summary(verdicts: list[ReqVerdict], ok: bool) -> str:
+def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None) -> str:
+    """The one-line verdict. A partial run (`total`: the registry's size, given when the user
+    chose components or scenarios) never says a bare CONFORMANT: it says how much it judged."""
     counts: dict[str, int] = {}
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-    return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
+    if total is None:
+        return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
+    judged = len(verdicts) - counts.get(NOT_RUN, 0)
+    outcome = "all passed" if ok and judged == counts.get(PASSED, 0) else parts
+    if not ok:
+        outcome = f"NOT CONFORMANT ({parts})"
+    return (f"PARTIAL: {judged} of {total} requirements judged, {outcome}; "
+            "the rest were not judged")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 
+from steps import registry
 from steps.cli import main
+
+TOTAL = len(registry.load())
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -18,7 +21,8 @@ def test_reference_is_conformant_with_a_table_per_requirement() -> None:
     assert code == 0
     assert out.splitlines()[0].split() == ["requirement", "level", "verdict", "scenarios"]
     assert ["BK-CX.5", "SHOULD", "passed", "6/6"] in [line.split() for line in out.splitlines()]
-    assert out.splitlines()[-1] == "CONFORMANT: 11 requirements (11 passed)"
+    assert out.splitlines()[-1] == (
+        f"PARTIAL: 11 of {TOTAL} requirements judged, all passed; the rest were not judged")
 
 
 def test_a_broken_implementation_is_not_conformant() -> None:
@@ -34,7 +38,8 @@ def test_a_broken_implementation_is_not_conformant() -> None:
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:-1]}
     assert rows["RP-5.1"] == ["MUST", "failed", "1/1"]
     assert rows["RP-1.1"] == ["MUST", "not", "run", "0/0"]  # deselected by -k
-    assert out.splitlines()[-1].startswith("NOT CONFORMANT: ")
+    assert out.splitlines()[-1].startswith(
+        f"PARTIAL: 1 of {TOTAL} requirements judged, NOT CONFORMANT")
 
 
 def test_should_failures_fail_only_a_strict_run() -> None:
@@ -62,3 +67,12 @@ def test_every_component_folder_can_be_chosen_with_component() -> None:
     for component in COMPONENTS:
         assert build_parser().parse_args(["run", "--component", component]).component == [
             component]
+
+
+def test_a_partial_run_says_what_it_judged_never_a_bare_conformant() -> None:
+    code, out, _ = run("--component", "responses", "-k", "refusal")
+    assert code == 0
+    last = out.splitlines()[-1]
+    assert last.startswith("PARTIAL: ") and "CONFORMANT" not in last, last
+    judged = int(last.split()[1])
+    assert 0 < judged < TOTAL and f"{judged} of {TOTAL} requirements judged, all passed" in last
