@@ -15,7 +15,7 @@ import pytest
 from steps.cli import main
 from steps.drivers.stdio import StdioDriver
 from steps.exceptions import DriverError
-from tests.runsuite import failing, verdicts_for
+from tests.runsuite import failing, scenario_results, verdicts_for
 
 PY = sys.executable
 
@@ -105,10 +105,15 @@ def test_a_crashing_adapter_errors_one_scenario_and_the_run_goes_on(tmp_path: Pa
 
 
 def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The adapter hangs once; its timeout is the subject, so the other scenarios are a few
+    that answer at once, and the timeout (10 s) leaves them room on a busy machine."""
     command = fake("hang", "agent.request", 2, tmp_path / "once")
-    verdicts = verdicts_for(command, ["agent"], adapter_timeout=3)
-    assert list(verdicts.values()).count("errored") == 1
-    assert list(verdicts.values()).count("passed") == len(verdicts) - 1
+    quick = "session_id or working_directory or simple_text"
+    results = scenario_results(command, ["agent"], keyword=quick, adapter_timeout=10)
+    outcomes = sorted(r.verdict for r in results if r.verdict != "not run")
+    assert len(outcomes) >= 4 and outcomes == ["errored"] + ["passed"] * (len(outcomes) - 1)
+    (hung,) = [r for r in results if r.verdict == "errored"]
+    assert "no response within 10 s (hang)" in hung.evidence
 
 
 def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
