@@ -30,6 +30,7 @@ from steps.paths import ROOT
 PYTEST_FAILURE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 VERDICT_FAILURE = re.compile(r"^(\S+)\s+(?:MUST|SHOULD)\s+(?:failed|errored)\b", re.MULTILINE)
 BUSY_LOOP = "while True: pass"
+SUMMARY = "short test summary info"
 
 
 @dataclass
@@ -41,17 +42,19 @@ class Run:
 
 
 def failures(output: str) -> list[str]:
-    """Every failing test id or requirement id that `output` names, once each."""
-    found = PYTEST_FAILURE.findall(output) + VERDICT_FAILURE.findall(output)
+    """Every failing test id or requirement id that `output` names, once each. Only pytest's
+    last summary counts: failures of nested runs appear earlier, as a test's evidence."""
+    summary = output.rpartition(SUMMARY)[2]
+    found = PYTEST_FAILURE.findall(summary) + VERDICT_FAILURE.findall(summary)
     return sorted(set(found))
 
 
 @contextlib.contextmanager
-def cpu_load(count: int) -> Iterator[None]:
-    """`count` busy-looping processes for the duration of the block."""
+def cpu_load(count: int) -> Iterator[list[int]]:
+    """`count` busy-looping processes (their pids) for the duration of the block."""
     procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
     try:
-        yield
+        yield [proc.pid for proc in procs]
     finally:
         for proc in procs:
             proc.kill()
