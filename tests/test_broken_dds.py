@@ -7,9 +7,9 @@ on its own domain, and the control run serves the reference itself.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,7 +18,8 @@ pytest.importorskip("cyclonedds")
 from steps.run_command import plugin_args
 from tests.dds_helpers import ROOT, domain
 
-pytestmark = pytest.mark.timeout(120)
+# One worker runs the module: its fixture starts every run at once.
+pytestmark = [pytest.mark.timeout(120), pytest.mark.xdist_group("broken_dds")]
 
 # defect -> (a scenario of the requirement it breaks, as a -k expression; the requirement)
 CASES = {
@@ -40,8 +41,10 @@ def launch(defect: str, keyword: str, domain_id: int) -> subprocess.Popen[str]:
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-@pytest.fixture(scope="module")
-def runs() -> Iterator[dict[str, tuple[int, str]]]:
+@functools.cache
+def all_runs() -> dict[str, tuple[int, str]]:
+    """Every case's run, started at once; cached, so a worker starts them once however its
+    tests are ordered."""
     everything = " or ".join(f"({k})" for k, _ in CASES.values())
     cases = {**{d: k for d, (k, _) in CASES.items()}, CONTROL: everything}
     procs = {d: launch(d, k, domain(4 + 2 * i)) for i, (d, k) in enumerate(cases.items())}
@@ -50,12 +53,17 @@ def runs() -> Iterator[dict[str, tuple[int, str]]]:
         for defect, proc in procs.items():
             out, _ = proc.communicate(timeout=110)
             results[defect] = (proc.returncode, out)
-        yield results
+        return results
     finally:
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture
+def runs() -> dict[str, tuple[int, str]]:
+    return all_runs()
 
 
 @pytest.mark.parametrize("defect", sorted(CASES))

@@ -58,5 +58,5 @@ def test_a_failing_test_still_prints_coverage_and_fails_the_run(tmp_path: Path) 
 
 def test_a_run_that_collects_nothing_fails(tmp_path: Path) -> None:
     done = run_tests_module(tmp_path, "def helper():\n    pass")
-    assert done.returncode == 5, done.stdout + done.stderr
-    assert "TOTAL" in done.stdout, done.stdout
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "no tests ran" in done.stdout and "TOTAL" in done.stdout, done.stdout

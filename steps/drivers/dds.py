@@ -48,6 +48,11 @@ PR_SET_PDEATHSIG = 1
 
 
 def default_domain() -> int:
+    """100..199. Parallel pytest-xdist workers each get their own pair (the transport
+    scenarios use the next domain up); elsewhere the pid spreads concurrent runs."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and worker[2:].isdigit():
+        return 100 + (2 * int(worker[2:])) % 100
     return 100 + os.getpid() % 100
 
 
