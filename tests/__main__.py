@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-WORKERS = ["-n", "2", "--dist", "loadgroup"]
+WORKERS = ["-n", "2", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 

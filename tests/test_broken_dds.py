@@ -7,7 +7,6 @@ on its own domain, and the control run serves the reference itself.
 
 from __future__ import annotations
 
-import functools
 import subprocess
 import sys
 
@@ -18,8 +17,7 @@ pytest.importorskip("cyclonedds")
 from steps.run_command import plugin_args
 from tests.dds_helpers import ROOT, domain
 
-# One worker runs the module: its fixture starts every run at once.
-pytestmark = [pytest.mark.timeout(120), pytest.mark.xdist_group("broken_dds")]
+pytestmark = pytest.mark.timeout(120)
 
 # defect -> (a scenario of the requirement it breaks, as a -k expression; the requirement)
 CASES = {
@@ -41,39 +39,24 @@ def launch(defect: str, keyword: str, domain_id: int) -> subprocess.Popen[str]:
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-@functools.cache
-def all_runs() -> dict[str, tuple[int, str]]:
-    """Every case's run, started at once; cached, so a worker starts them once however its
-    tests are ordered."""
+def test_the_suite_catches_each_defect_and_the_reference_passes() -> None:
+    """Every case's run, started at once (one test, so one worker starts them all)."""
     everything = " or ".join(f"({k})" for k, _ in CASES.values())
     cases = {**{d: k for d, (k, _) in CASES.items()}, CONTROL: everything}
     procs = {d: launch(d, k, domain(4 + 2 * i)) for i, (d, k) in enumerate(cases.items())}
-    results = {}
+    runs = {}
     try:
         for defect, proc in procs.items():
             out, _ = proc.communicate(timeout=110)
-            results[defect] = (proc.returncode, out)
-        return results
+            runs[defect] = (proc.returncode, out)
     finally:
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-
-
-@pytest.fixture
-def runs() -> dict[str, tuple[int, str]]:
-    return all_runs()
-
-
-@pytest.mark.parametrize("defect", sorted(CASES))
-def test_the_suite_catches(runs: dict[str, tuple[int, str]], defect: str) -> None:
-    code, out = runs[defect]
-    summary = out.strip().splitlines()[-1]
-    assert code == 1, out
-    assert "1 failed" in summary and "passed" not in summary, f"{CASES[defect][1]}: {summary}"
-
-
-def test_the_reference_passes_the_same_scenarios(runs: dict[str, tuple[int, str]]) -> None:
-    code, out = runs[CONTROL]
+    code, out = runs.pop(CONTROL)
     assert code == 0, out
+    for defect, (code, out) in runs.items():
+        summary = out.strip().splitlines()[-1]
+        assert code == 1, f"{defect}: {out}"
+        assert "1 failed" in summary and "passed" not in summary, f"{CASES[defect][1]}: {summary}"

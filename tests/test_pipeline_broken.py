@@ -3,8 +3,6 @@ its defect breaks (tests/pipeline_miniatures.py); the reference passes."""
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
 from steps.drivers.inprocess import InProcessDriver
@@ -13,33 +11,14 @@ from tests.pipeline_miniatures import EXPECTED
 
 SUITE = "steps/suite/test_pipeline.py"
 IMPLS = {"reference": InProcessDriver, **{m.__doc__ or m.__name__: m for m in EXPECTED}}
-HALVES = 2  # CI's two test workers take one half each
+WANTED = {"reference": set(), **{m.__doc__ or m.__name__: reqs for m, reqs in EXPECTED.items()}}
+HALVES = 2  # one suite run per half, so CI's two workers can take one each
 
 
-def half(name: str) -> int:
-    return list(IMPLS).index(name) % HALVES
-
-
-@functools.cache
-def failures(part: int) -> dict[str, set[str]]:
-    """One suite run for every implementation of one half (collection happens once per run;
-    cached, so a worker runs its half once however its tests are ordered)."""
-    impls = {name: impl() for name, impl in IMPLS.items() if half(name) == part}
-    return failing_requirements(impls, SUITE)
-
-
-def grouped(name: str) -> pytest.MarkDecorator:
-    """The xdist group of `name`'s half: the tests of one half go to one worker."""
-    return pytest.mark.xdist_group(f"pipeline_broken_{half(name)}")
-
-
-@grouped("reference")
-def test_the_reference_passes() -> None:
-    assert failures(half("reference"))["reference"] == set()
-
-
-@pytest.mark.parametrize("miniature", [
-    pytest.param(m, marks=grouped(m.__doc__ or m.__name__), id=m.__doc__) for m in EXPECTED])
-def test_the_suite_catches(miniature: type[InProcessDriver]) -> None:
-    name = miniature.__doc__ or miniature.__name__
-    assert sorted(failures(half(name))[name]) == sorted(EXPECTED[miniature])
+@pytest.mark.parametrize("part", range(HALVES))
+def test_each_implementation_fails_exactly_its_requirements(part: int) -> None:
+    """One suite run for every implementation of one half (collection happens once); each
+    miniature fails exactly the requirements its defect breaks, and the reference none."""
+    names = list(IMPLS)[part::HALVES]
+    failed = failing_requirements({name: IMPLS[name]() for name in names}, SUITE)
+    assert {n: sorted(failed[n]) for n in names} == {n: sorted(WANTED[n]) for n in names}
