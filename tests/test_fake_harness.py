@@ -53,3 +53,73 @@ def test_a_start_recorded_by_another_rig_is_an_error_of_the_suite(tmp_path: Path
     mine.record_path.write_bytes(other.record_path.read_bytes())
     with pytest.raises(SuiteError, match="another rig"):
         mine.starts()
+
+
+def _send(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def _receive(proc: subprocess.Popen[bytes]) -> dict[str, object]:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, "the harness closed stdout"
+    value: dict[str, object] = json.loads(line)
+    return value
+
+
+def _control(subtype: str, rid: str) -> dict[str, object]:
+    return {"type": "control_request", "request_id": rid, "request": {"subtype": subtype}}
+
+
+def test_claude_streaming_input_as_the_sdks_speak_it(tmp_path: Path) -> None:
+    """Handshake, prompt as a user message, stdin left open, control requests answered."""
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude").init("s-1").echo())
+    argv = [str(rig.bin / "claude"), "--output-format", "stream-json", "--verbose",
+            "--input-format", "stream-json"]
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+        try:
+            _send(proc, _control("initialize", "r1"))
+            answer = _receive(proc)["response"]
+            assert answer["subtype"] == "success" and answer["request_id"] == "r1"
+            _send(proc, _control("set_model", "r2"))
+            assert _receive(proc)["response"]["subtype"] == "success"
+            _send(proc, _control("rewind_the_universe", "r3"))
+            refused = _receive(proc)["response"]
+            assert refused["subtype"] == "error" and "rewind_the_universe" in refused["error"]
+            _send(proc, {"type": "user", "session_id": "default", "parent_tool_use_id": None,
+                         "message": {"role": "user", "content": "What is 2 + 2?"}})
+            assert [_receive(proc)["type"] for _ in range(2)] == ["system", "result"]
+            _send(proc, _control("interrupt", "r4"))  # stdin is still open, and still read
+            assert _receive(proc)["response"]["request_id"] == "r4"
+            assert proc.stdin is not None
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0
+        finally:
+            proc.kill()
+    stdin = [e for e in rig.record() if e["what"] == "stdin"]
+    assert stdin == [{"what": "stdin", "data": "What is 2 + 2?", "via": "stream-json"}]
+    controls = [e["subtype"] for e in rig.record() if e["what"] == "control"]
+    assert controls == ["initialize", "set_model", "rewind_the_universe", "interrupt"]
+
+
+def test_the_claude_agent_sdk_gets_its_answer_from_the_fake_harness(tmp_path: Path) -> None:
+    """The official Python SDK, pointed at the fake harness (never its bundled CLI)."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    import anyio
+
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude").init("s-sdk").text("thinking...").echo("answer: "))
+    options = sdk.ClaudeAgentOptions(cli_path=str(rig.bin / "claude"), cwd=str(tmp_path))
+
+    async def ask() -> list[object]:
+        return [m async for m in sdk.query(prompt="What is 2 + 2?", options=options)]
+
+    messages = anyio.run(ask)
+    (result,) = [m for m in messages if isinstance(m, sdk.ResultMessage)]
+    assert (result.result, result.session_id, result.is_error) == (
+        "answer: What is 2 + 2?", "s-sdk", False)
+    start = rig.last_start()
+    assert "--input-format" in start["argv"] and "What is 2 + 2?" not in start["argv"]

@@ -5,6 +5,11 @@ Started through a shim named `claude` or `codex` (see `steps.harness.install`), 
 fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
 handler and the main flow never interleave:
   {"what": "start", "rig", "name", "argv", "cwd", "pid", "pgid", "env"}
+Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
+Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
+set_permission_mode, set_model; any other subtype gets an error response) until a `user`
+message comes, whose text is the prompt (recorded as stdin, `"via": "stream-json"`); stdin is
+left open, and after the script the harness keeps answering until stdin closes.
 A harness started after its scenario ended (the rig wrote `closed` beside the record) is a
 straggler: it plays nothing and records itself in the session's stray log (the script's
 `strays`), which the suite reports as an error of the suite.
@@ -45,6 +50,13 @@ RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
 RECORDED_ENV = ("PATH", "HOME")
 BLOCK = 1 << 16
 STRAGGLER_EXIT = 86
+# What the fake answers to the SDKs' control requests (the real CLI's answers carry more).
+CONTROL_ANSWERS: dict[str, dict[str, Any]] = {
+    "initialize": {"commands": [], "output_style": "default", "available_output_styles": []},
+    "interrupt": {},
+    "set_permission_mode": {},
+    "set_model": {},
+}
 
 
 class Harness:
@@ -67,6 +79,7 @@ class Harness:
 
     def play(self, name: str, argv: list[str]) -> int:
         self.term_mode = "exit"
+        self.streaming = name == "claude" and _option(argv, "--input-format") == "stream-json"
         signal.signal(signal.SIGTERM, self.on_term)
         env = {
             k: v
@@ -88,6 +101,8 @@ class Harness:
             result = getattr(self, "op_" + op)(arg)
             if result is not None:
                 return int(result)
+        if self.streaming:
+            self.drain_stream()  # like the real CLI: more turns may come until stdin closes
         return 0
 
     def write(self, data: bytes) -> None:
@@ -146,9 +161,49 @@ class Harness:
             time.sleep(left)
 
     def op_read_stdin(self, _: Any) -> None:
+        if self.streaming:
+            self.stdin_data = next((_text(m) for m in self.stream() if m["type"] == "user"), "")
+            self.note(what="stdin", data=self.stdin_data, via="stream-json")
+            return
         data = sys.stdin.buffer.read()
         self.stdin_data = data.decode("utf-8", errors="replace")
         self.note(what="stdin", data=self.stdin_data)
+
+    # Claude's streaming input (`--input-format stream-json`, what the SDKs use): JSON lines
+    # on stdin, control requests answered on stdout, the prompt as a `user` message, stdin
+    # left open between turns.
+
+    def stream(self) -> Any:
+        """The messages on stdin other than control requests, which are answered here."""
+        for raw in sys.stdin.buffer:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                self.note(what="stdin_junk", data=raw.decode("utf-8", errors="replace"))
+                continue
+            if not isinstance(message, dict):
+                continue
+            if message.get("type") == "control_request":
+                self.answer_control(message)
+                continue
+            message.setdefault("type", None)
+            yield message
+
+    def answer_control(self, message: dict[str, Any]) -> None:
+        request = message.get("request")
+        subtype = request.get("subtype") if isinstance(request, dict) else None
+        self.note(what="control", subtype=subtype)
+        reply: dict[str, Any] = {"request_id": message.get("request_id")}
+        if subtype in CONTROL_ANSWERS:
+            reply.update(subtype="success", response=CONTROL_ANSWERS[subtype])
+        else:
+            reply.update(subtype="error", error=f"Unsupported control request subtype: {subtype}")
+        self.op_line({"type": "control_response", "response": reply})
+
+    def drain_stream(self) -> None:
+        for message in self.stream():
+            if message["type"] == "user":
+                self.note(what="stdin", data=_text(message), via="stream-json")
 
     def op_line_stdin(self, value: Any) -> None:
         text = json.dumps(value).replace("{stdin}", json.dumps(self.stdin_data)[1:-1])
@@ -183,6 +238,25 @@ class Harness:
 
     def op_exit(self, code: int) -> int:
         return code
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """The value of `name` in argv, as `--name value` or `--name=value`."""
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.partition("=")[2]
+    return None
+
+
+def _text(message: dict[str, Any]) -> str:
+    """The text of a stream-json `user` message: a string, or its text blocks joined."""
+    content = (message.get("message") or {}).get("content")
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else []
+    return "".join(b.get("text", "") for b in blocks if isinstance(b, dict))
 
 
 def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -> bool:
