@@ -172,8 +172,9 @@ def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None) -> s
     if total is None:
         return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
     judged = len(verdicts) - counts.get(NOT_RUN, 0)
-    outcome = "all passed" if ok and judged == counts.get(PASSED, 0) else parts
     if not ok:
         outcome = f"NOT CONFORMANT ({parts})"
+    else:
+        outcome = "all passed" if judged == counts.get(PASSED, 0) else f"no MUST failed ({parts})"
     return (f"PARTIAL: {judged} of {total} requirements judged, {outcome}; "
             "the rest were not judged")
