@@ -450,6 +450,11 @@ def agent_answers(world: AgentWorld, message: str) -> None:
     world.request(message)
 
 
+@when(parsers.parse("the agent answers a prompt of {size:d} bytes"))
+def agent_answers_long_prompt(world: AgentWorld, size: int) -> None:
+    world.request("x" * size)
+
+
 @when("two requests arrive at the same time")
 def two_requests(world: AgentWorld) -> None:
     world.rig.use(world.new_script())

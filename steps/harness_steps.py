@@ -142,6 +142,13 @@ def harness_invalid_utf8(world: AgentWorld, text: str) -> None:
     world.new_script().init().add("raw_b64", base64.b64encode(junk).decode()).text(text).done()
 
 
+@given(parsers.parse('the harness answers "{text}" without reading stdin, then exits'))
+def harness_ignores_stdin(world: AgentWorld, text: str) -> None:
+    script = world.new_script()
+    script.read_stdin = False
+    script.init().text(text).done(text).add("exit", 0)
+
+
 @given(parsers.parse('the harness takes {seconds:g} real seconds to answer "{text}"'))
 def harness_slow_real(world: AgentWorld, seconds: float, text: str) -> None:
     """A pause that is not the scenario's subject: real seconds, never scaled."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from reference.agent import CodingAgent, create_agent, judge
 from reference.backends.base import Invocation, RunOptions, load_object
 from reference.events import Event
 from reference.status import State, Status
-from reference.supervisor import LineSplitter, Supervisor, run_process
+from reference.supervisor import CHUNK, LineSplitter, Supervisor, run_process
 from steps.drivers.inprocess import InProcessDriver
 
 
@@ -342,3 +343,21 @@ class IgnoresStripEnv(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.config = replace(agent.config, strip_env=())
+
+
+class _RaisesOnBrokenPipe(Supervisor):
+    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        view = view[os.write(stdin.fileno(), view[:CHUNK]) :]  # EPIPE escapes
+        if not view:
+            sel.unregister(stdin)
+            stdin.close()
+        return view
+
+
+class CrashesOnBrokenPipe(_Broken):
+    """Lets EPIPE from writing the prompt to a CLI that already exited fail the request."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=_RaisesOnBrokenPipe)

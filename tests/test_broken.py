@@ -30,6 +30,7 @@ CASES = {
     "VagueLaunchError": {"AG-H10"},
     "KeepsNestingVariable": {"AG-H11"},
     "IgnoresStripEnv": {"AG-H12"},
+    "CrashesOnBrokenPipe": {"AG-H13"},
 }
 
 

@@ -238,6 +238,31 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | claude  | is on PATH but is not executable | not executable |
         | codex   | is on PATH but is not executable | not executable |
 
+  Rule: A CLI that exits without reading its stdin does not break the request
+    A CLI can answer and exit before it reads stdin: an early error, a prompt it took from
+    argv, a crash at start-up. A wrapper still writing the prompt then gets EPIPE; the Codex
+    SDK crashes on it and the answer is lost. The prompt here is larger than a pipe holds, so
+    the write cannot hide in the pipe's buffer: the agent takes EPIPE as "the CLI is gone" and
+    answers from what the CLI printed and how it exited.
+
+    @req:AG-H13
+    Scenario Outline: The CLI answers and exits without reading a long prompt
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness answers "answered early" without reading stdin, then exits
+      When the agent answers a prompt of 1000000 bytes
+      Then the response has:
+        | key     | value            |
+        | status  | 0                |
+        | message | "answered early" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
   Rule: The CLI's environment is the caller's, minus what must not leak
     A wrapper started from inside a Claude Code session hands `CLAUDECODE=1` on, and the
     `claude` it starts then believes it runs nested inside itself and refuses or misbehaves;
