@@ -361,3 +361,31 @@ class CrashesOnBrokenPipe(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.run_process = functools.partial(run_process, supervisor=_RaisesOnBrokenPipe)
+
+
+class _KillsLate(Supervisor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.grace += 3.0
+
+
+class KillsLate(_Broken):
+    """Sends SIGKILL three seconds after the grace period is over."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=_KillsLate)
+
+
+class _WaitsForEof(Supervisor):
+    def _done(self, readers: int) -> bool:
+        return self.exited_at is not None and readers == 0
+
+    def _wait_time(self) -> float:
+        return max(super()._wait_time(), 0.05)
+
+
+class WaitsForEof(_Broken):
+    """After the CLI exits, waits for stdout to close, however long a grandchild holds it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=_WaitsForEof)

@@ -31,6 +31,8 @@ CASES = {
     "KeepsNestingVariable": {"AG-H11"},
     "IgnoresStripEnv": {"AG-H12"},
     "CrashesOnBrokenPipe": {"AG-H13"},
+    "KillsLate": {"AG-D6.2"},
+    "WaitsForEof": {"AG-D6.1"},
 }
 
 

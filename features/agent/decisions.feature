@@ -253,7 +253,10 @@ Feature: Agent decisions where the seeds are silent
     grandchild keeps stdout open, deadlock when stderr fills its pipe while they wait on
     stdout, and crash on long lines (asyncio's 64 KiB limit) or invalid UTF-8. The agent
     starts the harness in its own process group, drains stdout and stderr together, reads
-    lines up to 16 MiB, and leaves nothing running after a request.
+    lines up to 16 MiB, and leaves nothing running after a request. When the deadline is the
+    subject, the answer must come within the timeout plus the grace period, plus 1 s (real
+    time) for starting and reaping the CLI: a wrapper that sends SIGTERM but never SIGKILL
+    hangs on a CLI that ignores SIGTERM, and one that waits seconds more answers late.
 
     @req:AG-D6.1
     Scenario: A harness that times out with a grandchild
@@ -273,6 +276,7 @@ Feature: Agent decisions where the seeds are silent
         | key     | value      |
         | status  | 0          |
         | message | "finished" |
+      And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
 
     # A tool may start a process in a session of its own: Claude Code's Bash tool runs each
@@ -306,6 +310,7 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Hello"
       Then the response status is 3
       And the harness received SIGTERM
+      And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
 
     @req:AG-D6.3
