@@ -17,6 +17,7 @@ from typing import Any
 from reference.backends import Backend, RunOptions, get_backend
 from reference.events import Event
 from reference.exceptions import ConfigError, LaunchError
+from reference.limits import seconds
 from reference.status import State, Status
 from reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
 
@@ -63,9 +64,7 @@ class AgentConfig:
 
     def __post_init__(self) -> None:
         for name in ("timeout", "grace_period"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
+            seconds(name, getattr(self, name))
         if self.working_dir is not None and not os.path.isdir(self.working_dir):
             raise ConfigError(f"working_dir {self.working_dir!r} is not a directory")
 

@@ -110,9 +110,14 @@ def test_serve_stops_cleanly_on_a_signal(rig: HarnessRig, sig: signal.Signals) -
 @pytest.mark.parametrize(("argv", "message"), [
     (["serve", "--backend", "nope"], "invalid choice: 'nope'"),
     (["ask", "hi", "--domain", "999"], "DDS domain id must be 0..232, got 999"),
-    (["ask", "hi", "--timeout", "0"], "--timeout must be a positive number of seconds, got 0"),
+    (["ask", "hi", "--timeout", "0"],
+     "--timeout must be a positive number of seconds up to 604800, got 0.0"),
+    (["ask", "hi", "--timeout", "nan"],
+     "--timeout must be a positive number of seconds up to 604800, got nan"),
     (["serve", "--backend", "claude", "--timeout", "-1"],
-     "timeout must be a positive number of seconds, got -1.0"),
+     "timeout must be a positive number of seconds up to 604800, got -1.0"),
+    (["serve", "--backend", "claude", "--grace-period", "inf"],
+     "grace_period must be a positive number of seconds up to 604800, got inf"),
     (["ask", "hi", "--dds-config", "/nonexistent.xml"],
      "DDS configuration '/nonexistent.xml' is not a file"),
 ])

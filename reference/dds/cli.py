@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
 from reference.exceptions import ConfigError
+from reference.limits import seconds
 
 OK, FAILED, USAGE, NO_REPLY = 0, 1, 2, 3
 DEFAULT_DOMAIN = 0
@@ -120,9 +121,7 @@ def _ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from reference.dds.client import Client
     from reference.dds.exceptions import NoReplyError
 
-    timeout = DEFAULT_ASK_TIMEOUT if args.timeout is None else args.timeout
-    if timeout <= 0:
-        raise ConfigError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    timeout = seconds("--timeout", DEFAULT_ASK_TIMEOUT if args.timeout is None else args.timeout)
     client = Client(args.domain, args.dds_config)
     try:
         reply = client.ask(args.message, conversation_id=args.conversation, agent=args.agent,

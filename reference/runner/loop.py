@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from reference.exceptions import AgentError, BlockedError, ConfigError, LoopError
+from reference.limits import seconds
 from reference.runner.base import Runner, RunOptions
 from reference.runner.signals import COMPLETE_MARKER, Signal
 
@@ -142,8 +143,8 @@ def _options(max_iterations: int, trust: bool, timeout: float | None,
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) \
             or max_iterations < 1:
         raise ConfigError(f"max_iterations must be a positive integer, got {max_iterations!r}")
-    if timeout is not None and not timeout > 0:
-        raise ConfigError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if timeout is not None:
+        timeout = seconds("timeout", timeout)
     return RunOptions(trust=trust, timeout=timeout, model=model)
 
 
