@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import math
 from datetime import date
 from pathlib import Path
 from typing import TextIO
@@ -21,6 +22,17 @@ SUITE = ROOT / "steps" / "suite"
 COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 
 
+def duration(text: str) -> float:
+    """An argparse type: a positive, finite number (NaN and inf are refused by name)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number, got {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--impl",
@@ -30,14 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--adapter-timeout",
-        type=float,
+        type=duration,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="how long an adapter may take to answer before it counts as hung",
     )
     parser.add_argument(
         "--time-scale",
-        type=float,
+        type=duration,
         default=DEFAULT_TIME_SCALE,
         help="factor for the spec's wall-clock durations (1 = literal)",
     )
@@ -120,8 +132,6 @@ def plugin_args() -> list[str]:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.time_scale <= 0:
-        raise UsageError(f"--time-scale must be positive, got {args.time_scale}")
     reqs = registry.load()
     if args.component:
         reqs = {k: v for k, v in reqs.items() if v.component in args.component}

@@ -53,8 +53,13 @@ def test_should_failures_fail_only_a_strict_run() -> None:
 def test_usage_errors_exit_2_naming_the_value() -> None:
     code, _, err = run("--component", "nope")
     assert code == 2 and "invalid choice: 'nope'" in err
-    code, _, err = run("--time-scale", "0")
-    assert (code, err) == (2, "agent-tck: error: --time-scale must be positive, got 0.0\n")
+    for option, value in (("--time-scale", "0"), ("--time-scale", "nan"),
+                          ("--adapter-timeout", "inf"), ("--adapter-timeout", "-1")):
+        code, _, err = run(option, value)
+        assert (code, err) == (2, f"agent-tck: error: argument {option}: must be a positive, "
+                                  f"finite number, got {value!r}\n")
+    code, _, err = run("--time-scale", "fast")
+    assert (code, err) == (2, "agent-tck: error: argument --time-scale: not a number: 'fast'\n")
     code, _, err = run("--impl", "python:no.such.module:X")
     assert code == 2 and "cannot load 'no.such.module:X'" in err
 
