@@ -5,14 +5,17 @@
 misbehaves on the Nth request (default 1st) whose cmd is CMD (default `start`); with
 ONCE_FILE, only the first adapter process to get there does (it creates the file). FAULT is one
 of: crash, hang, junk (a non-JSON line before the response), wrong-seq, wrong-version,
-bad-schema (a response missing a required field), noise (stderr chatter, then behaves), or
-broken:NAME (serve the broken agent tests.broken.NAME, no fault).
+bad-schema (a response missing a required field), noise (stderr chatter, then behaves),
+sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
+initialize handshake), or broken:NAME (serve the broken agent tests.broken.NAME, no fault).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 from typing import Any
@@ -45,6 +48,22 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
     return [json.dumps(response)]
 
 
+def stall_like_an_sdk(path: str) -> None:
+    """Start `claude` as the Claude SDKs do, finish the initialize handshake, then never send
+    the prompt (what a deadlocked SDK adapter does)."""
+    claude = shutil.which("claude", path=path)
+    assert claude is not None
+    proc = subprocess.Popen(
+        [claude, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"type":"control_request","request_id":"r1",'
+                     b'"request":{"subtype":"initialize","hooks":null}}\n')
+    proc.stdin.flush()
+    proc.stdout.readline()
+    time.sleep(3600)
+
+
 def _first(once: str) -> bool:
     """True unless another process of this fake already misbehaved (ONCE_FILE exists)."""
     if not once:
@@ -66,10 +85,14 @@ def main(argv: list[str]) -> int:
         fault = "none"
     if fault == "noise":
         print("warning: adapter starting in debug mode", file=sys.stderr, flush=True)
-    seen = 0
+    seen, paths = 0, {}
     for line in sys.stdin:
         request = json.loads(line)
+        if fault == "sdk-stall" and request.get("cmd") == "agent.request":
+            stall_like_an_sdk(paths[request["agent"]])
         response = adapter.handle(request)
+        if request.get("cmd") == "agent.create":
+            paths[response.get("agent")] = request["settings"]["env"]["PATH"]
         seen += request.get("cmd") == cmd
         lines = [json.dumps(response)]
         if seen == int(nth) and request["cmd"] == cmd and _first(once):

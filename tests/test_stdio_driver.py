@@ -33,7 +33,9 @@ def smoke(command: str) -> tuple[int, str]:
 def test_smoke_passes_the_reference_adapter() -> None:
     code, text = smoke(f"{PY} -m reference.adapter")
     assert code == 0
-    assert text.splitlines()[-1] == "ok   stop: exit code 0"
+    assert text.splitlines()[-2:] == [
+        "ok   request: the fake claude answered through the implementation",
+        "ok   stop: exit code 0"]
 
 
 @pytest.mark.parametrize(
@@ -50,6 +52,14 @@ def test_smoke_diagnoses_a_broken_start(fault: str, diagnosis: str) -> None:
     code, text = smoke(fake(fault))
     assert code == 1
     assert text.startswith(f"FAIL start: {diagnosis}\n")
+
+
+def test_smoke_makes_a_request_and_explains_a_stall_after_the_handshake() -> None:
+    code, text = smoke(fake("sdk-stall"))
+    assert code == 1
+    assert ("FAIL request: the implementation wrote control request(s) initialize; the "
+            "harness answered; no user message followed\n") in text, text
+    assert "no response within 2 s (hang)" in text
 
 
 def test_smoke_notes_stderr_noise() -> None:
