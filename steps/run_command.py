@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import math
+import signal
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import TextIO
@@ -142,7 +145,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = impl.info
     impl.close()
     collector = verdicts.Collector(args.req)
-    code = pytest.main(pytest_args(args), plugins=[collector])
+    with _sigterm_interrupts():
+        code = pytest.main(pytest_args(args), plugins=[collector])
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,
@@ -167,6 +171,25 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     total = len(registry.load()) if partial else None
     print(verdicts.summary(folded, ok, total), file=out)
     return 0 if ok else 1
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM ends the run as Ctrl-C does (pytest tears down, so the driver stops the adapter
+    and what it started) instead of killing this process and orphaning the adapter."""
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:

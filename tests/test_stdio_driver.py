@@ -7,7 +7,10 @@ run; the reference's adapter gives the same verdicts as the in-process driver.
 from __future__ import annotations
 
 import io
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,8 @@ import pytest
 from steps.cli import main
 from steps.drivers.stdio import StdioDriver
 from steps.exceptions import DriverError
+from steps.observe import still_running
+from steps.paths import ROOT
 from tests.runsuite import failing, scenario_results, verdicts_for
 
 PY = sys.executable
@@ -160,3 +165,32 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     assert over_dds.pop("AG-D7.1") == "failed"
     in_process.pop("AG-D7.1")
     assert over_dds == in_process
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -> None:
+    """Not after the adapter timeout (60 s), and with no adapter left behind."""
+    adapter = fake("hang", "agent.request", 1)
+    run = subprocess.Popen(
+        [PY, "-m", "steps.cli", "run", "--impl", adapter, "--component", "agent"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (children := _children(run.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert children, "agent-tck run never started its adapter"
+        time.sleep(3)  # the adapter is hanging on its first agent.request by now
+        run.send_signal(signal.SIGTERM)
+        out, _ = run.communicate(timeout=20)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 2, out
+    assert still_running(children, within=5) == {}, f"left behind: {children}"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+PR_SET_PDEATHSIG = 1
 
 # The environment every implementation runs with, on top of the suite's own: as if it were
 # started from inside a Claude Code session (CLAUDECODE) with API keys set. The hostile
@@ -13,6 +17,15 @@ INHERITED_ENV = {
     "ANTHROPIC_API_KEY": "sk-ant-agent-tck-inherited",
     "OPENAI_API_KEY": "sk-agent-tck-inherited",
 }
+
+
+def end_with_parent() -> None:
+    """In a child before exec: SIGTERM it when the suite dies, so a killed test run leaves no
+    adapter or served agent behind (Linux; elsewhere `close` is the only stop)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from steps.drivers.base import INHERITED_ENV, ImplInfo, RequestResult
+from steps.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
 from steps.drivers.dds_wire import EVENT_TOPIC, Wire
 from steps.drivers.protocol import ProtocolDriver
 from steps.exceptions import DriverError, UsageError
@@ -44,7 +44,6 @@ MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 MAX_DOMAIN = 232
-PR_SET_PDEATHSIG = 1
 
 
 def default_domain() -> int:
@@ -276,7 +275,7 @@ class DdsDriver(ProtocolDriver):
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT,
-                                    preexec_fn=_end_with_parent)
+                                    preexec_fn=end_with_parent)
         return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
                       float(settings.get("grace_period") or DEFAULT_GRACE))
 
@@ -309,15 +308,6 @@ class DdsDriver(ProtocolDriver):
     def _make_room(self) -> None:
         while len(self.served) >= MAX_LIVE:
             self.agent_stop(next(iter(self.served)))
-
-
-def _end_with_parent() -> None:
-    """In the child before exec: SIGTERM it when the suite dies, so a killed test run
-    leaves no served agent behind (Linux; elsewhere `close` is the only stop)."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _tail(log: Path, size: int = 2000) -> str:

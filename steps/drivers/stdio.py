@@ -21,7 +21,7 @@ import time
 from collections import deque
 from typing import Any
 
-from steps.drivers.base import INHERITED_ENV
+from steps.drivers.base import INHERITED_ENV, end_with_parent
 from steps.drivers.protocol import ProtocolDriver
 from steps.drivers.schemas import problems
 from steps.exceptions import DriverError
@@ -31,6 +31,7 @@ from steps.exceptions import DriverError
 # never a failed scenario whose late answer the next scenario would read.
 DEFAULT_TIMEOUT = 60.0
 SCENARIO_MARGIN = 60.0
+STOP_TIMEOUT = 5.0  # how long `stop` may take before the adapter is signalled
 STDERR_TAIL = 2000
 MAX_MESSAGE = 64 << 20
 
@@ -50,6 +51,7 @@ class AdapterProcess:
                 stderr=self.stderr,
                 start_new_session=True,
                 env={**os.environ, **INHERITED_ENV},
+                preexec_fn=end_with_parent,
             )
         except OSError as exc:
             self.stderr.close()
@@ -167,13 +169,14 @@ class StdioDriver(ProtocolDriver):
             self._drop()
             raise DriverError(f"{cmd} (seq {self.seq}): {exc}\n{evidence}") from None
 
-    def _exchange(self, process: AdapterProcess, request: dict[str, Any]) -> dict[str, Any]:
+    def _exchange(self, process: AdapterProcess, request: dict[str, Any],
+                  timeout: float | None = None) -> dict[str, Any]:
         cmd = request["cmd"]
         wrong = problems(f"{cmd}.request", request)
         if wrong:
             raise DriverError(f"the suite built an invalid request: {wrong}")
         process.send(request)
-        text = process.receive(self.timeout)
+        text = process.receive(self.timeout if timeout is None else timeout)
         try:
             response = json.loads(text)
         except ValueError:
@@ -202,7 +205,8 @@ class StdioDriver(ProtocolDriver):
     def close(self) -> None:
         if self.process is None:
             return
-        with contextlib.suppress(DriverError):
-            self._exchange(self.process, {"seq": self.seq + 1, "cmd": "stop"})
+        with contextlib.suppress(DriverError):  # bounded: an interrupted run must end soon
+            self._exchange(self.process, {"seq": self.seq + 1, "cmd": "stop"},
+                           min(self.timeout, STOP_TIMEOUT))
         self.process.stop()
         self.process = None
