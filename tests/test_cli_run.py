@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
+from typing import Any
 
 from steps import registry
 from steps.cli import main
+from steps.drivers.inprocess import InProcessDriver
 
 TOTAL = len(registry.load())
 
@@ -83,3 +86,22 @@ def test_a_partial_run_says_what_it_judged_never_a_bare_conformant() -> None:
     assert last.startswith("PARTIAL: ") and "CONFORMANT" not in last, last
     judged = int(last.split()[1])
     assert 0 < judged < TOTAL and f"{judged} of {TOTAL} requirements judged, all passed" in last
+
+
+class AgentOnly(InProcessDriver):
+    """A correct implementation that declares only the agent component: it is never sent
+    `parse_line`, a command of a component it did not declare."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, components=("agent",))
+
+    def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
+        raise AssertionError("parse_line was called, but `backends` was not declared")
+
+
+def test_an_implementation_is_never_sent_a_command_of_a_component_it_did_not_declare() -> None:
+    code, out, _ = run("--impl", "python:tests.test_cli_run:AgentOnly", "--component", "agent",
+                       "-k", "simple_text_response")
+    rows = {line.split()[0]: line.split()[2] for line in out.splitlines()[2:-1]}
+    assert code == 0 and rows["RP-1.1"] == "passed", out
