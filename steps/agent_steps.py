@@ -482,10 +482,28 @@ def message_contains(world: AgentWorld, text: str) -> None:
     assert text in str(world.response.get("message")), world.response
 
 
+# The facts a launch failure's message must carry, in the words implementations use.
+CAUSES = {
+    "not found": ("not found", "no such file", "enoent", "errno 2]"),
+    "not executable": ("not executable", "permission denied", "eacces", "errno 13]"),
+}
+
+
 @then(parsers.parse('the response message names "{command}" and says "{reason}"'))
 def message_names(world: AgentWorld, command: str, reason: str) -> None:
     message = str(world.response.get("message"))
-    assert command in message and reason in message, f"message = {message!r}"
+    said = any(word in message.lower() for word in CAUSES[reason])
+    assert command in message and said, f"message = {message!r}: it must name {command!r} " \
+        f"and say {reason!r} (in words such as {', '.join(CAUSES[reason])})"
+
+
+@then(parsers.parse("the response message gives exit code {code:d} and says the turn had "
+                    "completed"))
+def message_exit_after_completion(world: AgentWorld, code: int) -> None:
+    message = str(world.response.get("message"))
+    completed = re.search(r"complet|finish", message, re.IGNORECASE)
+    assert re.search(rf"(?<![\d.]){code}(?![\d.])", message) and completed, \
+        f"message = {message!r}: it must give exit code {code} and say the turn had completed"
 
 
 @then(parsers.parse("the response message is {size:d} bytes long"))

@@ -389,3 +389,26 @@ class WaitsForEof(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.run_process = functools.partial(run_process, supervisor=_WaitsForEof)
+
+
+class RewordsItsMessages(_Broken):
+    """Not broken: words launch failures and late exits its own way, with the same facts
+    ("Permission denied: 'claude'", "finished, then exit status 1"). It must pass."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def reworded(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            text = str(response.get("message"))
+            backend = agent.config.backend
+            if "is not executable" in text:
+                text = f"Permission denied: {backend!r}"
+            elif "was not found on PATH" in text:
+                text = f"spawn {backend} ENOENT"
+            elif "after the turn completed" in text:
+                text = f"{backend} finished its turn, then exit status 1"
+            response["message"] = response["error"] = text
+            return response
+
+        agent._run = reworded  # type: ignore[method-assign]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.runsuite import failing
+from tests.runsuite import failing, scenario_results
 
 CASES = {
     # A zombie is a harness left behind: every scenario that checks for one catches it.
@@ -43,3 +43,11 @@ def test_broken_agent_fails_exactly_its_requirements(name: str) -> None:
 
 def test_reference_fails_nothing() -> None:
     assert failing("reference", ["agent", "backends"]) == set()
+
+
+def test_the_same_facts_in_other_words_pass() -> None:
+    keyword = "cannot_be_started or success_result_then_exit"
+    ran = [r for r in scenario_results("python:tests.broken:RewordsItsMessages", ["agent"],
+                                       keyword) if r.verdict != "not run"]
+    assert {rid for r in ran for rid in r.reqs} == {"AG-H9", "AG-H10"}
+    assert [r.verdict for r in ran] == ["passed"] * 6, [(r.name, r.evidence) for r in ran]

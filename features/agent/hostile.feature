@@ -178,8 +178,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     way round, a CLI can exit non-zero after a turn that completed (a hook, a session file or
     a telemetry flush failing at exit). Seed 001 ("If the subprocess exits with a non-zero
     return code, the agent must report the error") and decision D-4 make that a failure too:
-    status 1. Its message says the turn had completed, so a caller can tell "failed after the
-    work was done" from "failed before" and need not blindly retry edits already made.
+    status 1. Its message gives the exit code and says the turn had completed (in any words
+    that say so: "completed", "finished"), so a caller can tell "failed after the work was
+    done" from "failed before" and need not blindly retry edits already made.
 
     @req:AG-H8
     Scenario Outline: An error result, then exit code 0
@@ -203,7 +204,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the harness answers "the work is done", then exits with code 1
       When the agent answers "Hello"
       Then the response status is 1
-      And the response message contains "exited with code 1 after the turn completed"
+      And the response message gives exit code 1 and says the turn had completed
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY
@@ -217,8 +218,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
     "No such file or directory" with no name, or a stack trace, is what users of wrappers get
     when the CLI is not installed or lost its executable bit (a package unpacked without
     modes, a shim written by hand). The response has status 4 and its message names the
-    command and says which of the two it is, so the user knows what to fix; nothing was
-    started and the agent takes the next request.
+    command and says which of the two it is, in any words the platform or the implementation
+    uses ("not found", "No such file or directory", ENOENT; "not executable", "Permission
+    denied", EACCES), so the user knows what to fix; nothing was started and the agent takes
+    the next request.
 
     @req:AG-H10
     Scenario Outline: The CLI cannot be started
