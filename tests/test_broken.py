@@ -10,7 +10,7 @@ CASES = {
     # A zombie is a harness left behind: every scenario that checks for one catches it.
     "NoReap": {
         *("EH-1.1", "EH-2.2", "AG-D6.1", "AG-D6.2"),
-        *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9"),
+        *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9", "AG-H13"),
     },
     "SignalsOnlyTheChild": {"AG-D6.1"},
     "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5"},
