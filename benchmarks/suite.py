@@ -53,7 +53,8 @@ def pytest_run(*extra: str) -> tuple[float, dict[str, str]]:
     )
     with tempfile.TemporaryDirectory() as tmp:
         junit = Path(tmp) / "junit.xml"
-        argv = [sys.executable, "-m", "pytest", *pytest_args(args), f"--junitxml={junit}", *extra]
+        argv = [sys.executable, "-m", "pytest", *pytest_args(args), f"--junitxml={junit}",
+                "--basetemp", str(Path(tmp) / "basetemp"), *extra]
         start = time.perf_counter()
         subprocess.run(argv, capture_output=True, cwd=ROOT, env=child_env(), check=False)
         elapsed = time.perf_counter() - start

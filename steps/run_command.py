@@ -7,6 +7,7 @@ import contextlib
 import importlib.metadata
 import math
 import signal
+import tempfile
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -145,8 +146,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = impl.info
     impl.close()
     collector = verdicts.Collector(args.req)
-    with _sigterm_interrupts():
-        code = pytest.main(pytest_args(args), plugins=[collector])
+    with _sigterm_interrupts(), private_basetemp() as basetemp:
+        code = pytest.main([*pytest_args(args), *basetemp], plugins=[collector])
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,
@@ -171,6 +172,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     total = len(registry.load()) if partial else None
     print(verdicts.summary(folded, ok, total), file=out)
     return 0 if ok else 1
+
+
+@contextlib.contextmanager
+def private_basetemp() -> Iterator[list[str]]:
+    """pytest options giving a run a temporary folder of its own, removed afterwards.
+    Concurrent pytest sessions that share /tmp/pytest-of-USER clean up each other's numbered
+    folders and race doing it (a warning that `filterwarnings = error` makes a failure)."""
+    with tempfile.TemporaryDirectory(prefix="agent-tck-run-", ignore_cleanup_errors=True) as tmp:
+        yield ["--basetemp", str(Path(tmp) / "basetemp")]
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from steps.run_command import plugin_args
+from steps.run_command import plugin_args, private_basetemp
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAM = "broken_impl"
@@ -61,7 +61,8 @@ def failing_requirements(impls: Mapping[str, Any], *paths: str) -> dict[str, set
     """Implementation name -> the requirement IDs whose scenarios fail against it."""
     failed: dict[str, set[str]] = {name: set() for name in impls}
     args = [str(ROOT / p) for p in paths] or [str(ROOT / "steps" / "suite")]
-    code = pytest.main([*args, *plugin_args(), "-qq", "--tb=no", "-rN",
-                        "--rootdir", str(ROOT)], plugins=[_Register(_plugin(impls, failed))])
+    with private_basetemp() as basetemp:
+        code = pytest.main([*args, *plugin_args(), *basetemp, "-qq", "--tb=no", "-rN",
+                            "--rootdir", str(ROOT)], plugins=[_Register(_plugin(impls, failed))])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), f"suite run: {code!r}"
     return failed

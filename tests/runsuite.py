@@ -56,7 +56,8 @@ def _run(
         adapter_timeout=adapter_timeout,
     )
     collector = verdicts.Collector()
-    code = pytest.main(run_command.pytest_args(args), plugins=[collector])
+    with run_command.private_basetemp() as basetemp:
+        code = pytest.main([*run_command.pytest_args(args), *basetemp], plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
     return list(collector.results.values())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,21 +30,23 @@ CASES = {
 CONTROL = "control"
 
 
-def launch(defect: str, keyword: str, domain_id: int) -> subprocess.Popen[str]:
+def launch(defect: str, keyword: str, domain_id: int, basetemp: Path) -> subprocess.Popen[str]:
     serve = (f"{sys.executable} -m reference.dds serve" if defect == CONTROL else
              f"{sys.executable} {ROOT / 'tests' / 'broken_dds.py'} {defect} serve")
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", *plugin_args(), "-q", "--no-header",
+         "--basetemp", str(basetemp / defect),
          str(ROOT / "steps" / "suite" / "test_transport.py"), "-k", keyword,
          "--impl", f"dds:serve={serve};domain={domain_id}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_the_suite_catches_each_defect_and_the_reference_passes() -> None:
+def test_the_suite_catches_each_defect_and_the_reference_passes(tmp_path: Path) -> None:
     """Every case's run, started at once (one test, so one worker starts them all)."""
     everything = " or ".join(f"({k})" for k, _ in CASES.values())
     cases = {**{d: k for d, (k, _) in CASES.items()}, CONTROL: everything}
-    procs = {d: launch(d, k, domain(4 + 2 * i)) for i, (d, k) in enumerate(cases.items())}
+    procs = {d: launch(d, k, domain(4 + 2 * i), tmp_path)
+             for i, (d, k) in enumerate(cases.items())}
     runs = {}
     try:
         for defect, proc in procs.items():

@@ -45,7 +45,8 @@ def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[s
     (tmp_path / "test_one.py").write_text(f"import reference.events\n\n\n{body}\n")
     env = {**os.environ, "COVERAGE_FILE": str(tmp_path / ".coverage")}
     return subprocess.run(
-        [sys.executable, "-m", "tests", "-p", "no:agent_tck", str(tmp_path / "test_one.py")],
+        [sys.executable, "-m", "tests", "-p", "no:agent_tck", "--basetemp",
+         str(tmp_path / "basetemp"), str(tmp_path / "test_one.py")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
     )
 
