@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 
 WORKERS = ["-n", "2", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
@@ -18,7 +19,12 @@ COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 def main(argv: list[str]) -> int:
     workers = [] if any(a == "-n" or a.startswith("-n") for a in argv) else WORKERS
-    return subprocess.run([sys.executable, "-m", "pytest", *workers, *COVERAGE, *argv]).returncode
+    with tempfile.TemporaryDirectory(prefix="agent-tck-tests-", ignore_cleanup_errors=True) as tmp:
+        # A folder of its own: sessions sharing /tmp/pytest-of-USER race cleaning it up.
+        basetemp = [] if any(a.startswith("--basetemp") for a in argv) else [
+            "--basetemp", f"{tmp}/basetemp"]
+        argv = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
+        return subprocess.run(argv).returncode
 
 
 if __name__ == "__main__":
