@@ -38,6 +38,7 @@ class Run:
     code: int
     seconds: float
     load: float  # the 1-minute load average when the run ended
+    commit: str
     failures: list[str] = field(default_factory=list)
 
 
@@ -72,7 +73,9 @@ def one_run(command: list[str], fresh_clone: bool, log: Path) -> Run:
             done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
         seconds = time.monotonic() - started
-    return Run(done.returncode, seconds, os.getloadavg()[0], failures(log.read_text()))
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, text=True,
+                                capture_output=True, check=False).stdout.strip()
+    return Run(done.returncode, seconds, os.getloadavg()[0], commit, failures(log.read_text()))
 
 
 def table(runs: list[Run], command: list[str], load: int) -> str:
@@ -81,12 +84,12 @@ def table(runs: list[Run], command: list[str], load: int) -> str:
         f"`{' '.join(command)}`, {len(runs)} runs, {load} CPU-bound processes beside it, "
         f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}.",
         "",
-        "| run | exit | minutes | load at end | failures |",
-        "|---|---|---|---|---|",
+        "| run | commit | exit | minutes | load at end | failures |",
+        "|---|---|---|---|---|---|",
     ]
     for i, run in enumerate(runs, 1):
-        lines.append(f"| {i} | {run.code} | {run.seconds / 60:.1f} | {run.load:.1f} | "
-                     f"{len(run.failures)} |")
+        lines.append(f"| {i} | {run.commit} | {run.code} | {run.seconds / 60:.1f} | "
+                     f"{run.load:.1f} | {len(run.failures)} |")
     lines += ["", "| failed | runs |", "|---|---|"]
     lines += [f"| `{name}` | {n} of {len(runs)} |" for name, n in counts.most_common()]
     if not counts:
