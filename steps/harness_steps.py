@@ -19,20 +19,21 @@ from steps.world import AgentWorld, HarnessRig
 
 
 @pytest.fixture(scope="session")
-def stray_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where a fake harness started after its scenario ended notes itself."""
-    return tmp_path_factory.mktemp("strays") / "strays.jsonl"
+def stray_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Where a fake harness started after its scenario ended notes itself, and how many of
+    its entries were reported already (one position for the session, so none is skipped)."""
+    return {"path": tmp_path_factory.mktemp("strays") / "strays.jsonl", "seen": 0}
 
 
 @pytest.fixture
-def harness_rig(tmp_path: Path, stray_log: Path) -> Iterator[HarnessRig]:
+def harness_rig(tmp_path: Path, stray_log: dict[str, Any]) -> Iterator[HarnessRig]:
     """The scenario's own fake harness. Closed when the scenario ends; a straggler (a harness
-    of an ended scenario, started since this one began) is an error of the suite."""
-    seen = len(read_record(stray_log))
-    rig = HarnessRig(tmp_path / "harness", stray_log)
+    of an ended scenario, started since the last check) is an error of the suite."""
+    rig = HarnessRig(tmp_path / "harness", stray_log["path"])
     yield rig
     rig.close()
-    strays = read_record(stray_log)[seen:]
+    strays = read_record(stray_log["path"])[stray_log["seen"]:]
+    stray_log["seen"] += len(strays)
     if strays:
         raise SuiteError(f"error of the suite: {len(strays)} fake harness(es) started after "
                          f"their scenario ended, so no verdict read them: {strays}")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from steps.exceptions import DriverError
+from steps.exceptions import DriverError, SuiteError
 from steps.plugin import NOT_APPLICABLE
 from steps.registry import Requirement
 
@@ -93,7 +93,7 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
         result.verdict = NA if reason.startswith(NOT_APPLICABLE) else SKIPPED
         result.evidence = reason
     elif report.failed and result.verdict not in (FAILED, ERRORED):
-        broke = call.excinfo is not None and call.excinfo.errisinstance(DriverError)
+        broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
         result.verdict = ERRORED if broke or report.when != "call" else FAILED
         result.evidence = _clip(report.longreprtext)
 
