@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.metadata
-import math
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -23,17 +22,20 @@ from steps.paths import ROOT
 from steps.plugin import DEFAULT_TIME_SCALE
 
 SUITE = ROOT / "steps" / "suite"
+MAX_SECONDS = 7 * 24 * 3600.0  # a week: more is no bound at all, and overflows timers
 COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 
 
 def duration(text: str) -> float:
-    """An argparse type: a positive, finite number (NaN and inf are refused by name)."""
+    """An argparse type: a positive number of seconds up to a week (NaN, inf and 1e300 are
+    refused by name)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a positive, finite number, got {text!r}")
+    if not 0 < value <= MAX_SECONDS:  # False for NaN
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds up to {MAX_SECONDS:g}, got {text!r}")
     return value
 
 
@@ -156,6 +158,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
         return 2
     selected = bool(args.keyword or args.req or getattr(args, "markexpr", None))
+    if selected and all(r.verdict == verdicts.NOT_RUN for r in collector.results.values()):
+        print("agent-tck: error: the selection (-k, --req, -m) matched no scenario that ran; "
+              "nothing was judged", file=err)
+        return 2
     folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
     stale = reports.apply_baseline(folded, baseline)
     ok = verdicts.conformant(folded, strict=args.strict, expected=baseline) and not stale

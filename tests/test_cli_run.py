@@ -57,10 +57,11 @@ def test_usage_errors_exit_2_naming_the_value() -> None:
     code, _, err = run("--component", "nope")
     assert code == 2 and "invalid choice: 'nope'" in err
     for option, value in (("--time-scale", "0"), ("--time-scale", "nan"),
-                          ("--adapter-timeout", "inf"), ("--adapter-timeout", "-1")):
+                          ("--adapter-timeout", "inf"), ("--adapter-timeout", "-1"),
+                          ("--adapter-timeout", "1e300")):
         code, _, err = run(option, value)
-        assert (code, err) == (2, f"agent-tck: error: argument {option}: must be a positive, "
-                                  f"finite number, got {value!r}\n")
+        assert (code, err) == (2, f"agent-tck: error: argument {option}: must be a positive "
+                                  f"number of seconds up to 604800, got {value!r}\n")
     code, _, err = run("--time-scale", "fast")
     assert (code, err) == (2, "agent-tck: error: argument --time-scale: not a number: 'fast'\n")
     code, _, err = run("--impl", "python:no.such.module:X")
@@ -105,3 +106,8 @@ def test_an_implementation_is_never_sent_a_command_of_a_component_it_did_not_dec
                        "-k", "simple_text_response")
     rows = {line.split()[0]: line.split()[2] for line in out.splitlines()[2:-1]}
     assert code == 0 and rows["RP-1.1"] == "passed", out
+
+
+def test_a_selection_that_matches_nothing_judges_nothing_and_says_so() -> None:
+    code, out, err = run("--component", "backends", "-k", "no_scenario_is_called_this")
+    assert code == 2 and "matched no scenario that ran; nothing was judged" in err, out + err
