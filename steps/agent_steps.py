@@ -24,7 +24,7 @@ from steps.world import AgentWorld, HarnessRig
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
-START_SLACK = 1.0
+START_SLACK = 2.0  # real seconds for starting and reaping the CLI, stated in the features
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -501,7 +501,9 @@ def message_names(world: AgentWorld, command: str, reason: str) -> None:
                     "completed"))
 def message_exit_after_completion(world: AgentWorld, code: int) -> None:
     message = str(world.response.get("message"))
-    completed = re.search(r"complet|finish", message, re.IGNORECASE)
+    said = message.lower()
+    completed = re.search(r"(after|once)\b[^.;]*\b(complet|finish)", said) and not re.search(
+        r"incomplet|unfinish|not (been )?(complet|finish)|before", said)
     assert re.search(rf"(?<![\d.]){code}(?![\d.])", message) and completed, \
         f"message = {message!r}: it must give exit code {code} and say the turn had completed"
 

@@ -393,7 +393,8 @@ class WaitsForEof(_Broken):
 
 class RewordsItsMessages(_Broken):
     """Not broken: words launch failures and late exits its own way, with the same facts
-    ("Permission denied: 'claude'", "finished, then exit status 1"). It must pass."""
+    ("Permission denied: 'claude'", "exit status 1 ... once its turn had finished"). It must
+    pass."""
 
     def break_agent(self, agent: CodingAgent) -> None:
         run = agent._run
@@ -407,8 +408,25 @@ class RewordsItsMessages(_Broken):
             elif "was not found on PATH" in text:
                 text = f"spawn {backend} ENOENT"
             elif "after the turn completed" in text:
-                text = f"{backend} finished its turn, then exit status 1"
+                text = f"exit status 1 from {backend} once its turn had finished"
             response["message"] = response["error"] = text
             return response
 
         agent._run = reworded  # type: ignore[method-assign]
+
+
+class ForgetsTheTurnCompleted(_Broken):
+    """Reports a failing exit after a completed turn without saying the turn had completed."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def forgetful(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            text = str(response.get("message"))
+            if "after the turn completed" in text:
+                response["message"] = response["error"] = text.replace(
+                    " after the turn completed", " before the turn completed")
+            return response
+
+        agent._run = forgetful  # type: ignore[method-assign]

@@ -34,6 +34,7 @@ CASES = {
     "CrashesOnBrokenPipe": {"AG-H13"},
     "KillsLate": {"AG-D6.2"},
     "WaitsForEof": {"AG-D6.1"},
+    "ForgetsTheTurnCompleted": {"AG-H9"},
 }
 
 

@@ -254,7 +254,7 @@ Feature: Agent decisions where the seeds are silent
     stdout, and crash on long lines (asyncio's 64 KiB limit) or invalid UTF-8. The agent
     starts the harness in its own process group, drains stdout and stderr together, reads
     lines up to 16 MiB, and leaves nothing running after a request. When the deadline is the
-    subject, the answer must come within the timeout plus the grace period, plus 1 s (real
+    subject, the answer must come within the timeout plus the grace period, plus 2 s (real
     time) for starting and reaping the CLI: a wrapper that sends SIGTERM but never SIGKILL
     hangs on a CLI that ignores SIGTERM, and one that waits seconds more answers late.
 
