@@ -34,20 +34,25 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
 
 
 def inline(node: Any, resolver: Any, depth: int = 0) -> Any:
-    """`node` with every `$ref` replaced by what it points to (the protocol's schemas are
-    not recursive; a chain deeper than MAX_INLINE is left as a reference)."""
+    """`node` with every `$ref` replaced by what it points to, its siblings kept beside it
+    (`allOf`). The protocol's schemas are not recursive: a chain deeper than MAX_INLINE is an
+    error here rather than a reference left to resolve against the wrong base."""
     if isinstance(node, list):
         return [inline(item, resolver, depth) for item in node]
     if not isinstance(node, dict):
         return node
     ref = node.get("$ref")
-    if isinstance(ref, str) and depth < MAX_INLINE:
-        resolved = resolver.lookup(ref)
-        target = {k: v for k, v in resolved.contents.items() if k not in ("$id", "$schema")}
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        target = inline(target, resolved.resolver, depth + 1)
-        return {**rest, "allOf": [target]} if rest else target
-    return {k: inline(v, resolver, depth) for k, v in node.items()}
+    if not isinstance(ref, str):
+        return {k: inline(v, resolver, depth) for k, v in node.items()}
+    if depth >= MAX_INLINE:
+        raise ValueError(f"$ref {ref!r}: references nested deeper than {MAX_INLINE}")
+    resolved = resolver.lookup(ref)
+    target = {k: v for k, v in resolved.contents.items() if k not in ("$id", "$schema")}
+    target = inline(target, resolved.resolver, depth + 1)
+    rest = {k: inline(v, resolver, depth) for k, v in node.items() if k != "$ref"}
+    if not rest:
+        return target
+    return {**rest, "allOf": [*rest.get("allOf", []), target]}
 
 
 def commands() -> list[str]:
