@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import os
 import signal
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -19,13 +19,29 @@ INHERITED_ENV = {
 }
 
 
-def end_with_parent() -> None:
-    """In a child before exec: SIGTERM it when the suite dies, so a killed test run leaves no
-    adapter or served agent behind (Linux; elsewhere `close` is the only stop)."""
-    with contextlib.suppress(OSError, AttributeError):
+def _find_prctl() -> Any:
+    """libc's prctl, looked up once in the parent: a child between fork and exec should
+    not import or dlopen anything (other threads may hold the locks that needs)."""
+    try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()
+_SUITE = os.getpid()  # the process that starts adapters and served agents
+
+
+def end_with_parent() -> None:
+    """In a child before exec: SIGTERM it when the suite dies, so a killed test run leaves no
+    adapter or served agent behind (Linux; elsewhere `close` is the only stop). A parent
+    that died before the call is caught by checking who the parent is afterwards."""
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != _SUITE:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 @dataclass(frozen=True)
