@@ -252,7 +252,8 @@ def _option(argv: list[str], name: str) -> str | None:
 
 def _text(message: dict[str, Any]) -> str:
     """The text of a stream-json `user` message: a string, or its text blocks joined."""
-    content = (message.get("message") or {}).get("content")
+    inner = message.get("message")
+    content = inner.get("content") if isinstance(inner, dict) else None
     if isinstance(content, str):
         return content
     blocks = content if isinstance(content, list) else []
