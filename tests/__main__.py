@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
+
+from steps.run_command import private_basetemp
 
 WORKERS = ["-n", "2", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 
 def main(argv: list[str]) -> int:
-    workers = [] if any(a == "-n" or a.startswith("-n") for a in argv) else WORKERS
-    with tempfile.TemporaryDirectory(prefix="agent-tck-tests-", ignore_cleanup_errors=True) as tmp:
-        # A folder of its own: sessions sharing /tmp/pytest-of-USER race cleaning it up.
-        basetemp = [] if any(a.startswith("--basetemp") for a in argv) else [
-            "--basetemp", f"{tmp}/basetemp"]
+    workers = [] if any(a.startswith(("-n", "--numprocesses")) for a in argv) else WORKERS
+    with private_basetemp() as basetemp:
+        if any(a.startswith("--basetemp") for a in argv):
+            basetemp = []
         argv = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
         return subprocess.run(argv).returncode
 

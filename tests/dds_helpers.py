@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 from reference.dds.config import LOOPBACK
+from steps.drivers.dds import xdist_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 # The suite uses 100..200 (see steps.drivers.dds); tests take 201..232: 16 per slot (module
 # offsets 0..13), two slots. Parallel pytest-xdist workers gw0 and gw1 (CI runs two) get a slot
 # each, so their DDS tests never meet; a plain run takes the slot of its pid's parity.
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-_SLOT = int(_WORKER[2:]) if _WORKER[2:].isdigit() else os.getpid()
-BASE_DOMAIN = 201 + 16 * (_SLOT % 2)
+_WORKER = xdist_worker()
+BASE_DOMAIN = 201 + 16 * ((os.getpid() if _WORKER is None else _WORKER) % 2)
 
 
 def domain(offset: int) -> int:

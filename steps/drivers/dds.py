@@ -49,10 +49,14 @@ MAX_DOMAIN = 232
 def default_domain() -> int:
     """100..199. Parallel pytest-xdist workers each get their own pair (the transport
     scenarios use the next domain up); elsewhere the pid spreads concurrent runs."""
+    worker = xdist_worker()
+    return 100 + (2 * worker if worker is not None else os.getpid()) % 100
+
+
+def xdist_worker() -> int | None:
+    """The number of the pytest-xdist worker this process is (gw0 -> 0), or None."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if worker.startswith("gw") and worker[2:].isdigit():
-        return 100 + (2 * int(worker[2:])) % 100
-    return 100 + os.getpid() % 100
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
 
 
 def parse_options(options: str) -> dict[str, str]:
