@@ -30,8 +30,11 @@ QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 @pytest.fixture
 def world(driver: Driver, harness_rig: HarnessRig, tmp_path: Path,
-          time_scale: float) -> AgentWorld:
-    return AgentWorld(driver, harness_rig, tmp_path / "sandbox", time_scale)
+          time_scale: float, scenario_backend: str | None) -> AgentWorld:
+    world = AgentWorld(driver, harness_rig, tmp_path / "sandbox", time_scale)
+    if scenario_backend is not None:
+        world.backend, world.pinned = scenario_backend, True
+    return world
 
 
 # --- GIVEN: the agent ---------------------------------------------------------------------
@@ -39,6 +42,8 @@ def world(driver: Driver, harness_rig: HarnessRig, tmp_path: Path,
 
 @given(parsers.parse('a CodingGenesisAgent with backend "{backend}".'))
 def agent_with_backend(world: AgentWorld, backend: str) -> None:
+    if world.pinned:  # the requirement runs this scenario for each of its backends
+        return
     require_backend(world.driver, backend)
     world.backend = backend
 
@@ -169,7 +174,10 @@ def emits_junk(world: AgentWorld, junk: str) -> None:
 @given("the subprocess then emits a valid result event.")
 def emits_result(world: AgentWorld) -> None:
     world.final_text = "The result after junk"
-    world.new_script().done(world.final_text)
+    script = world.new_script()
+    if world.backend == "codex":  # Codex's turn end carries no text: its last message does
+        script.text(world.final_text)
+    script.done(world.final_text)
 
 
 @given("the subprocess emits: valid init, invalid line, valid text, invalid line, valid done.")
@@ -402,8 +410,12 @@ def junk_skipped(world: AgentWorld, count: int = 1) -> None:
 
 @then("the valid result event is processed normally.")
 def result_processed(world: AgentWorld) -> None:
-    assert world.result is not None
-    assert [e["kind"] for e in world.result.events] == ["done"]
+    assert world.result is not None and world.script is not None
+    kinds = [e["kind"] for e in world.result.events]
+    assert kinds[-1:] == ["done"], f"events: {kinds}"
+    unread = [line for line in world.script.emitted
+              if not any(e["raw"] == line for e in world.result.events)]
+    assert unread == [], f"valid lines that gave no event: {unread}"
 
 
 @then("the session_id is extracted from the init event.")

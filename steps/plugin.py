@@ -5,11 +5,13 @@ Hook wiring only; the work is in `steps.drivers`, `steps.world` and the step mod
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from steps import registry
 from steps.drivers import Driver, make_driver
 from steps.drivers.stdio import DEFAULT_TIMEOUT
 
@@ -70,6 +72,40 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., Any]) -> bool | None:
         pytest.mark.req(tag[4:])(function)
         return True
     return None
+
+
+@functools.cache
+def _requirements() -> dict[str, registry.Requirement]:
+    return registry.load()
+
+
+def backends_of(node: pytest.Item | pytest.Function | Any) -> tuple[str, ...]:
+    """The backends the scenario's requirements run it for (`backends` in the registry)."""
+    reqs = _requirements()
+    found = [b for m in node.iter_markers("req") if m.args[0] in reqs
+             for b in reqs[m.args[0]].backends]
+    return tuple(dict.fromkeys(found))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A scenario of a backend-neutral requirement runs once per backend it names."""
+    backends = backends_of(metafunc.definition)
+    if len(backends) > 1 and "scenario_backend" in metafunc.fixturenames:
+        metafunc.parametrize("scenario_backend", backends)
+
+
+@pytest.fixture
+def scenario_backend(request: pytest.FixtureRequest) -> str | None:
+    """The backend this run of the scenario is for; None: the one its steps name."""
+    backends = backends_of(request.node)
+    return backends[0] if len(backends) == 1 else None
+
+
+@pytest.fixture(autouse=True)
+def _backend_applicable(request: pytest.FixtureRequest, scenario_backend: str | None) -> None:
+    """Skip, as not applicable, the runs for a backend the implementation does not declare."""
+    if scenario_backend is not None and request.node.get_closest_marker("component"):
+        require_backend(request.getfixturevalue("driver"), scenario_backend)
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,8 @@ from steps.paths import FEATURES
 
 LEVELS = ("MUST", "SHOULD")
 FIELDS = {"id", "level", "text", "source"}
+OPTIONAL = {"backends"}
+KNOWN_BACKENDS = ("claude", "codex")
 TAG = re.compile(r"@req:(\S+)")
 
 
@@ -27,6 +29,9 @@ class Requirement:
     text: str
     source: str
     component: str
+    # The backends whose scenarios check this requirement, each run once per backend the
+    # implementation declares; empty: the scenario's own backend, as written.
+    backends: tuple[str, ...] = ()
 
 
 def load(features: Path = FEATURES) -> dict[str, Requirement]:
@@ -49,12 +54,17 @@ def _load_file(path: Path) -> list[Requirement]:
 
 def _entry(path: Path, index: int, entry: object) -> Requirement:
     where = f"{path}: entry {index}"
-    if not isinstance(entry, dict) or set(entry) != FIELDS:
-        raise RegistryError(f"{where}: needs exactly the fields {sorted(FIELDS)}")
+    if not isinstance(entry, dict) or not FIELDS <= set(entry) <= FIELDS | OPTIONAL:
+        raise RegistryError(
+            f"{where}: needs the fields {sorted(FIELDS)}, optionally {sorted(OPTIONAL)}"
+        )
     if entry["level"] not in LEVELS:
         raise RegistryError(f"{where}: level {entry['level']!r} is not one of {LEVELS}")
-    values = {k: str(v) for k, v in entry.items()}
-    return Requirement(**values, component=path.parent.name)
+    backends = entry.get("backends", [])
+    if not isinstance(backends, list) or not set(backends) <= set(KNOWN_BACKENDS):
+        raise RegistryError(f"{where}: backends {backends!r} is not a list of {KNOWN_BACKENDS}")
+    values = {k: str(entry[k]) for k in FIELDS}
+    return Requirement(**values, component=path.parent.name, backends=tuple(backends))
 
 
 def tags_in(features: Path = FEATURES) -> dict[str, list[str]]:

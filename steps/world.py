@@ -71,6 +71,7 @@ class AgentWorld:
     sandbox: Path
     time_scale: float
     backend: str = "claude"
+    pinned: bool = False  # the backend is the run's, whatever the scenario's steps name
     settings: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)  # settings.env besides PATH
     script: Script | None = None

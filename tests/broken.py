@@ -430,3 +430,28 @@ class ForgetsTheTurnCompleted(_Broken):
             return response
 
         agent._run = forgetful  # type: ignore[method-assign]
+
+
+class _OneBackend(InProcessDriver):
+    """Not broken: the reference with one backend only. It must be conformant, and the suite
+    must never ask it for an agent of the other backend."""
+
+    backend = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, backends=(self.backend,))
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        if settings.get("backend") != self.backend:
+            raise AssertionError(f"the suite asked a {self.backend}-only implementation "
+                                 f"for a {settings.get('backend')!r} agent")
+        return super().agent_create(settings)
+
+
+class CodexOnly(_OneBackend):
+    backend = "codex"
+
+
+class ClaudeOnly(_OneBackend):
+    backend = "claude"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from steps import registry
 from tests.runsuite import failing, scenario_results
 
 CASES = {
@@ -53,3 +54,24 @@ def test_the_same_facts_in_other_words_pass() -> None:
                                        keyword) if r.verdict != "not run"]
     assert {rid for r in ran for rid in r.reqs} == {"AG-H9", "AG-H10"}
     assert [r.verdict for r in ran] == ["passed"] * 6, [(r.name, r.evidence) for r in ran]
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex"])
+def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> None:
+    """Every backend-neutral MUST runs for the declared backend; those of the other backend
+    are not applicable, and no agent of the other backend is ever asked for."""
+    results = scenario_results(f"python:tests.broken:{backend.capitalize()}Only", ["agent"])
+    verdicts = {}
+    for r in results:
+        for rid in r.reqs:
+            verdicts.setdefault(rid, set()).add(r.verdict)
+    musts = {r.id: r for r in registry.load().values()
+             if r.component == "agent" and r.level == "MUST"}
+    for rid, req in musts.items():
+        expected = {"passed"} if backend in req.backends else {"not applicable"}
+        if backend in req.backends and len(req.backends) > 1:
+            expected = {"passed", "not applicable"}  # the other backend's run
+        assert verdicts[rid] == expected, (rid, [(r.name, r.evidence) for r in results
+                                                 if rid in r.reqs])
+    assert not {v for vs in verdicts.values() for v in vs} & {"failed", "errored"}, [
+        (r.name, r.evidence) for r in results if r.verdict in ("failed", "errored")]

@@ -84,7 +84,15 @@ def test_component_titles_are_unique_across_its_files() -> None:
         ),
         (
             "- {id: X, level: MUST, text: t}",
-            "needs exactly the fields ['id', 'level', 'source', 'text']",
+            "needs the fields ['id', 'level', 'source', 'text'], optionally ['backends']",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, backends: [claude, gemini]}",
+            "backends ['claude', 'gemini'] is not a list of ('claude', 'codex')",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, backends: claude}",
+            "backends 'claude' is not a list",
         ),
     ],
 )
@@ -125,3 +133,14 @@ def test_musts_cite_a_seed_and_shoulds_a_decision_or_an_issue() -> None:
     shoulds = [r.id for r in REQS.values() if r.level == "SHOULD"
                and not re.search(r"decision|issue|seed|DESIGN.md", r.source)]
     assert (musts, shoulds) == ([], [])
+
+
+def test_every_agent_must_says_which_backends_it_runs_for() -> None:
+    """A codex-only and a claude-only implementation can each be conformant: every MUST of
+    the agent component names the backends its scenarios run for (issue: real SDKs)."""
+    silent = [r.id for r in REQS.values()
+              if r.component == "agent" and r.level == "MUST" and not r.backends]
+    assert silent == []
+    for backend in registry.KNOWN_BACKENDS:
+        musts = [r for r in REQS.values() if r.component == "agent" and r.level == "MUST"]
+        assert any(backend in r.backends for r in musts), backend

@@ -4,6 +4,13 @@ Feature: Agent decisions where the seeds are silent
   supervised and what happens to a second request. DESIGN.md decides (D-1 to D-7); each rule
   below states one decision and its reason, and its scenarios check it.
 
+  The seeds' scenarios mostly name the "claude" backend, as an example: text accumulation,
+  tool counting, working directory, timeouts, crashes, parse errors and recovery mean the same
+  for every CLI. Each of those runs once for every backend the implementation declares (the
+  `backends` of its requirement in requirements.yaml), so a claude-only and a codex-only
+  implementation can each be conformant. A seed scenario that only one CLI can show (its own
+  event names, Claude's result text) runs for that one and is not applicable to the other.
+
   Durations are nominal: the suite multiplies them by its time scale (--time-scale) so the
   feature runs in seconds; --time-scale 1 runs them literally.
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from steps.harness import fake
 from steps.harness.lines import Claude, Codex
-
-HARNESS_NAMES = ("claude", "codex")
+from steps.registry import KNOWN_BACKENDS as HARNESS_NAMES
 
 
 @dataclass
