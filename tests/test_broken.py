@@ -36,6 +36,7 @@ CASES = {
     "KillsLate": {"AG-D6.2"},
     "WaitsForEof": {"AG-D6.1"},
     "ForgetsTheTurnCompleted": {"AG-H9"},
+    "ForgetsItsTimeout": {"EH-1.3"},
 }
 
 
@@ -75,3 +76,14 @@ def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> Non
                                                  if rid in r.reqs])
     assert not {v for vs in verdicts.values() for v in vs} & {"failed", "errored"}, [
         (r.name, r.evidence) for r in results if r.verdict in ("failed", "errored")]
+
+
+def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> None:
+    verdicts = {}
+    for r in scenario_results("python:tests.broken:HasNoDefaultTimeout", ["agent"]):
+        for rid in r.reqs:
+            verdicts.setdefault(rid, set()).add((r.verdict, r.evidence.splitlines()[0]
+                                                 if r.verdict != "passed" else ""))
+    reason = "not applicable: the implementation has no default timeout (agent.info says null)"
+    assert verdicts.pop("EH-1.2") == {("not applicable", reason)}
+    assert {v for vs in verdicts.values() for v, _ in vs} == {"passed"}
