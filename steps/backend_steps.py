@@ -7,6 +7,7 @@ import json
 from pytest_bdd import parsers, then, when
 
 from steps.drivers import Driver
+from steps.harness.lines import as_printed
 from steps.plugin import require_backend
 from steps.world import ParseWorld
 
@@ -14,7 +15,7 @@ from steps.world import ParseWorld
 @when(parsers.parse("the {backend} backend parses:"), target_fixture="parsed")
 def backend_parses(driver: Driver, backend: str, docstring: str) -> ParseWorld:
     require_backend(driver, backend)
-    lines = [line for line in docstring.splitlines() if line.strip()]
+    lines = [as_printed(backend, line) for line in docstring.splitlines() if line.strip()]
     return ParseWorld(lines, [driver.parse_line(backend, line) for line in lines])
 
 

@@ -13,6 +13,7 @@ from pytest_bdd import given, parsers, then
 
 from steps.drivers.base import INHERITED_ENV
 from steps.exceptions import SuiteError
+from steps.harness.lines import as_printed
 from steps.harness.script import HARNESS_NAMES, read_record
 from steps.observe import process_state, still_running
 from steps.world import AgentWorld, HarnessRig
@@ -41,11 +42,12 @@ def harness_rig(tmp_path: Path, stray_log: dict[str, Any]) -> Iterator[HarnessRi
 
 @given(parsers.parse("the harness prints:"))
 def harness_prints(world: AgentWorld, docstring: str) -> None:
+    """Each line of the docstring, with the fields it leaves out as the real CLI prints them
+    (`lines.complete`): the feature shows what matters, the implementation gets a real line."""
     script = world.new_script()
     for line in docstring.splitlines():
         if line.strip():
-            script.emitted.append(json.loads(line))
-            script.add("out", line + "\n")
+            script.line(json.loads(as_printed(world.backend, line)))
 
 
 @given(parsers.parse('the harness replays the recorded transcript "{name}"'))
@@ -55,7 +57,10 @@ def harness_replays(world: AgentWorld, name: str) -> None:
 
     transcript = next((t for t in index() if t.name == name), None)
     assert transcript is not None, f"no recorded transcript {name!r} in fixtures/transcripts"
-    harness_prints(world, transcript.path.read_text(encoding="utf-8"))
+    script = world.new_script()
+    for line in transcript.lines():
+        script.emitted.append(json.loads(line))
+        script.add("out", line + "\n")
 
 
 @then("the response's session_id is the one the recorded CLI reported")

@@ -17,6 +17,7 @@ from typing import Any
 from steps.drivers import Driver, RequestResult
 from steps.exceptions import SuiteError
 from steps.harness.script import Script, install, read_record, write_script
+from steps.realcli.shapes import off_schema
 
 
 class HarnessRig:
@@ -36,6 +37,12 @@ class HarnessRig:
         install(self.bin, self.script_path, self.record_path)
 
     def use(self, script: Script) -> None:
+        """Play `script` from now on. A line no real CLI prints is an error of the suite."""
+        off = [f"{line}: {p}" for line in script.cli_lines()
+               for p in off_schema(script.backend, line)]
+        if off:
+            raise SuiteError("error of the suite: the fake harness would print lines that are "
+                             f"not valid against schemas/cli/{script.backend}: {off[:5]}")
         strays = {"strays": str(self.strays)} if self.strays else {}
         write_script(self.script_path, script, rig=self.token, **strays)
 

@@ -123,3 +123,22 @@ def test_the_claude_agent_sdk_gets_its_answer_from_the_fake_harness(tmp_path: Pa
         "answer: What is 2 + 2?", "s-sdk", False)
     start = rig.last_start()
     assert "--input-format" in start["argv"] and "What is 2 + 2?" not in start["argv"]
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex"])
+def test_the_builders_lines_pass_and_a_line_no_cli_prints_is_an_error_of_the_suite(
+    tmp_path: Path, backend: str
+) -> None:
+    rig = HarnessRig(tmp_path / "rig")
+    script = Script(backend).init().text("hi").tool("t1", result=False).tool("t1", result=True)
+    rig.use(script.done("hi").echo())  # the builders' lines are real: no error
+    flat = {"type": "text", "text": "a flat shape no CLI prints"}
+    with pytest.raises(SuiteError, match="a shape we do not know: text"):
+        rig.use(script.line(flat))
+    line = script.text_line("x")
+    if backend == "claude":
+        del line["uuid"]  # every line Claude Code prints has one
+    else:
+        line["item"]["text"] = 4
+    with pytest.raises(SuiteError, match=r"'uuid' is a required property|4 is not of type"):
+        rig.use(Script(backend).line(line))

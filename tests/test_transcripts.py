@@ -17,7 +17,7 @@ import pytest
 from reference.backends import get_backend
 from steps.drivers import RequestResult
 from steps.drivers.inprocess import InProcessDriver
-from steps.harness.lines import Claude, Codex
+from steps.harness.lines import Claude, Codex, as_printed
 from steps.harness.script import Script
 from steps.paths import FEATURES
 from steps.realcli import clis, shapes
@@ -77,7 +77,8 @@ def _feature_transcripts(feature: Path, backend: str) -> list[tuple[str, str]]:
         elif line.strip() == '"""':
             inside = not inside
         elif inside and current == backend and line.strip().startswith("{"):
-            found.append((f"{feature.name}:{number}", line.strip()))
+            printed = as_printed(backend, line.strip())  # as the harness does
+            found.append((f"{feature.name}:{number}", printed))
     return found
 
 
@@ -87,7 +88,7 @@ def test_every_line_the_fake_harness_prints_has_a_real_shape(backend: str) -> No
     lines = fake_lines(backend)
     assert len(lines) > 10
     off = [p for where, line in lines
-           for p in shapes.problems(backend, schema, [line], where, partial=True)]
+           for p in shapes.problems(backend, schema, [line], where)]
     assert off == []
 
 
@@ -188,3 +189,32 @@ def masked(result: RequestResult) -> list[dict[str, Any]]:
         text = re.sub(r"Wall time: [\d.]+ seconds", "Wall time: <t> seconds", text)
         events.append(json.loads(re.sub(r"Chunk ID: \w+", "Chunk ID: <id>", text)))
     return events
+
+
+# Lines of parse_line.feature that are malformed on purpose (the scenario's point).
+MALFORMED_ON_PURPOSE = {'{"type":"assistant","message":{"content":"not a list"}}'}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_line_handed_to_parse_line_has_a_real_shape(backend: str) -> None:
+    """The lines the backends feature hands to parse_line, as handed (completed), are valid
+    against schemas/cli/ wherever the pinned CLI was recorded printing their shape."""
+    feature = FEATURES / "backends" / "parse_line.feature"
+    schema, current, checked, off = shapes.load(backend), None, 0, []
+    for number, text in enumerate(feature.read_text(encoding="utf-8").splitlines(), 1):
+        if match := re.search(r"the (\w+) backend parses:", text):
+            current = match[1]
+        candidates = [c.strip() for c in text.strip().strip("|").split("|")]
+        for line in candidates:
+            if current != backend or not line.startswith("{") or line in MALFORMED_ON_PURPOSE:
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if shapes.shape_of(backend, value) in schema["$defs"]:
+                checked += 1
+                off += shapes.problems(backend, schema, [as_printed(backend, line)],
+                                       f"{feature.name}:{number}")
+    assert checked > 5
+    assert off == []

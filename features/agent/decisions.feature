@@ -18,7 +18,10 @@ Feature: Agent decisions where the seeds are silent
     Flat shapes that no real CLI prints are not the spec. Claude Code prints system events of
     several subtypes, thinking blocks, rate-limit events, and its result object with `type`
     late in the key order; Codex prints warnings before the turn starts. A wrapper that only
-    handles the happy shape breaks on the first real transcript.
+    handles the happy shape breaks on the first real transcript. The transcripts below show
+    the fields that matter; the harness prints each line with the other fields the pinned CLI
+    prints (taken from a recorded line of the same shape), in the order shown, so every line
+    is valid against schemas/cli/.
 
     @req:AG-D1.1
     Scenario: A Claude Code transcript with a tool call, as the CLI prints it
@@ -131,7 +134,7 @@ Feature: Agent decisions where the seeds are silent
         """
         {"type":"system","subtype":"init","session_id":"00000000-0000-4000-8000-00000000d302","cwd":"/w","tools":["Read","Grep"],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330","uuid":"u1"}
         {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Reading both."},{"type":"tool_use","id":"toolu_A","name":"Read","input":{"file_path":"a.py"}},{"type":"tool_use","id":"toolu_B","name":"Read","input":{"file_path":"b.py"}}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u2"}
-        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}]},{"type":"tool_result","tool_use_id":"toolu_B","content":"print(2)"}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u3"}
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}],"is_error":false},{"type":"tool_result","tool_use_id":"toolu_B","content":"print(2)","is_error":false}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u3"}
         {"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_C","name":"Grep","input":{"pattern":"print"}}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u4"}
         {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_C","content":"a.py:1\nb.py:1","is_error":false}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u5"}
         {"type":"result","subtype":"success","is_error":false,"result":"Both print.","session_id":"00000000-0000-4000-8000-00000000d302","num_turns":3,"duration_ms":900,"duration_api_ms":700,"total_cost_usd":0.001,"uuid":"u6"}

@@ -3,8 +3,11 @@ Feature: parse_line turns one raw CLI line into normalized events
   what comes out: events of kinds init, text, tool_start, tool_result, done and error, with
   session_id, text, tool_name, tool_input, tool_output, tool_id and the parsed line as raw.
   One line can yield several events (one per content block) or none. The lines below are in
-  the real CLIs' formats (decision D-1). Every event's `raw` must be the parsed input line;
-  the expected events below leave `raw` out for readability.
+  the real CLIs' formats (decision D-1); they show the fields that matter, and a line of a
+  shape the pinned CLI was recorded printing is handed to parse_line with its other fields
+  as the CLI prints them (so it is valid against schemas/cli/). Lines that are not JSON
+  objects, or are malformed on purpose, are given exactly as written. Every event's `raw` must
+  be the parsed input line; the expected events below leave `raw` out for readability.
 
   Rule: Claude Code stream-json lines
     Claude prints one JSON object per line: system (subtype init carries the session id),
@@ -38,7 +41,7 @@ Feature: parse_line turns one raw CLI line into normalized events
     Scenario: A user line with tool results, as text and as text blocks
       When the claude backend parses:
         """
-        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}]},{"type":"tool_result","tool_use_id":"toolu_B","content":"a.py","is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u3"}
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}],"is_error":false},{"type":"tool_result","tool_use_id":"toolu_B","content":"a.py","is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u3"}
         """
       Then the events are:
         """
@@ -162,4 +165,4 @@ Feature: parse_line turns one raw CLI line into normalized events
         | {"type":"item.completed","item":{"id":"item_0","type":"error","message":"model metadata not found"}} |
         | {"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"**Thinking**"}}    |
         | {"type":"item.updated","item":{"id":"item_2","type":"todo_list","items":[]}}                 |
-        | Reading additional input from stdin...                                                       |
+        | not-json-line                                                                                |

@@ -1,14 +1,21 @@
 """Real-format stream lines of Claude Code and Codex, written from their documented shapes.
 
 Each function returns one JSON object as the CLI prints it on one line (decision D-1). The
-suite never emits flat shapes that no real CLI prints.
+suite never emits flat shapes that no real CLI prints: the builders write the fields that
+matter and `complete` adds every other field a recorded line of the same shape has, so each
+line is valid against schemas/cli/ with its required fields (tests/test_transcripts.py).
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import itertools
+import json
 import uuid
 from typing import Any
+
+from steps.realcli.shapes import FREE_FORM, shape_of
 
 _ids = itertools.count(1)
 Line = dict[str, Any]
@@ -16,6 +23,47 @@ Line = dict[str, Any]
 
 def _uid() -> str:
     return str(uuid.uuid4())
+
+
+@functools.cache
+def _templates(backend: str) -> dict[str, Line]:
+    """The first real line of each shape of `backend`: recorded runs first, then the
+    documented lines (fixtures/transcripts), the sources of schemas/cli/."""
+    from steps.realcli.fixtures import documented, index
+
+    recorded = [raw for t in index() if t.backend == backend for raw in t.lines()]
+    found: dict[str, Line] = {}
+    for raw in [*recorded, *documented(backend)]:
+        value = json.loads(raw)
+        found.setdefault(shape_of(backend, value), value)
+    return found
+
+
+def complete(backend: str, line: Line) -> Line:
+    """`line` with the fields it leaves out taken from a recorded line of its shape; its own
+    fields and their order are kept. A shape never recorded is returned as it is."""
+    template = _templates(backend).get(shape_of(backend, line))
+    return line if template is None else _merge(line, template)
+
+
+def as_printed(backend: str, text: str) -> str:
+    """A line of a feature as the CLI prints it: a JSON object `complete`d, anything else as
+    written (junk and malformed lines are the scenario's point)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return json.dumps(complete(backend, value)) if isinstance(value, dict) else text
+
+
+def _merge(line: Line, template: Line) -> Line:
+    merged = dict(line)
+    for key, value in template.items():
+        if key not in merged:
+            merged[key] = copy.deepcopy(value)
+        elif isinstance(merged[key], dict) and isinstance(value, dict) and key not in FREE_FORM:
+            merged[key] = _merge(merged[key], value)
+    return merged
 
 
 class Claude:
@@ -27,7 +75,7 @@ class Claude:
     def init(self, session_id: str | None = None) -> Line:
         if session_id:
             self.session_id = session_id
-        return {
+        return complete("claude", {
             "type": "system",
             "subtype": "init",
             "cwd": "/workspace",
@@ -39,10 +87,10 @@ class Claude:
             "apiKeySource": "ANTHROPIC_API_KEY",
             "claude_code_version": "2.1.330",
             "uuid": _uid(),
-        }
+        })
 
     def _assistant(self, *blocks: Line) -> Line:
-        return {
+        return complete("claude", {
             "type": "assistant",
             "message": {
                 "id": f"msg_{next(_ids):024d}",
@@ -56,7 +104,7 @@ class Claude:
             "parent_tool_use_id": None,
             "session_id": self.session_id,
             "uuid": _uid(),
-        }
+        })
 
     def text(self, *texts: str) -> Line:
         return self._assistant(*({"type": "text", "text": t} for t in texts))
@@ -74,7 +122,7 @@ class Claude:
         return self._assistant(block)
 
     def tool_result(self, tool_id: str, content: Any = "ok", is_error: bool = False) -> Line:
-        return {
+        return complete("claude", {
             "type": "user",
             "message": {
                 "role": "user",
@@ -90,7 +138,7 @@ class Claude:
             "parent_tool_use_id": None,
             "session_id": self.session_id,
             "uuid": _uid(),
-        }
+        })
 
     def result(
         self,
@@ -114,11 +162,12 @@ class Claude:
             "usage": {"input_tokens": 12, "output_tokens": 7},
             "uuid": _uid(),
         }
-        if text is not None:
-            line["result"] = text
+        if text is not None or subtype == "success":
+            # A success always has `result`: empty when the last message had no text.
+            line["result"] = text or ""
         if errors is not None:
             line["errors"] = errors
-        return line
+        return complete("claude", line)
 
 
 class Codex:
@@ -128,13 +177,14 @@ class Codex:
         self.items = itertools.count(0)
 
     def thread_started(self, thread_id: str = "019c7199-0000-7000-8000-000000000001") -> Line:
-        return {"type": "thread.started", "thread_id": thread_id}
+        return complete("codex", {"type": "thread.started", "thread_id": thread_id})
 
     def turn_started(self) -> Line:
-        return {"type": "turn.started"}
+        return complete("codex", {"type": "turn.started"})
 
     def _item(self, event: str, item: Line, item_id: str | None = None) -> Line:
-        return {"type": event, "item": {"id": item_id or f"item_{next(self.items)}", **item}}
+        line = {"type": event, "item": {"id": item_id or f"item_{next(self.items)}", **item}}
+        return complete("codex", line)
 
     def agent_message(self, text: str) -> Line:
         return self._item("item.completed", {"type": "agent_message", "text": text})
@@ -169,13 +219,13 @@ class Codex:
         return self._item("item.completed", item, item_id)
 
     def turn_completed(self) -> Line:
-        return {
+        return complete("codex", {
             "type": "turn.completed",
             "usage": {"input_tokens": 24, "cached_input_tokens": 0, "output_tokens": 9},
-        }
+        })
 
     def turn_failed(self, message: str) -> Line:
-        return {"type": "turn.failed", "error": {"message": message}}
+        return complete("codex", {"type": "turn.failed", "error": {"message": message}})
 
     def error(self, message: str) -> Line:
-        return {"type": "error", "message": message}
+        return complete("codex", {"type": "error", "message": message})

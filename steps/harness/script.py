@@ -16,7 +16,9 @@ from typing import Any
 
 from steps.harness import fake
 from steps.harness.lines import Claude, Codex
-from steps.registry import KNOWN_BACKENDS as HARNESS_NAMES
+from steps.registry import KNOWN_BACKENDS
+
+HARNESS_NAMES = KNOWN_BACKENDS  # the CLIs the fake harness plays
 
 
 @dataclass
@@ -83,6 +85,11 @@ class Script:
             return self.add("line_stdin", self.claude.result(prefix + "{stdin}"))
         self.add("line_stdin", self.codex.agent_message(prefix + "{stdin}"))
         return self.line(self.codex.turn_completed())
+
+    def cli_lines(self) -> list[dict[str, Any]]:
+        """Every line this script prints as the CLI's own output (not raw bytes of `out`)."""
+        ops = [s[op] for s in self.steps for op in ("line", "line_stdin") if op in s]
+        return [*self.emitted, *(v for v in ops if v not in self.emitted)]
 
     def to_json(self) -> dict[str, Any]:
         head = [{"read_stdin": True}] if self.read_stdin else []

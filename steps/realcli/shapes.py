@@ -14,6 +14,7 @@ by name (tests/test_transcripts.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Iterable
@@ -91,11 +92,9 @@ def build(backend: str, lines: Iterable[str]) -> dict[str, Any]:
 
 
 def problems(
-    backend: str, schema: dict[str, Any], lines: Iterable[str], where: str, partial: bool = False
+    backend: str, schema: dict[str, Any], lines: Iterable[str], where: str
 ) -> list[str]:
-    """One message per line that is not JSON, of an unknown shape, or off its shape's schema.
-    With `partial`, a line may leave fields out (as the fake harness's lines do), but never
-    carry a field the real CLI does not print or give one another type."""
+    """One message per line that is not JSON, of an unknown shape, or off its shape's schema."""
     found = []
     for number, line in enumerate(lines, 1):
         try:
@@ -103,23 +102,23 @@ def problems(
         except json.JSONDecodeError as exc:
             found.append(f"{where}:{number}: not JSON ({exc})")
             continue
-        shape = shape_of(backend, value) if isinstance(value, dict) else "not an object"
-        definition = schema["$defs"].get(shape)
-        if definition is not None and partial:
-            definition = _without_required(definition)
-        if definition is None:
-            found.append(f"{where}:{number}: a shape we do not know: {shape}")
-            continue
-        for error in jsonschema.Draft202012Validator(definition).iter_errors(value):
-            field = "/".join(str(p) for p in error.absolute_path) or "(the line)"
-            found.append(f"{where}:{number}: {shape}: field {field}: {error.message}")
+        definitions = schema["$defs"]
+        found += [f"{where}:{number}: {p}" for p in _off_shape(backend, value, definitions)]
     return found
 
 
-def _without_required(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _without_required(v) for k, v in schema.items() if k != "required"}
-    return schema
+def off_schema(backend: str, value: Any) -> list[str]:
+    """What makes one decoded line unlike the lines of `backend` in schemas/cli/."""
+    return _off_shape(backend, value, load_cached(backend)["$defs"])
+
+
+def _off_shape(backend: str, value: Any, definitions: dict[str, Any]) -> list[str]:
+    shape = shape_of(backend, value) if isinstance(value, dict) else "not an object"
+    definition = definitions.get(shape)
+    if definition is None:
+        return [f"a shape we do not know: {shape}"]
+    return [f"{shape}: field {'/'.join(str(p) for p in e.absolute_path) or '(the line)'}: "
+            f"{e.message}" for e in jsonschema.Draft202012Validator(definition).iter_errors(value)]
 
 
 def schema_path(backend: str) -> Path:
@@ -129,6 +128,9 @@ def schema_path(backend: str) -> Path:
 def load(backend: str) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(schema_path(backend).read_text(encoding="utf-8"))
     return loaded
+
+
+load_cached = functools.cache(load)
 
 
 def expected(backend: str) -> dict[str, Any]:
