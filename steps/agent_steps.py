@@ -11,6 +11,7 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
@@ -341,32 +342,46 @@ def no_zombie(world: AgentWorld) -> None:
 # --- THEN: the response -------------------------------------------------------------------
 
 
+def _answered(world: AgentWorld) -> dict[str, Any]:
+    """The response, which must be a success when the harness played a turn that ended well:
+    a value checked on a request that failed for another reason proves nothing."""
+    response = world.response
+    if world.script is not None and world.script.completes():
+        status, error = response.get("status"), response.get("error")
+        assert status == 0 and not error, (
+            f"the request failed (status {status!r}, error {error!r}) although the harness "
+            "completed its turn")
+    return response
+
+
 @then(parsers.parse('the response contains key "{key}" with value {value:d}.'))
 def response_int(world: AgentWorld, key: str, value: int) -> None:
-    assert world.response.get(key) == value, f"{key} = {world.response.get(key)!r}"
+    assert _answered(world).get(key) == value, f"{key} = {world.response.get(key)!r}"
 
 
 @then(parsers.parse('the response contains key "{key}" with value "{value}".'))
 def response_str(world: AgentWorld, key: str, value: str) -> None:
-    assert world.response.get(key) == value, f"{key} = {world.response.get(key)!r}"
+    assert _answered(world).get(key) == value, f"{key} = {world.response.get(key)!r}"
 
 
 @then('the response contains key "message" with the final text.')
 @then("the response contains the result text.")
 def response_final_text(world: AgentWorld) -> None:
     assert world.final_text is not None
-    assert world.response.get("message") == world.final_text
+    assert _answered(world).get("message") == world.final_text
 
 
 @then(parsers.parse('the response message is "{text}".'))
 def response_message(world: AgentWorld, text: str) -> None:
-    assert world.response.get("message") == text
+    assert _answered(world).get("message") == text
 
 
 @then('the response contains key "status" with a non-zero value.')
 def response_failed(world: AgentWorld) -> None:
     status = world.response.get("status")
     assert isinstance(status, int) and status != 0, f"status = {status!r}"
+    # The failure must be the scripted one, not one before the CLI ran (e.g. a launch error).
+    assert world.rig.starts(), "the request failed without ever starting the CLI"
 
 
 @then(parsers.parse('the response contains key "message" with text containing "{text}".'))

@@ -488,3 +488,18 @@ class HasNoDefaultTimeout(_TimeoutInfo):
 
 class ForgetsItsTimeout(_TimeoutInfo):
     """Says it has no timeout even when created with one."""
+
+
+class RequiresSessionId(_Broken):
+    """Fails a turn whose stream never named a session, as if resuming were everything."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def strict(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            if response.get("status") == 0 and not response.get("session_id"):
+                response.update(status=1, error="the CLI named no session")
+            return response
+
+        agent._run = strict  # type: ignore[method-assign]

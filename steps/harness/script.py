@@ -86,6 +86,15 @@ class Script:
         self.add("line_stdin", self.codex.agent_message(prefix + "{stdin}"))
         return self.line(self.codex.turn_completed())
 
+    def completes(self) -> bool:
+        """The script plays a turn that ends well: the stream says the turn completed without
+        an error, and the CLI neither exits non-zero nor dies by a signal."""
+        done = any(line.get("type") == "turn.completed"
+                   or (line.get("type") == "result" and line.get("is_error") is False)
+                   for line in self.emitted)
+        failing = any(s.get("exit", 0) != 0 or "die" in s for s in self.steps)
+        return done and not failing
+
     def cli_lines(self) -> list[dict[str, Any]]:
         """Every line this script prints as the CLI's own output (not raw bytes of `out`)."""
         ops = [s[op] for s in self.steps for op in ("line", "line_stdin") if op in s]
