@@ -190,6 +190,9 @@ class CodingAgent:
                 f"skipped {outcome.skipped_lines} stdout line(s) longer than {MAX_LINE} bytes"
             )
         status, error = self.judge(self.backend.name, self.config.timeout, outcome, fold)
+        if status is Status.OK and not fold.completed:
+            fold.warnings.append(f"{self.backend.name} exited 0 before the turn completed "
+                                 "(no end-of-turn line): the answer may be partial")
         return fold.response(status, error)
 
     def _environment(self) -> dict[str, str]:

@@ -328,7 +328,21 @@ def cwd_inherited(world: AgentWorld) -> None:
 @then("the subprocess is terminated via SIGTERM.")
 def terminated_via_sigterm(world: AgentWorld) -> None:
     start = world.rig.last_start()
-    assert world.rig.signals(start["pid"])[:1] == ["SIGTERM"], "the harness got no SIGTERM"
+    signals = world.rig.signals(start["pid"])
+    assert signals[:1] == ["SIGTERM"], (
+        f"the harness got no SIGTERM first (signals it caught: {signals or 'none'}; SIGKILL "
+        f"cannot be caught); {_timing(world)}")
+
+
+def _timing(world: AgentWorld) -> str:
+    """When the answer came, against the request's deadline: the fact behind a timing failure
+    (an implementation's own fixed delays may exceed the scaled durations)."""
+    timeout = world.settings.get("timeout", DEFAULT_TIMEOUT)
+    if world.elapsed is None:
+        return "no request was made"
+    late = world.elapsed - timeout
+    when = f"{late:.1f} s after" if late >= 0 else f"{-late:.1f} s before"
+    return f"the answer came {when} the deadline of {timeout:g} s"
 
 
 @then("the subprocess is waited on to prevent zombie processes.")
@@ -569,7 +583,9 @@ def within_deadline(world: AgentWorld) -> None:
     timeout = world.settings.get("timeout", DEFAULT_TIMEOUT)
     grace = world.settings.get("grace_period", DEFAULT_GRACE)
     bound = timeout + grace + START_SLACK
-    assert world.elapsed <= bound, f"the request took {world.elapsed:.2f} s, more than {bound:g}"
+    assert world.elapsed <= bound, (
+        f"the request took {world.elapsed:.2f} s, more than {bound:g} (timeout {timeout:g} + "
+        f"grace {grace:g} + {START_SLACK:g} s to start and reap): {_timing(world)}")
 
 
 @then("the response has:")
@@ -611,3 +627,28 @@ def events_genesis_values(world: AgentWorld, datatable: list[list[str]]) -> None
     seen = {(e["state"], e.get("state_code")) for e in events}
     assert seen <= set(values.items()), f"published (state, value) pairs: {sorted(seen)}"
     assert {"READY", "BUSY"} <= {state for state, _ in seen}, f"published: {sorted(seen)}"
+
+
+# Words that say a turn did not complete (AG-H15): the fact, in any of its usual wordings.
+NOT_COMPLETED = re.compile(
+    r"(not|never|n't|without|before)\b.{0,40}\b(complet|finish|end)|no (result|turn\.completed)"
+    r"|ended (early|prematurely)|incomplete|cut (off|short)|truncated", re.IGNORECASE)
+
+
+@then(parsers.parse('the response keeps "{text}" or fails, and says the turn did not complete'))
+def keeps_or_fails_incomplete(world: AgentWorld, text: str) -> None:
+    response = world.response
+    if response.get("status") == 0:
+        assert response.get("message") == text, f"message = {response.get('message')!r}"
+        said = [str(w) for w in response.get("warnings") or []]
+    else:
+        said = [str(response.get("error") or response.get("message"))]
+    assert any(NOT_COMPLETED.search(s) for s in said), (
+        f"status {response.get('status')}, and nothing says the turn did not complete: {said}")
+
+
+@then(parsers.parse('the response error contains "{text}" and is at most {size:d} bytes'))
+def error_tail(world: AgentWorld, text: str, size: int) -> None:
+    error = str(world.response.get("error"))
+    assert text in error, f"the error does not carry {text!r}: {error[-200:]!r}"
+    assert len(error.encode()) <= size, f"the error is {len(error.encode())} bytes"

@@ -318,3 +318,49 @@ def harness_saw_inherited(world: AgentWorld, name: str) -> None:
 @then(parsers.parse('the harness saw "{name}" set to "{value}"'))
 def harness_saw_value(world: AgentWorld, name: str, value: str) -> None:
     assert _harness_env(world).get(name) == value, f"{name} = {_harness_env(world).get(name)!r}"
+
+
+# Valid JSON of shapes no version of the CLI printed yet (AG-H14): a new event type, a new
+# subtype or item type, a new content block. Printed as raw output, never as a real line.
+UNKNOWN_SHAPES = {
+    "claude": [
+        {"type": "system", "subtype": "context_checkpoint", "tokens": 81234, "uuid": "u-new-1"},
+        {"type": "telemetry_digest", "spans": [{"name": "tool", "ms": 12}], "uuid": "u-new-2"},
+        {"type": "assistant", "message": {"id": "msg_new", "type": "message",
+                                          "role": "assistant", "model": "claude-sonnet-4-5",
+                                          "content": [{"type": "citation_card", "cards": []}]},
+         "parent_tool_use_id": None, "uuid": "u-new-3"},
+    ],
+    "codex": [
+        {"type": "session.configured", "model": "gpt-5-codex", "sandbox": "workspace-write"},
+        {"type": "item.completed", "item": {"id": "item_90", "type": "collab_agent_call",
+                                            "status": "completed", "agents": ["reviewer"]}},
+        {"type": "item.updated", "item": {"id": "item_91", "type": "plan_update", "steps": []}},
+    ],
+}
+
+
+@given(parsers.parse(
+    'the harness prints lines of shapes no version printed yet, then answers "{text}"'))
+def harness_unknown_shapes(world: AgentWorld, text: str) -> None:
+    script = world.new_script().init()
+    for line in UNKNOWN_SHAPES[world.backend]:
+        script.add("out", json.dumps(line) + "\n")
+    script.text(text).done(text)
+
+
+@given(parsers.parse(
+    'the harness prints "{text}" and exits with code 0 before the turn completes'))
+def harness_cut_short(world: AgentWorld, text: str) -> None:
+    world.new_script().init().text(text).add("exit", 0)
+
+
+@given(parsers.parse(
+    'the harness writes {size:d} bytes to stderr, then "{last}", and exits with code {code:d}'))
+def harness_stderr_flood_then_fails(world: AgentWorld, size: int, last: str, code: int) -> None:
+    world.new_script().init().add("err_bytes", size).add("err", f"\n{last}\n").add("exit", code)
+
+
+@given("the harness prints nothing and never finishes")
+def harness_silent(world: AgentWorld) -> None:
+    world.new_script().add("sleep", 10_000)

@@ -503,3 +503,89 @@ class RequiresSessionId(_Broken):
             return response
 
         agent._run = strict  # type: ignore[method-assign]
+
+
+KNOWN_TYPES = {
+    "claude": {"system", "assistant", "user", "result", "rate_limit_event", "stream_event"},
+    "codex": {"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
+              "item.updated", "item.completed", "error"},
+}
+
+
+class _StrictShapes(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        try:
+            value = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            return events
+        kind = value.get("type") if isinstance(value, dict) else None
+        if isinstance(kind, str) and kind not in KNOWN_TYPES[self.inner.name]:
+            return [Event("error", text=f"unknown event type {kind!r}", raw=value)]
+        return events
+
+
+class StopsAtUnknownShapes(_Broken):
+    """Ends the request with an error on the first line of an event type it does not know."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _StrictShapes(agent.backend)
+
+
+class HidesAnUnfinishedTurn(_Broken):
+    """Answers a stream that stopped before the turn's end as a plain success."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def plain(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            response["warnings"] = [w for w in response.get("warnings", [])
+                                    if "before the turn completed" not in w]
+            return response
+
+        agent._run = plain  # type: ignore[method-assign]
+
+
+class _AllStderr(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd == self.proc.stdout.fileno():
+            return super()._read(fd, splitter)
+        chunk = os.read(fd, CHUNK)
+        self.__dict__.setdefault("chunks", []).append(chunk)
+        return bool(chunk)
+
+    def _finish(self) -> None:
+        self.stderr_tail = b"".join(self.__dict__.get("chunks", []))
+        super()._finish()
+
+
+class KeepsAllStderr(_Broken):
+    """Keeps all of stderr and puts it in the error."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=_AllStderr)
+
+
+FIRST_LINE_WAIT = 5.0
+
+
+class _WaitsForFirstLine(Supervisor):
+    def __init__(self, proc: Any, timeout: float, grace: float, run_id: str = "") -> None:
+        super().__init__(proc, timeout, grace, run_id)
+        self.real_deadline = self.deadline
+        self.deadline += max(0.0, FIRST_LINE_WAIT - timeout)
+
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd == self.proc.stdout.fileno() and not self.timed_out:
+            self.deadline = self.real_deadline
+        return super()._read(fd, splitter)
+
+
+class WaitsForTheFirstLine(_Broken):
+    """Waits a fixed 5 s for the CLI's first line, whatever the request's timeout."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=_WaitsForFirstLine)

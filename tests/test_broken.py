@@ -11,10 +11,11 @@ CASES = {
     # A zombie is a harness left behind: every scenario that checks for one catches it.
     "NoReap": {
         *("EH-1.1", "EH-2.2", "AG-D6.1", "AG-D6.2"),
-        *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9", "AG-H13"),
+        *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9", "AG-H13", "AG-H16"),
+        "AG-H17",
     },
     "SignalsOnlyTheChild": {"AG-D6.1"},
-    "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5"},
+    "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5", "AG-H17"},
     "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5"},
     "CountsToolResults": {"RP-3.1", "AG-D1.1", "AG-D1.2", "AG-D3.1", "AG-D3.2"},
     "IgnoresWorkingDir": {"RP-5.1"},
@@ -40,6 +41,10 @@ CASES = {
     # Values checked on a request that failed for another reason prove nothing: RP-3.2's
     # "tool_calls 0" fails too, since the turn completed and the request did not succeed.
     "RequiresSessionId": {"EH-3.1", "EH-4.1", "RP-2.3", "RP-3.1", "RP-3.2"},
+    "StopsAtUnknownShapes": {"AG-H14"},
+    "HidesAnUnfinishedTurn": {"AG-H15"},
+    "KeepsAllStderr": {"AG-H16"},
+    "WaitsForTheFirstLine": {"AG-H17"},
 }
 
 

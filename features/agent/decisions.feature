@@ -278,8 +278,8 @@ Feature: Agent decisions where the seeds are silent
       And neither the harness nor its grandchild is left running
 
     @req:AG-D6.1
-    Scenario: A harness that exits while its grandchild holds stdout open
-      Given an agent for the "claude" backend with a timeout of 100 seconds
+    Scenario Outline: A harness that exits while its grandchild holds stdout open
+      Given an agent for the "<backend>" backend with a timeout of 100 seconds
       And the harness answers "finished", starts a grandchild that holds stdout open, and exits
       When the agent answers "Hello"
       Then the response has:
@@ -288,6 +288,11 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
 
     # A tool may start a process in a session of its own: Claude Code's Bash tool runs each
     # command in its own process group, so `nohup cmd &` there outlives both the CLI and a

@@ -171,6 +171,99 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | claude  |
         | codex   |
 
+  Rule: A line of a shape no version printed yet is skipped, and the request goes on
+    The CLIs add event types, system subtypes, item types and content blocks from one release
+    to the next; one SDK ended the whole request on the first line whose shape it did not
+    know. A line that is valid JSON of an unknown shape carries nothing the agent needs: it
+    is skipped like any other line without an event, and the turn is answered as if it were
+    not there.
+
+    @req:AG-H14
+    Scenario Outline: Lines of unknown shapes between the events of a turn
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness prints lines of shapes no version printed yet, then answers "still here"
+      When the agent answers "Hello"
+      Then the response has:
+        | key        | value        |
+        | status     | 0            |
+        | message    | "still here" |
+        | tool_calls | 0            |
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: A stream that ends before the turn completed is not a plain success
+    Claude Code ends every turn with a `result` line and Codex with `turn.completed`. A stream
+    that stops before that and exits 0 (a crash that still exits 0, output cut by a wrapper
+    script, a killed pipe) looks like success to a wrapper that trusts the exit code, and the
+    caller takes half an answer for a whole one. Seed 001 requires status 0 for a CLI that
+    printed nothing and exited 0 ("Empty Response"), so the agent may answer status 0 with the
+    text so far, but then its `warnings` say that the turn did not complete; or it fails the
+    request with an error that says so. Either way the caller is told, in any words that say
+    it ("did not complete", "no result", "before the turn finished", "ended early").
+
+    @req:AG-H15
+    Scenario Outline: The CLI prints part of an answer and exits 0 without ending the turn
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness prints "half an ans" and exits with code 0 before the turn completes
+      When the agent answers "Hello"
+      Then the response keeps "half an ans" or fails, and says the turn did not complete
+      And the answer came within the timeout plus the grace period
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: A flood on stderr is cut to its tail, and the tail reaches the answer
+    A CLI in a crash loop, or with debug logging on, can print hundreds of megabytes on
+    stderr. Keeping it all costs the wrapper its memory; dropping it all leaves the user with
+    "exit code 1" and no cause. The agent keeps a bounded tail of stderr: the answer's error
+    carries the last line the CLI wrote there, and is at most 64 KiB however much came before.
+
+    @req:AG-H16
+    Scenario Outline: 64 MiB on stderr, then a failure
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness writes 67108864 bytes to stderr, then "fatal: disk quota exceeded", and exits with code 1
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response error contains "fatal: disk quota exceeded" and is at most 65536 bytes
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
+  Rule: A CLI silent from its start is bounded by the request's own timeout
+    A CLI can hang before it prints anything: a lock on its session file, a network call at
+    start-up, a prompt for a login nobody will answer. Some wrappers wait a fixed time for
+    the first line (the Claude SDKs wait 60 s for their handshake) whatever the request's
+    timeout. The request's timeout bounds the whole run, the start included: the answer is a
+    timeout (status 3) within the timeout plus the grace period.
+
+    @req:AG-H17
+    Scenario Outline: The CLI starts and prints nothing, ever
+      Given an agent for the "<backend>" backend with a timeout of 10 seconds
+      And the harness prints nothing and never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
   Rule: A failure fails the request, whether the stream or the exit code reports it
     Exit codes and streams disagree in both directions. Claude Code exits 0 after an API
     failure it reports as an error result, and Codex can exit 0 after `turn.failed`; a wrapper

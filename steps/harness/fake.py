@@ -145,7 +145,8 @@ class Harness:
         self.write(b'{"type":"agent-tck.deep","data":' + b"[" * depth + b"]" * depth + b"}\n")
 
     def op_err_bytes(self, size: int) -> None:
-        sys.stderr.buffer.write(b"e" * size)
+        for start in range(0, size, BLOCK):
+            sys.stderr.buffer.write(b"e" * min(BLOCK, size - start))
         sys.stderr.flush()
 
     def op_err(self, text: str) -> None:
