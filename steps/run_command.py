@@ -176,7 +176,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     partial = selected or bool(args.component)
     total = len(registry.load()) if partial else None
-    print(verdicts.summary(folded, ok, total), file=out)
+    print(verdicts.summary(folded, ok, total, baseline), file=out)
     return 0 if ok else 1
 
 

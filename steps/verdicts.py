@@ -162,9 +162,11 @@ def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None) -> str:
+def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None,
+            expected: Iterable[str] = ()) -> str:
     """The one-line verdict. A partial run (`total`: the registry's size, given when the user
-    chose components or scenarios) never says a bare CONFORMANT: it says how much it judged."""
+    chose components or scenarios) never says a bare CONFORMANT: it says how much it judged.
+    Failures excused by a baseline (`expected`) are named as such, never as "no MUST failed"."""
     counts: dict[str, int] = {}
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
@@ -174,6 +176,8 @@ def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None) -> s
     judged = len(verdicts) - counts.get(NOT_RUN, 0)
     if not ok:
         outcome = f"NOT CONFORMANT ({parts})"
+    elif any(v.req.id in set(expected) and v.verdict in (FAILED, ERRORED) for v in verdicts):
+        outcome = f"no failure beyond the baseline ({parts})"
     else:
         outcome = "all passed" if judged == counts.get(PASSED, 0) else f"no MUST failed ({parts})"
     return (f"PARTIAL: {judged} of {total} requirements judged, {outcome}; "

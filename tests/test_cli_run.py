@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from steps import registry
@@ -39,12 +40,23 @@ def test_a_broken_implementation_is_not_conformant() -> None:
     )
     assert code == 1
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:-1]}
-    assert rows["RP-5.1"] == ["MUST", "failed", "1/1"]
+    assert rows["RP-5.1"] == ["MUST", "failed", "2/2"]  # once per backend
     assert rows["RP-1.1"] == ["MUST", "not", "run", "0/0"]  # deselected by -k
     agent = sum(r.component == "agent" for r in registry.load().values())
     assert out.splitlines()[-1] == (f"PARTIAL: 2 of {TOTAL} requirements judged, NOT CONFORMANT "
                                     f"(1 failed, {agent - 2} not run, 1 passed); "
                                     "the rest were not judged")
+
+
+def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n")
+    argv = ("--impl", "python:tests.broken:IgnoresWorkingDir", "--component", "agent",
+            "-k", "working_directory", "--baseline", str(baseline))
+    code, out, _ = run(*argv)
+    assert code == 0
+    assert "no failure beyond the baseline (1 failed" in out.splitlines()[-1]
+    assert "no MUST failed" not in out
 
 
 def test_should_failures_fail_only_a_strict_run() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 
+from steps import registry, reports
 from steps.paths import ROOT
 from tests.runsuite import verdicts_for
 
@@ -19,3 +21,15 @@ def test_node_codex_parser_passes_codex_parse_line_and_nothing_else_applies() ->
     passed = sorted(rid for rid, v in verdicts.items() if v == "passed")
     assert passed == ["BK-CX.1", "BK-CX.2", "BK-CX.3", "BK-CX.4", "BK-CX.5"]
     assert {v for rid, v in verdicts.items() if rid not in passed} == {"not applicable"}
+
+
+def test_the_claude_agent_sdk_example_fails_exactly_its_baseline() -> None:
+    """The official Python Claude SDK behind its example adapter: every failure is one the
+    baseline names with the SDK's real defect, and every baselined failure still happens."""
+    pytest.importorskip("claude_agent_sdk")
+    folder = ROOT / "examples" / "claude-agent-sdk"
+    verdicts = verdicts_for(f"{sys.executable} {folder / 'adapter.py'}", ["agent"],
+                            adapter_timeout=30)
+    expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
+    assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
+    assert verdicts["RP-1.1"] == "passed" and verdicts["RP-1.2"] == "not applicable"
