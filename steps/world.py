@@ -17,6 +17,7 @@ from typing import Any
 from steps.drivers import Driver, RequestResult
 from steps.exceptions import SuiteError
 from steps.harness.script import Script, install, read_record, write_script
+from steps.realcli.options import OPTIONS_FILE
 from steps.realcli.shapes import off_schema
 
 
@@ -44,7 +45,8 @@ class HarnessRig:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
         strays = {"strays": str(self.strays)} if self.strays else {}
-        write_script(self.script_path, script, rig=self.token, **strays)
+        write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
+                     **strays)
 
     def close(self) -> None:
         (self.root / "closed").touch()

@@ -13,6 +13,11 @@ left open, and after the script the harness keeps answering until stdin closes.
 A harness started after its scenario ended (the rig wrote `closed` beside the record) is a
 straggler: it plays nothing and records itself in the session's stray log (the script's
 `strays`), which the suite reports as an error of the suite.
+An argv the real CLI refuses (an unknown option, a missing value, a value outside the
+option's choices, an extra positional argument of `codex exec`) is refused the same way:
+the real CLI's message on stderr and its exit code (claude 1, codex 2), after the start is
+recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
+CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
   {"what": "stdin", "data"}            once stdin reached end of file
   {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
 Script steps (a JSON list), each an object with one key:
@@ -67,6 +72,11 @@ class Harness:
         self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.stdin_read = False
         self.stdin_data = ""
+        options = script.get("cli_options")
+        self.cli_options: dict[str, Any] = {}
+        if options:
+            with open(options, encoding="utf-8") as file:
+                self.cli_options = json.load(file)["commands"]
 
     def note(self, **entry: Any) -> None:
         os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
@@ -96,6 +106,12 @@ class Harness:
             pgid=os.getpgrp(),
             env=env,
         )
+        refused = refusal(name, argv, self.cli_options)
+        if refused is not None:
+            code, message = refused
+            self.note(what="refused", code=code, message=message)
+            sys.stderr.write(message)
+            return code
         for step in self.steps:
             ((op, arg),) = step.items()
             result = getattr(self, "op_" + op)(arg)
@@ -239,6 +255,89 @@ class Harness:
 
     def op_exit(self, code: int) -> int:
         return code
+
+
+def refusal(name: str, argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
+    """(exit code, stderr) as the real CLI refuses `argv`; None when it takes it."""
+    if name == "claude" and "claude" in commands:
+        return _commander(argv, commands["claude"])
+    if name == "codex" and argv[:1] == ["exec"] and "codex exec" in commands:
+        return _clap(argv[1:], commands)
+    return None
+
+
+def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {n: option for option in command["options"] for n in option["names"]}
+
+
+def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | None:
+    """claude's parser (commander.js): options anywhere, a required value is the next word."""
+    options, i = _table(command), 0
+    while i < len(argv):
+        arg, i = argv[i], i + 1
+        if arg == "--":
+            return None
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, eq, value = arg.partition("=")
+        option = options.get(name)
+        if option is None:
+            return 1, f"error: unknown option '{name}'\n"
+        kind, flags = option["value"], option["flags"]
+        if kind == "none":
+            continue
+        if not eq:
+            takes = kind != "optional" or (i < len(argv) and not argv[i].startswith("-"))
+            if kind != "optional" and i >= len(argv):
+                return 1, f"error: option '{flags}' argument missing\n"
+            value, i = (argv[i], i + 1) if takes else ("", i)
+        while kind == "variadic" and i < len(argv) and not argv[i].startswith("-"):
+            i += 1
+        if option["choices"] and value and value not in option["choices"] + option["unlisted"]:
+            allowed = ", ".join(option["choices"])
+            return 1, (f"error: option '{flags}' argument '{value}' is invalid. "
+                       f"Allowed choices are {allowed}.\n")
+    return None
+
+
+CLAP_HINT = "\nFor more information, try '--help'.\n"
+
+
+def _clap(argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
+    """codex exec's parser (clap): `resume` as the first positional is the subcommand."""
+    command, positionals, i = "codex exec", [], 0
+    while i < len(argv):
+        arg, i = argv[i], i + 1
+        if arg == "--":
+            positionals += argv[i:]
+            break
+        if not arg.startswith("-") or arg == "-":
+            if command == "codex exec" and not positionals and arg == "resume":
+                command = "codex exec resume"
+            else:
+                positionals.append(arg)
+            continue
+        name, eq, value = arg.partition("=")
+        option = _table(commands[command]).get(name)
+        if option is None:
+            usage = "\n".join(commands[command]["usage"])
+            return 2, (f"error: unexpected argument '{name}' found\n\n  tip: to pass '{name}' "
+                       f"as a value, use '-- {name}'\n\n{usage}\n{CLAP_HINT}")
+        if option["value"] == "none":
+            continue
+        if not eq:
+            if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                return 2, (f"error: a value is required for '{option['flags']}' but none was "
+                           f"supplied\n{CLAP_HINT}")
+            value, i = argv[i], i + 1
+        if option["choices"] and value not in option["choices"]:
+            return 2, (f"error: invalid value '{value}' for '{option['flags']}'\n  [possible "
+                       f"values: {', '.join(option['choices'])}]\n{CLAP_HINT}")
+    limit = 2 if command == "codex exec resume" else 1
+    if len(positionals) > limit:
+        usage = "\n".join(commands[command]["usage"])
+        return 2, f"error: unexpected argument '{positionals[limit]}' found\n\n{usage}\n{CLAP_HINT}"
+    return None
 
 
 def _option(argv: list[str], name: str) -> str | None:

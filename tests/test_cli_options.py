@@ -1,0 +1,99 @@
+"""The fake harness refuses what the pinned real CLIs refuse, as they do (fixtures/cli-options.json).
+
+The unit tests read the checked-in option table; the fidelity tests run the real CLIs (in a
+loopback-only namespace, stdin empty) on the same argvs and compare exit code and message.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from steps.harness.fake import refusal
+from steps.realcli import clis, isolation
+from steps.realcli.options import OPTIONS_FILE, measure, run_real
+
+COMMANDS = json.loads(OPTIONS_FILE.read_text(encoding="utf-8"))["commands"]
+
+# What the SDKs and the reference pass: every one is taken.
+TAKEN = {
+    "claude": [
+        ["-p", "--output-format", "stream-json", "--verbose", "--", "--help"],
+        ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+         "--system-prompt", "", "--setting-sources", "", "--permission-mode", "default",
+         "--max-turns", "3", "--model", "sonnet", "--include-partial-messages",
+         "--mcp-config", "{}", "--resume", "s-1", "--permission-prompt-tool", "stdio"],
+        ["-p", "--allowedTools", "Bash", "Read", "--output-format=stream-json", "--verbose"],
+    ],
+    "codex": [
+        ["exec", "--json", "--skip-git-repo-check", "-m", "gpt-5", "-"],
+        ["exec", "--experimental-json", "--cd", "/tmp", "--skip-git-repo-check", "--sandbox",
+         "workspace-write", "-c", "model_reasoning_effort=high", "--model", "gpt-5"],
+        ["exec", "--json", "--skip-git-repo-check", "resume", "019c7199-0000", "-"],
+    ],
+}
+REFUSED = {
+    "claude": [
+        ["-p", "--bogus-option", "x"],
+        ["-p", "--model"],
+        ["-p", "--permission-mode", "yolo", "hi"],
+        ["-p", "--output-format=bogus", "hi"],
+    ],
+    "codex": [
+        ["exec", "--bogus-option", "x"],
+        ["exec", "--sandbox", "bogus", "hi"],
+        ["exec", "--model"],
+        ["exec", "-c"],
+        ["exec", "resume", "--bogus"],
+        ["exec", "--json", "one", "two"],
+    ],
+}
+
+
+@pytest.mark.parametrize(("name", "argv"), [(n, a) for n, argvs in TAKEN.items() for a in argvs])
+def test_what_the_sdks_pass_is_taken(name: str, argv: list[str]) -> None:
+    assert refusal(name, argv, COMMANDS) is None
+
+
+def test_refusals_have_the_real_clis_words_and_exit_codes() -> None:
+    assert refusal("claude", ["-p", "--bogus"], COMMANDS) == (
+        1, "error: unknown option '--bogus'\n")
+    assert refusal("claude", ["--permission-mode", "yolo"], COMMANDS) == (
+        1, "error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices "
+           "are acceptEdits, auto, bypassPermissions, manual, dontAsk, plan.\n")
+    code, message = refusal("codex", ["exec", "--sandbox", "x"], COMMANDS) or (0, "")
+    assert code == 2 and message.startswith(
+        "error: invalid value 'x' for '--sandbox <SANDBOX_MODE>'\n  [possible values: read-only,")
+    code, message = refusal("codex", ["exec", "resume", "--bogus"], COMMANDS) or (0, "")
+    assert code == 2 and "Usage: codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]" in message
+
+
+needs_real = pytest.mark.skipif(
+    isolation.problem() is not None or any(map(clis.not_installed, ("claude", "codex"))),
+    reason="not run: the real CLIs or network isolation are not available here")
+PARSE_ERRORS = ("unknown option", "argument missing", "is invalid", "unexpected argument",
+                "a value is required", "invalid value")
+
+
+@needs_real
+@pytest.mark.parametrize(("name", "argv"),
+                         [(n, a) for n, argvs in REFUSED.items() for a in argvs])
+def test_the_fake_refuses_as_the_real_cli_does(name: str, argv: list[str]) -> None:
+    real = run_real(name, *argv, timeout=30)
+    assert refusal(name, argv, COMMANDS) == (real.returncode, real.stderr)
+
+
+@needs_real
+@pytest.mark.parametrize(("name", "argv"), [(n, a) for n, argvs in TAKEN.items() for a in argvs])
+def test_the_real_cli_takes_what_the_fake_takes(name: str, argv: list[str]) -> None:
+    """Stdin is empty and the network is loopback alone: the real CLI fails later, never on
+    its command line."""
+    real = run_real(name, *argv, timeout=60)
+    assert not any(error in real.stderr for error in PARSE_ERRORS), real.stderr[:500]
+
+
+@needs_real
+def test_the_option_table_is_the_pinned_clis_own() -> None:
+    assert json.loads(OPTIONS_FILE.read_text(encoding="utf-8")) == measure(), (
+        f"{OPTIONS_FILE} is stale: run `python -m steps.realcli.options`")
