@@ -1,7 +1,8 @@
-"""The fake harness refuses what the pinned real CLIs refuse, as they do (fixtures/cli-options.json).
+"""The fake harness refuses what the pinned real CLIs refuse, as they do.
 
-The unit tests read the checked-in option table; the fidelity tests run the real CLIs (in a
-loopback-only namespace, stdin empty) on the same argvs and compare exit code and message.
+The unit tests read the checked-in option table (fixtures/cli-options.json); the fidelity
+tests run the real CLIs (in a loopback-only namespace, stdin empty) on the same argvs and
+compare exit code and message.
 """
 
 from __future__ import annotations
