@@ -112,8 +112,13 @@ class _Fold:
 
     def response(self, status: Status, error: str | None) -> dict[str, Any]:
         message = self.final if self.final is not None else "".join([*self.texts, *self.recent])
+        if error and self.completed and self.error is None and message:
+            # The turn completed, then the CLI failed: the answer is not lost with the exit.
+            message = f"{error.splitlines()[0]}\nThe turn's answer: {message}"
+        elif error:
+            message = error.splitlines()[0]
         return {
-            "message": error.splitlines()[0] if error else message,
+            "message": message,
             "status": int(status),
             "backend": self.backend,
             "tool_calls": len(self.tool_ids) + self.anonymous_tools,

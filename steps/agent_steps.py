@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -652,3 +653,16 @@ def error_tail(world: AgentWorld, text: str, size: int) -> None:
     error = str(world.response.get("error"))
     assert text in error, f"the error does not carry {text!r}: {error[-200:]!r}"
     assert len(error.encode()) <= size, f"the error is {len(error.encode())} bytes"
+
+
+@when("the agent is created")
+def agent_created(world: AgentWorld) -> None:
+    started = time.monotonic()
+    world.ensure_agent()
+    world.elapsed = time.monotonic() - started
+
+
+@then(parsers.parse("it was created within {seconds:g} real seconds"))
+def created_within(world: AgentWorld, seconds: float) -> None:
+    assert world.elapsed is not None and world.elapsed <= seconds, (
+        f"creating the agent took {world.elapsed:.1f} s")

@@ -364,3 +364,15 @@ def harness_stderr_flood_then_fails(world: AgentWorld, size: int, last: str, cod
 @given("the harness prints nothing and never finishes")
 def harness_silent(world: AgentWorld) -> None:
     world.new_script().add("sleep", 10_000)
+
+
+@given("every run of the harness hangs")
+def harness_always_hangs(world: AgentWorld) -> None:
+    world.new_script().add("sleep_real", 10_000)
+    world.rig.use(world.new_script())  # from now on, before any agent exists
+
+
+@then("no harness started for it is left running")
+def no_harness_left(world: AgentWorld) -> None:
+    running = still_running([start["pid"] for start in world.rig.starts()])
+    assert not running, f"harnesses still running (pid: state): {running}"

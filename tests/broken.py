@@ -401,7 +401,9 @@ class RewordsItsMessages(_Broken):
 
         def reworded(message: str, session_id: str | None) -> dict[str, Any]:
             response = run(message, session_id)
-            text = str(response.get("message"))
+            if response.get("error") is None:
+                return response
+            text, _, answer = str(response.get("message")).partition("\n")
             backend = agent.config.backend
             if "is not executable" in text:
                 text = f"Permission denied: {backend!r}"
@@ -409,7 +411,8 @@ class RewordsItsMessages(_Broken):
                 text = f"spawn {backend} ENOENT"
             elif "after the turn completed" in text:
                 text = f"exit status 1 from {backend} once its turn had finished"
-            response["message"] = response["error"] = text
+            response["error"] = text
+            response["message"] = f"{text}\n{answer}" if answer else text
             return response
 
         agent._run = reworded  # type: ignore[method-assign]
@@ -589,3 +592,24 @@ class WaitsForTheFirstLine(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.run_process = functools.partial(run_process, supervisor=_WaitsForFirstLine)
+
+
+class DropsTheAnswerOnExit(_Broken):
+    """After a completed turn and a failing exit, answers with the failure alone."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def forgetful(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            response["message"] = str(response.get("message")).split("\n")[0]
+            return response
+
+        agent._run = forgetful  # type: ignore[method-assign]
+
+
+class ProbesTheCliAtCreation(_Broken):
+    """Runs the CLI once when created (a login check), waiting for it like any request."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent._run("probe", None)

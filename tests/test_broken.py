@@ -45,6 +45,8 @@ CASES = {
     "HidesAnUnfinishedTurn": {"AG-H15"},
     "KeepsAllStderr": {"AG-H16"},
     "WaitsForTheFirstLine": {"AG-H17"},
+    "DropsTheAnswerOnExit": {"AG-H9"},
+    "ProbesTheCliAtCreation": {"AG-H18"},
 }
 
 

@@ -264,6 +264,26 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | claude  |
         | codex   |
 
+  Rule: Creating an agent never waits on the CLI
+    A wrapper that runs the CLI when an agent is created (a version query, a login check)
+    holds up its caller for as long as the CLI takes, and forever when the CLI hangs: the
+    service never comes up. Creating an agent answers at once whatever the CLI does; anything
+    it runs then is bounded and left running by nobody. "At once" is 5 real seconds here, far
+    above what creating takes, so that a busy machine fails nothing.
+
+    @req:AG-H18
+    Scenario Outline: The CLI hangs on every run while the agent is created
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And every run of the harness hangs
+      When the agent is created
+      Then it was created within 5 real seconds
+      And no harness started for it is left running
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+
   Rule: A failure fails the request, whether the stream or the exit code reports it
     Exit codes and streams disagree in both directions. Claude Code exits 0 after an API
     failure it reports as an error result, and Codex can exit 0 after `turn.failed`; a wrapper
@@ -273,7 +293,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     return code, the agent must report the error") and decision D-4 make that a failure too:
     status 1. Its message gives the exit code and says the turn had completed (in any words
     that say so: "completed", "finished"), so a caller can tell "failed after the work was
-    done" from "failed before" and need not blindly retry edits already made.
+    done" from "failed before" and need not blindly retry edits already made; and it still
+    carries the turn's answer, which the exit code must not take away.
 
     @req:AG-H8
     Scenario Outline: An error result, then exit code 0
@@ -298,6 +319,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
       When the agent answers "Hello"
       Then the response status is 1
       And the response message gives exit code 1 and says the turn had completed
+      And the response message contains "the work is done"
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY
