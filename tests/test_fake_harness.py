@@ -142,3 +142,18 @@ def test_the_builders_lines_pass_and_a_line_no_cli_prints_is_an_error_of_the_sui
         line["item"]["text"] = 4
     with pytest.raises(SuiteError, match=r"'uuid' is a required property|4 is not of type"):
         rig.use(Script(backend).line(line))
+
+
+def test_codex_works_in_its_cd_directory_and_refuses_a_missing_one(tmp_path: Path) -> None:
+    rig = HarnessRig(tmp_path / "rig")
+    rig.use(Script("codex").init().done())
+    work = tmp_path / "work"
+    work.mkdir()
+    codex = str(rig.bin / "codex")
+    argv = [codex, "exec", "--json", "--skip-git-repo-check", "--cd", str(work), "-"]
+    done = subprocess.run(argv, input=b"hi", capture_output=True, timeout=30, check=False)
+    assert done.returncode == 0 and rig.last_start()["cwd"] == str(work)
+    argv[argv.index(str(work))] = str(tmp_path / "nowhere")
+    done = subprocess.run(argv, input=b"hi", capture_output=True, timeout=30, check=False)
+    assert (done.returncode, done.stderr) == (1, b"Error: No such file or directory (os error 2)\n")
+    assert done.stdout == b""

@@ -14,7 +14,8 @@ A harness started after its scenario ended (the rig wrote `closed` beside the re
 straggler: it plays nothing and records itself in the session's stray log (the script's
 `strays`), which the suite reports as an error of the suite.
 An argv the real CLI refuses (an unknown option, a missing value, a value outside the
-option's choices, an extra positional argument of `codex exec`) is refused the same way:
+option's choices, an extra positional argument of `codex exec`, a `--cd` directory that does
+not exist) is refused the same way:
 the real CLI's message on stderr and its exit code (claude 1, codex 2), after the start is
 recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
 CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
@@ -96,6 +97,13 @@ class Harness:
             for k, v in os.environ.items()
             if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)
         }
+        # `codex exec --cd DIR` works in DIR, as the real codex does (the Codex SDK passes it).
+        workdir = (_option(argv, "--cd") or _option(argv, "-C")) if name == "codex" else None
+        try:
+            if workdir:
+                os.chdir(workdir)
+        except OSError:
+            workdir = "missing"
         self.note(
             what="start",
             rig=self.rig,
@@ -107,6 +115,8 @@ class Harness:
             env=env,
         )
         refused = refusal(name, argv, self.cli_options)
+        if refused is None and workdir == "missing":
+            refused = 1, "Error: No such file or directory (os error 2)\n"
         if refused is not None:
             code, message = refused
             self.note(what="refused", code=code, message=message)
