@@ -1,7 +1,8 @@
 """`agent-tck`: run the conformance suite, convert spec documents, and the reference's tools.
 
-`serve` and `ask` (and `validate`) are the reference implementation's own commands: this entry
-point only forwards their argv to `reference.<...>.cli.main`, looked up by name.
+One table, `COMMANDS`, names every subcommand with its one-line help and its handler.
+`validate`, `serve` and `ask` are the reference implementation's own commands: their argv is
+forwarded whole to `reference.<...>.cli.main`, which parses it (and answers `--help`).
 
 Every command takes its streams as arguments (`main(argv, stdout, stderr)`), so it is tested
 without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid, 2 usage
@@ -11,7 +12,10 @@ or setup error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
@@ -22,16 +26,45 @@ USAGE_ERROR = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+        raise UsageError(message, usage=self.format_usage())
+
+
+def _forward_validate(argv: list[str], out: TextIO, err: TextIO) -> int:
+    from reference.pipeline.cli import main as validate
+
+    return validate(argv, out, err)
+
+
+def _forward_dds(command: str) -> Callable[[list[str], TextIO, TextIO], int]:
+    def forward(argv: list[str], out: TextIO, err: TextIO) -> int:
+        from reference.dds.cli import main as dds
+
+        return dds([command, *argv], out, err)
+
+    return forward
+
+
+# Subcommands whose argv goes whole to the reference's own command line.
+FORWARDED: dict[str, tuple[str, Callable[[list[str], TextIO, TextIO], int]]] = {
+    "validate": ("validate rspec pipeline YAML contracts (docs/pipeline.md)", _forward_validate),
+    "serve": ("serve a reference agent over DDS (docs/dds.md)", _forward_dds("serve")),
+    "ask": ("send one request to agents served over DDS (docs/dds.md)", _forward_dds("ask")),
+}
+
+
+def version() -> str:
+    try:
+        return metadata.version("agent-tck")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agent-tck", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, what in (
-        ("serve", "serve a reference agent over DDS (docs/dds.md)"),
-        ("ask", "send one request to agents served over DDS"),
-    ):
+    parser.add_argument("--version", action="version", version=f"agent-tck {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
+    for name, (what, _) in FORWARDED.items():
         sub.add_parser(name, help=what, add_help=False)
     from steps import run_command
 
@@ -74,33 +107,46 @@ def main(
     argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in FORWARDED:
+        return FORWARDED[words[0]][1](words[1:], out, err)
     try:
-        args = build_parser().parse_args(argv)
-        if args.command == "run":
-            from steps import run_command
-
-            return run_command.run(args, out, err)
-        if args.command == "smoke":
-            from steps.smoke import smoke
-
-            return smoke(args.impl, out, args.timeout)
-        if args.command == "record":
-            from steps.realcli.record import record_command
-
-            return record_command(
-                args.backend, args.script, args.out, args.prompt, args.timeout, out
-            )
-        if args.command == "install-clis":
-            from steps.realcli.report import install_clis
-
-            return install_clis(args.dir, out)
-        return _gherkin(args, out)
+        with contextlib.redirect_stdout(out):  # --help and --version go to the caller's stream
+            args = build_parser().parse_args(words)
+        return HANDLERS[args.command](args, out, err)
+    except SystemExit as exc:  # --help, --version
+        return int(exc.code or 0)
     except TckError as exc:
-        print(f"agent-tck: error: {exc}", file=err)
+        usage = exc.usage if isinstance(exc, UsageError) else ""
+        print(f"{usage}agent-tck: error: {exc}", file=err)
         return USAGE_ERROR
 
 
-def _gherkin(args: argparse.Namespace, out: TextIO) -> int:
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from steps import run_command
+
+    return run_command.run(args, out, err)
+
+
+def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from steps.smoke import smoke
+
+    return smoke(args.impl, out, args.timeout)
+
+
+def _record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from steps.realcli.record import record_command
+
+    return record_command(args.backend, args.script, args.out, args.prompt, args.timeout, out)
+
+
+def _install(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from steps.realcli.report import install_clis
+
+    return install_clis(args.dir, out)
+
+
+def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from steps.gherkin import convert_file, read_manifest
 
     pairs = read_manifest(args.manifest) if args.manifest else []
@@ -115,6 +161,12 @@ def _gherkin(args: argparse.Namespace, out: TextIO) -> int:
     for src, prefix in pairs:
         print(convert_file(src, args.out, prefix), file=out)
     return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
+    "run": _run, "smoke": _smoke, "record": _record, "install-clis": _install,
+    "gherkin": _gherkin,
+}
 
 
 if __name__ == "__main__":

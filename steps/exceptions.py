@@ -27,7 +27,12 @@ class DriverError(TckError):
 
 
 class UsageError(TckError):
-    """The command line asks for something impossible."""
+    """The command line asks for something impossible. `usage`: the command's usage line(s),
+    printed before the message."""
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class SuiteError(TckError):

@@ -72,10 +72,12 @@ def test_usage_errors_exit_2_naming_the_value() -> None:
                           ("--adapter-timeout", "inf"), ("--adapter-timeout", "-1"),
                           ("--adapter-timeout", "1e300")):
         code, _, err = run(option, value)
-        assert (code, err) == (2, f"agent-tck: error: argument {option}: must be a positive "
-                                  f"number of seconds up to 604800, got {value!r}\n")
+        assert code == 2 and err.startswith("usage: agent-tck run ")
+        assert err.endswith(f"agent-tck: error: argument {option}: must be a positive number "
+                            f"of seconds up to 604800, got {value!r}\n")
     code, _, err = run("--time-scale", "fast")
-    assert (code, err) == (2, "agent-tck: error: argument --time-scale: not a number: 'fast'\n")
+    assert code == 2
+    assert err.endswith("agent-tck: error: argument --time-scale: not a number: 'fast'\n")
     code, _, err = run("--impl", "python:no.such.module:X")
     assert code == 2 and "cannot load 'no.such.module:X'" in err
 
