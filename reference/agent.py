@@ -67,6 +67,32 @@ class AgentConfig:
             seconds(name, getattr(self, name))
         if self.working_dir is not None and not os.path.isdir(self.working_dir):
             raise ConfigError(f"working_dir {self.working_dir!r} is not a directory")
+        env = self.env if self.env is not None else {}
+        if not isinstance(env, Mapping):
+            raise ConfigError(f"env must map variable names to values, not {env!r:.80}")
+        for name, value in env.items():
+            _check_variable("env", name)
+            if not isinstance(value, str) or "\0" in value:
+                raise ConfigError(f"env: the value of {name!r} must be a string without NUL, "
+                                  f"not {value!r:.80}")
+        if isinstance(self.strip_env, str) or not isinstance(self.strip_env, (list, tuple)):
+            raise ConfigError(f"strip_env must be a list of names, not {self.strip_env!r:.80}")
+        for name in self.strip_env:
+            _check_variable("strip_env", name)
+        both = sorted(set(env) & set(self.strip_env))
+        if both:
+            raise ConfigError(f"env sets and strip_env removes the same variable(s): "
+                              f"{', '.join(both)}; name each in one of them")
+        for arg in self.extra_args:
+            if not isinstance(arg, str) or "\0" in arg:
+                raise ConfigError(f"extra_args: {arg!r:.80} must be a string without NUL")
+
+
+def _check_variable(where: str, name: object) -> None:
+    """An environment variable name: a non-empty string without '=' or NUL."""
+    if not isinstance(name, str) or not name or "=" in name or "\0" in name:
+        raise ConfigError(f"{where}: {name!r:.80} is not an environment variable name "
+                          "(a non-empty string without '=' or NUL)")
 
 
 @dataclass

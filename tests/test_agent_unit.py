@@ -143,3 +143,26 @@ def test_many_text_lines_make_one_message_in_order(rig: tuple[Path, Path, Path])
     write_script(script_path, script.done())
     response = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)})).process("hi")
     assert response["message"] == "".join(f"{i}," for i in range(2 * JOIN_TEXTS + 5))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"env": {"ANTHROPIC_API_KEY": "k"}, "strip_env": ["ANTHROPIC_API_KEY"]},
+         "env sets and strip_env removes the same variable(s): ANTHROPIC_API_KEY"),
+        ({"env": {"A=B": "x"}}, "env: 'A=B' is not an environment variable name"),
+        ({"env": {"": "x"}}, "env: '' is not an environment variable name"),
+        ({"env": {"A": "x\0y"}}, "env: the value of 'A' must be a string without NUL"),
+        ({"env": {"A": 3}}, "env: the value of 'A' must be a string without NUL, not 3"),
+        ({"env": ["A"]}, "env must map variable names to values, not ['A']"),
+        ({"strip_env": "OPENAI_API_KEY"}, "strip_env must be a list of names"),
+        ({"strip_env": ["X\0"]}, "strip_env: 'X\\x00' is not an environment variable name"),
+        ({"extra_args": ["--ok", "bad\0"]}, "extra_args: 'bad\\x00' must be a string"),
+    ],
+)
+def test_bad_environment_settings_are_refused_at_creation(
+    settings: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        create_agent(**settings)
+    assert message in str(caught.value)
