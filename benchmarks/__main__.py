@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+from agent_tck.steps.paths import ROOT
 from benchmarks import parse_rate, requests, stream, suite
 from benchmarks.report import Row, machine, table
-from steps.paths import ROOT
 
 BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 VALIDATE = Row(

@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reference.agent import AgentConfig, CodingAgent  # noqa: E402
-from reference.dds.client import Client  # noqa: E402
+from agent_tck.reference.agent import AgentConfig, CodingAgent  # noqa: E402
+from agent_tck.reference.dds.client import Client  # noqa: E402
 
 TRIVIAL_CLAUDE = """#!/bin/sh
 cat >/dev/null
@@ -53,8 +53,8 @@ def served(count: int, domain: int, path: str) -> Iterator[list[str]]:
     env = {**os.environ, "PATH": path,
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     names = [f"bench-{os.getpid()}-{i}" for i in range(count)]
-    procs = [subprocess.Popen([sys.executable, "-m", "reference.dds", "serve", "--backend",
-                               "claude", "--name", name, "--domain", str(domain)],
+    procs = [subprocess.Popen([sys.executable, "-m", "agent_tck.reference.dds", "serve",
+                               "--backend", "claude", "--name", name, "--domain", str(domain)],
                               env=env, stdin=subprocess.DEVNULL) for name in names]
     try:
         yield names

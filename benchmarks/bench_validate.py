@@ -8,8 +8,8 @@ Both tools check the same files against the same schema (`metadata.schema.json`,
 the definitions it references into one file, since check-jsonschema would try to download
 `https://agent-tck.example/...`). agent-tck also runs its semantic rules and records source
 positions, which check-jsonschema does not. Timings are wall-clock, best of `--repeat`, for:
-agent-tck in-process (`reference.pipeline.cli.main`), agent-tck as a CLI
-(`python -m reference.pipeline validate`, one process for all files, as pre-commit runs it),
+agent-tck in-process (`reference.pipeline.cli.main`), agent-tck as a CLI (`python -m
+agent_tck.reference.pipeline validate`, one process for all files, as pre-commit runs it),
 and `check-jsonschema --schemafile bundle.json FILES...` (one process for all files).
 """
 
@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from reference.pipeline import cli
-from reference.pipeline.schemas import SCHEMA_DIR, schemas
+from agent_tck.reference.pipeline import cli
+from agent_tck.reference.pipeline.schemas import SCHEMA_DIR, schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,8 +84,8 @@ def ours_in_process(files: list[str]) -> int:
 
 
 def ours_cli(files: list[str]) -> int:
-    argv = [sys.executable, "-m", "reference.pipeline", "validate", "--contract", "metadata",
-            "--format", "json", *files]
+    argv = [sys.executable, "-m", "agent_tck.reference.pipeline", "validate", "--contract",
+            "metadata", "--format", "json", *files]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     return sum(1 for f in json.loads(done.stdout)["files"] if not f["valid"])

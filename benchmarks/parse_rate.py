@@ -12,10 +12,10 @@ import time
 import timeit
 from collections.abc import Callable
 
+from agent_tck.reference.backends.claude import ClaudeBackend
+from agent_tck.steps.harness.lines import Claude
 from benchmarks.report import Row
 from benchmarks.rig import turn
-from reference.backends.claude import ClaudeBackend
-from steps.harness.lines import Claude
 
 
 def lines() -> list[str]:

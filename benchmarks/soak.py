@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from reference.agent import create_agent
-from steps.harness.script import Script, install, read_record, write_script
-from steps.observe import still_running
+from agent_tck.reference.agent import create_agent
+from agent_tck.steps.harness.script import Script, install, read_record, write_script
+from agent_tck.steps.observe import still_running
 
 Behaviour = Callable[[Script], int]  # scripts the harness, returns the expected status
 

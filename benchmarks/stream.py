@@ -14,15 +14,15 @@ import sys
 import time
 from typing import Any
 
+from agent_tck.steps.world import HarnessRig
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env, harness, stream
-from steps.world import HarnessRig
 
 PROMPT = "List the files and look at the tests."
 
 
 def run_agent(rig: HarnessRig, backend: str) -> int:
-    from reference.agent import create_agent
+    from agent_tck.reference.agent import create_agent
 
     agent = create_agent(backend=backend, env={"PATH": rig.path()}, timeout=3600.0)
     response = agent.process(PROMPT)

@@ -16,20 +16,20 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from agent_tck.steps.paths import ROOT
+from agent_tck.steps.plugin import DEFAULT_TIME_SCALE
+from agent_tck.steps.run_command import pytest_args
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env
-from steps.paths import ROOT
-from steps.plugin import DEFAULT_TIME_SCALE
-from steps.run_command import pytest_args
 
-ADAPTER = f"{sys.executable} -m reference.adapter"
+ADAPTER = f"{sys.executable} -m agent_tck.reference.adapter"
 
 
 def agent_tck_run(*extra: str) -> tuple[float, str]:
     """Seconds and the summary line of `agent-tck run`."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "steps.cli", "run", *extra],
+        [sys.executable, "-m", "agent_tck.steps.cli", "run", *extra],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -84,7 +84,7 @@ def rows(repeats: int) -> list[Row]:
             t_in <= 15,
         ),
         Row(
-            "`agent-tck run --impl 'python -m reference.adapter'` vs in-process",
+            "`agent-tck run --impl 'python -m agent_tck.reference.adapter'` vs in-process",
             f"{t_ad:.1f} s",
             f"{t_in:.1f} s",
             f"{t_ad / t_in:.2f}x",

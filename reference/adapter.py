@@ -1,9 +1,9 @@
 """The reference's adapter: the agent-tck protocol (schemas/adapter/) over stdin/stdout.
 
-`python -m reference.adapter` reads one JSON request per line and writes one JSON response per
-line; `Adapter.handle` is the same dispatch without the pipes. Every response echoes the
-request's `seq`; a request the adapter cannot serve gets an `error` object, never a crash.
-Nothing but responses is written to stdout; diagnostics go to stderr.
+`python -m agent_tck.reference.adapter` reads one JSON request per line and writes one JSON
+response per line; `Adapter.handle` is the same dispatch without the pipes. Every response
+echoes the request's `seq`; a request the adapter cannot serve gets an `error` object, never
+a crash. Nothing but responses is written to stdout; diagnostics go to stderr.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from reference import __version__, commands
-from reference.agent import CodingAgent, NodeEvent, create_agent
-from reference.backends import BACKENDS, get_backend
-from reference.events import Event
-from reference.exceptions import AgentError
-from reference.pipeline import commands as pipeline_commands
+from agent_tck.reference import __version__, commands
+from agent_tck.reference.agent import CodingAgent, NodeEvent, create_agent
+from agent_tck.reference.backends import BACKENDS, get_backend
+from agent_tck.reference.events import Event
+from agent_tck.reference.exceptions import AgentError
+from agent_tck.reference.pipeline import commands as pipeline_commands
 
 PROTOCOL_VERSION = 1
 Handler = Callable[[dict[str, Any]], dict[str, Any]]

@@ -14,12 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.backends import Backend, RunOptions, get_backend
-from reference.events import Event
-from reference.exceptions import ConfigError, LaunchError
-from reference.limits import seconds
-from reference.status import State, Status
-from reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
+from agent_tck.reference.backends import Backend, RunOptions, get_backend
+from agent_tck.reference.events import Event
+from agent_tck.reference.exceptions import ConfigError, LaunchError
+from agent_tck.reference.limits import seconds
+from agent_tck.reference.status import State, Status
+from agent_tck.reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from reference.exceptions import AgentError, BlockedError, LaunchError, ResponsesError
-from reference.responses import parse_response
-from reference.runner import (
+from agent_tck.reference.exceptions import AgentError, BlockedError, LaunchError, ResponsesError
+from agent_tck.reference.responses import parse_response
+from agent_tck.reference.runner import (
     ClaudeRunner,
     LoopResult,
     MemorySession,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reference.exceptions import ConfigError
+from agent_tck.reference.exceptions import ConfigError
 
 # A week. Longer is no deadline at all, and inf or 1e300 overflow the clock arithmetic.
 MAX_SECONDS = 7 * 24 * 3600.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reference.exceptions import ResponsesError
+from agent_tck.reference.exceptions import ResponsesError
 
 Message = dict[str, Any]
 TEXT_PARTS = frozenset({"output_text", "text"})

@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from reference import strays
-from reference.exceptions import LaunchError
+from agent_tck.reference import strays
+from agent_tck.reference.exceptions import LaunchError
 
 log = logging.getLogger(__name__)
 

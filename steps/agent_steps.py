@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from steps.drivers import Driver
-from steps.harness.script import HARNESS_NAMES
-from steps.observe import process_state
-from steps.plugin import NOT_APPLICABLE, require_backend
-from steps.world import AgentWorld, HarnessRig
+from agent_tck.steps.drivers import Driver
+from agent_tck.steps.harness.script import HARNESS_NAMES
+from agent_tck.steps.observe import process_state
+from agent_tck.steps.plugin import NOT_APPLICABLE, require_backend
+from agent_tck.steps.world import AgentWorld, HarnessRig
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
 DEFAULT_TIMEOUT = 300.0
@@ -310,7 +310,7 @@ def each_line_parsed(world: AgentWorld, backend_class: str) -> None:
 def _spec_parser() -> Driver:
     """The spec's normalized events, for an implementation that does not declare the
     `backends` component (and so is never sent `parse_line`): the reference's."""
-    from steps.drivers.inprocess import InProcessDriver
+    from agent_tck.steps.drivers.inprocess import InProcessDriver
 
     return InProcessDriver()
 
@@ -547,11 +547,24 @@ def message_names(world: AgentWorld, command: str, reason: str) -> None:
                     "completed"))
 def message_exit_after_completion(world: AgentWorld, code: int) -> None:
     message = str(world.response.get("message"))
-    said = message.lower()
-    completed = re.search(r"(after|once)\b[^.;]*\b(complet|finish)", said) and not re.search(
-        r"incomplet|unfinish|not (been )?(complet|finish)|before", said)
-    assert re.search(rf"(?<![\d.]){code}(?![\d.])", message) and completed, \
+    assert re.search(rf"(?<![\d.]){code}(?![\d.])", message) and _says_completed(message), \
         f"message = {message!r}: it must give exit code {code} and say the turn had completed"
+
+
+@then("the response does not say the turn had completed")
+def message_not_completed(world: AgentWorld) -> None:
+    message = str(world.response.get("message"))
+    assert not _says_completed(message), (
+        f"message = {message!r}: the stream reported the turn's failure, yet the message says "
+        "the turn had completed")
+
+
+def _says_completed(message: str) -> bool:
+    """The message's first line (the failure; the turn's answer may follow) says the turn had
+    completed ("after the turn completed", "once ... finished"), and does not deny it."""
+    said = message.lower().partition("\n")[0]
+    return bool(re.search(r"(after|once)\b[^.;]*\b(complet|finish)", said)) and not re.search(
+        r"incomplet|unfinish|not (been )?(complet|finish)|before", said)
 
 
 @then(parsers.parse("the response message is {size:d} bytes long"))

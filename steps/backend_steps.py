@@ -6,10 +6,10 @@ import json
 
 from pytest_bdd import parsers, then, when
 
-from steps.drivers import Driver
-from steps.harness.lines import as_printed
-from steps.plugin import require_backend
-from steps.world import ParseWorld
+from agent_tck.steps.drivers import Driver
+from agent_tck.steps.harness.lines import as_printed
+from agent_tck.steps.plugin import require_backend
+from agent_tck.steps.world import ParseWorld
 
 
 @when(parsers.parse("the {backend} backend parses:"), target_fixture="parsed")

@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from steps.exceptions import TckError, UsageError
+from agent_tck.steps.exceptions import TckError, UsageError
 
 USAGE_ERROR = 2
 
@@ -30,14 +30,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _forward_validate(argv: list[str], out: TextIO, err: TextIO) -> int:
-    from reference.pipeline.cli import main as validate
+    from agent_tck.reference.pipeline.cli import main as validate
 
     return validate(argv, out, err)
 
 
 def _forward_dds(command: str) -> Callable[[list[str], TextIO, TextIO], int]:
     def forward(argv: list[str], out: TextIO, err: TextIO) -> int:
-        from reference.dds.cli import main as dds
+        from agent_tck.reference.dds.cli import main as dds
 
         return dds([command, *argv], out, err)
 
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 metavar="COMMAND")
     for name, (what, _) in FORWARDED.items():
         sub.add_parser(name, help=what, add_help=False)
-    from steps import run_command
+    from agent_tck.steps import run_command
 
     run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
@@ -123,31 +123,31 @@ def main(
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from steps import run_command
+    from agent_tck.steps import run_command
 
     return run_command.run(args, out, err)
 
 
 def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from steps.smoke import smoke
+    from agent_tck.steps.smoke import smoke
 
     return smoke(args.impl, out, args.timeout)
 
 
 def _record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from steps.realcli.record import record_command
+    from agent_tck.steps.realcli.record import record_command
 
     return record_command(args.backend, args.script, args.out, args.prompt, args.timeout, out)
 
 
 def _install(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from steps.realcli.report import install_clis
+    from agent_tck.steps.realcli.report import install_clis
 
     return install_clis(args.dir, out)
 
 
 def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from steps.gherkin import convert_file, read_manifest
+    from agent_tck.steps.gherkin import convert_file, read_manifest
 
     pairs = read_manifest(args.manifest) if args.manifest else []
     if len(args.sources) != len(args.id_prefix):

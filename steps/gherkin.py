@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from steps.exceptions import SpecError
+from agent_tck.steps.exceptions import SpecError
 
 KEYWORDS = {"GIVEN": "Given", "WHEN": "When", "THEN": "Then", "AND": "And", "BUT": "But"}
 STEP = re.compile(r"^(GIVEN|WHEN|THEN|AND|BUT)\s+(\S.*)$")

@@ -1,9 +1,22 @@
-"""Where the spec lives: the feature files, the requirement registries and the schemas."""
+"""Where the spec lives: the feature files, the requirement registries, the schemas and the
+fixtures, read as package data of `agent_tck` (the same in a checkout and in a wheel).
+
+`PACKAGE` is the installed `agent_tck` folder; in a checkout it is `src/agent_tck`, whose
+folders link to the repository's top-level ones. `CHECKOUT` is the repository root when
+agent-tck runs from one (the project's own tests and benchmarks), else None.
+"""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FEATURES = ROOT / "features"
-SCHEMAS = ROOT / "schemas"
+PACKAGE = Path(str(resources.files("agent_tck")))
+FEATURES = PACKAGE / "features"
+SCHEMAS = PACKAGE / "schemas"
+FIXTURES = PACKAGE / "fixtures"
+SUITE = PACKAGE / "steps" / "suite"
+_ABOVE = PACKAGE.resolve().parent.parent
+CHECKOUT: Path | None = _ABOVE if (_ABOVE / "pyproject.toml").is_file() else None
+# The repository root for tools that only run from a checkout (benchmarks, the flake hunt).
+ROOT = CHECKOUT or PACKAGE

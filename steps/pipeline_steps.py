@@ -14,9 +14,9 @@ import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from steps.drivers import Driver
-from steps.paths import SCHEMAS
-from steps.pipeline_world import (
+from agent_tck.steps.drivers import Driver
+from agent_tck.steps.paths import SCHEMAS
+from agent_tck.steps.pipeline_world import (
     PipelineWorld,
     contains,
     error_matches,

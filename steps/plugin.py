@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 
-from steps import registry
-from steps.drivers import Driver, make_driver
-from steps.drivers.stdio import DEFAULT_TIMEOUT
+from agent_tck.steps import registry
+from agent_tck.steps.drivers import Driver, make_driver
+from agent_tck.steps.drivers.stdio import DEFAULT_TIMEOUT
 
 pytest_plugins = [
-    "steps.agent_steps",
-    "steps.backend_steps",
-    "steps.harness_steps",
-    "steps.pipeline_steps",
-    "steps.transport_steps",
-    "steps.responses_steps",
-    "steps.runner_steps",
-    "steps.realcli_steps",
+    "agent_tck.steps.agent_steps",
+    "agent_tck.steps.backend_steps",
+    "agent_tck.steps.harness_steps",
+    "agent_tck.steps.pipeline_steps",
+    "agent_tck.steps.transport_steps",
+    "agent_tck.steps.responses_steps",
+    "agent_tck.steps.runner_steps",
+    "agent_tck.steps.realcli_steps",
 ]
 
 NOT_APPLICABLE = "not applicable"

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from steps.drivers import Driver, RequestResult
-from steps.observe import still_running
-from steps.plugin import NOT_APPLICABLE, require_backend
-from steps.realcli import clis
-from steps.realcli.sandbox import Sandbox, unavailable
+from agent_tck.steps.drivers import Driver, RequestResult
+from agent_tck.steps.observe import still_running
+from agent_tck.steps.plugin import NOT_APPLICABLE, require_backend
+from agent_tck.steps.realcli import clis
+from agent_tck.steps.realcli.sandbox import Sandbox, unavailable
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc

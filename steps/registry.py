@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from steps.exceptions import RegistryError
-from steps.paths import FEATURES
+from agent_tck.steps.exceptions import RegistryError
+from agent_tck.steps.paths import FEATURES
 
 LEVELS = ("MUST", "SHOULD")
 FIELDS = {"id", "level", "text", "source"}

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from steps.drivers.base import ImplInfo
-from steps.exceptions import RegistryError
-from steps.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
+from agent_tck.steps.drivers.base import ImplInfo
+from agent_tck.steps.exceptions import RegistryError
+from agent_tck.steps.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.metadata
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -14,14 +13,13 @@ from typing import TextIO
 
 import pytest
 
-from steps import registry, reports, verdicts
-from steps.drivers import make_driver
-from steps.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
-from steps.exceptions import UsageError
-from steps.paths import ROOT
-from steps.plugin import DEFAULT_TIME_SCALE
+from agent_tck.steps import registry, reports, verdicts
+from agent_tck.steps.drivers import make_driver
+from agent_tck.steps.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
+from agent_tck.steps.exceptions import UsageError
+from agent_tck.steps.paths import PACKAGE, SUITE
+from agent_tck.steps.plugin import DEFAULT_TIME_SCALE
 
-SUITE = ROOT / "steps" / "suite"
 MAX_SECONDS = 7 * 24 * 3600.0  # a week: more is no bound at all, and overflows timers
 COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 
@@ -105,7 +103,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     argv = [
         *found,
         "--rootdir",
-        str(ROOT),
+        str(PACKAGE),
         "-p",
         "no:cacheprovider",
         "--impl",
@@ -131,10 +129,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 
 
 def plugin_args() -> list[str]:
-    """`-p steps.plugin`, unless the installed entry point loads the plugin already (naming
-    it twice is an error)."""
-    eps = importlib.metadata.entry_points(group="pytest11")
-    return [] if any(ep.name == "agent_tck" for ep in eps) else ["-p", "steps.plugin"]
+    """The suite's pytest plugin: installing agent-tck loads it into no other pytest run."""
+    return ["-p", "agent_tck.steps.plugin"]
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from steps.drivers import Driver
-from steps.harness.script import Script
-from steps.world import HarnessRig
+from agent_tck.steps.drivers import Driver
+from agent_tck.steps.harness.script import Script
+from agent_tck.steps.world import HarnessRig
 
 DEFAULT_PROMPT = "Work on the next ball."
 

@@ -15,12 +15,12 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from steps.drivers.protocol import PROTOCOL_VERSION
-from steps.drivers.stdio import AdapterProcess, StdioDriver
-from steps.exceptions import DriverError, UsageError
-from steps.harness.script import Script
-from steps.observe import still_running
-from steps.world import HarnessRig
+from agent_tck.steps.drivers.protocol import PROTOCOL_VERSION
+from agent_tck.steps.drivers.stdio import AdapterProcess, StdioDriver
+from agent_tck.steps.exceptions import DriverError, UsageError
+from agent_tck.steps.harness.script import Script
+from agent_tck.steps.observe import still_running
+from agent_tck.steps.world import HarnessRig
 
 SMOKE_ANSWER = "agent-tck smoke: ok"
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from steps.exceptions import DriverError, SuiteError
-from steps.plugin import NOT_APPLICABLE
-from steps.registry import Requirement
+from agent_tck.steps.exceptions import DriverError, SuiteError
+from agent_tck.steps.plugin import NOT_APPLICABLE
+from agent_tck.steps.registry import Requirement
 
 PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
     "passed",

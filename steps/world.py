@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from steps.drivers import Driver, RequestResult
-from steps.exceptions import SuiteError
-from steps.harness.script import Script, install, read_record, write_script
-from steps.realcli.options import OPTIONS_FILE
-from steps.realcli.shapes import off_schema
+from agent_tck.steps.drivers import Driver, RequestResult
+from agent_tck.steps.exceptions import SuiteError
+from agent_tck.steps.harness.script import Script, install, read_record, write_script
+from agent_tck.steps.realcli.options import OPTIONS_FILE
+from agent_tck.steps.realcli.shapes import off_schema
 
 
 class HarnessRig:

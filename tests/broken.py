@@ -18,13 +18,13 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from reference.adapter import Adapter
-from reference.agent import CodingAgent, create_agent, judge
-from reference.backends.base import Invocation, RunOptions, load_object
-from reference.events import Event
-from reference.status import State, Status
-from reference.supervisor import CHUNK, LineSplitter, Supervisor, run_process
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.reference.adapter import Adapter
+from agent_tck.reference.agent import CodingAgent, create_agent, judge
+from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
+from agent_tck.reference.events import Event
+from agent_tck.reference.status import State, Status
+from agent_tck.reference.supervisor import CHUNK, LineSplitter, Supervisor, run_process
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 
 
 class _BrokenAdapter(Adapter):

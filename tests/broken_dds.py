@@ -17,8 +17,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reference.dds import cli, types
-from reference.dds.service import AgentService
+from agent_tck.reference.dds import cli, types
+from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
 _start = AgentService._start

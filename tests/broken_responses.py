@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 
 Payload = Any
 Messages = list[dict[str, Any]]

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from reference import commands
-from reference.exceptions import AgentError, BlockedError, LoopError
-from reference.runner import (
+from agent_tck.reference import commands
+from agent_tck.reference.exceptions import AgentError, BlockedError, LoopError
+from agent_tck.reference.runner import (
     ClaudeRunner,
     LoopResult,
     RunOptions,
@@ -27,8 +27,8 @@ from reference.runner import (
     build_prompt,
     parse_signal,
 )
-from reference.runner.loop import all_balls_complete
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.reference.runner.loop import all_balls_complete
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 
 # --- ParseSignal --------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from steps.run_command import plugin_args, private_basetemp
+from agent_tck.steps.run_command import plugin_args, private_basetemp
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAM = "broken_impl"

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reference.dds.config import LOOPBACK
-from steps.drivers.dds import xdist_worker
+from agent_tck.reference.dds.config import LOOPBACK
+from agent_tck.steps.drivers.dds import xdist_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 # The suite uses 100..200 (see steps.drivers.dds); tests take 201..232: 16 per slot (module
@@ -25,11 +25,11 @@ def domain(offset: int) -> int:
 
 def start_served(name: str, domain_id: int, path: str, *args: str,
                  env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """`python -m reference.dds serve` with `path` as its PATH (the fake harness)."""
+    """`python -m agent_tck.reference.dds serve` with `path` as its PATH (the fake harness)."""
     full_env = {**os.environ, **(env or {}), "PATH": path,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                             os.environ.get("PYTHONPATH")]))}
-    argv = [sys.executable, "-m", "reference.dds", "serve", "--backend", "claude",
+    argv = [sys.executable, "-m", "agent_tck.reference.dds", "serve", "--backend", "claude",
             "--name", name, "--domain", str(domain_id), *args]
     return subprocess.Popen(argv, env=full_env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

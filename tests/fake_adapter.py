@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from reference.adapter import Adapter
+from agent_tck.reference.adapter import Adapter
 
 
 def faulty(response: dict[str, Any], fault: str) -> list[str]:

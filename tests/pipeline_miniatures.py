@@ -18,10 +18,10 @@ from unittest import mock
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from reference.pipeline import loader, orchestrator, rules, schemas, slug, store, validate
-from reference.pipeline.loader import Limits, Position
-from reference.pipeline.orchestrator import Reply
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.reference.pipeline import loader, orchestrator, rules, schemas, slug, store, validate
+from agent_tck.reference.pipeline.loader import Limits, Position
+from agent_tck.reference.pipeline.orchestrator import Reply
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 
 Swap = tuple[object, str, object]
 

@@ -11,8 +11,8 @@ import functools
 
 import pytest
 
-from steps import registry, run_command, verdicts
-from steps.drivers.stdio import DEFAULT_TIMEOUT
+from agent_tck.steps import registry, run_command, verdicts
+from agent_tck.steps.drivers.stdio import DEFAULT_TIMEOUT
 
 
 def verdicts_for(

@@ -6,7 +6,7 @@ import io
 import json
 from pathlib import Path
 
-from reference.adapter import Adapter, serve
+from agent_tck.reference.adapter import Adapter, serve
 
 
 def exchange(*lines: str) -> list[dict[str, object]]:
@@ -38,8 +38,8 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
 
 
 def test_agent_request_with_a_session_id_resumes_that_session(tmp_path: Path) -> None:
-    from steps.harness.script import Script
-    from steps.world import HarnessRig
+    from agent_tck.steps.harness.script import Script
+    from agent_tck.steps.world import HarnessRig
 
     rig = HarnessRig(tmp_path)
     script = Script("claude")

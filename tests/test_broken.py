@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from steps import registry
+from agent_tck.steps import registry
 from tests.runsuite import failing, scenario_results
 
 CASES = {

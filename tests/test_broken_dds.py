@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from steps.run_command import plugin_args
+from agent_tck.steps.run_command import plugin_args
 from tests.dds_helpers import ROOT, domain
 
 pytestmark = pytest.mark.timeout(120)
@@ -31,7 +31,7 @@ CONTROL = "control"
 
 
 def launch(defect: str, keyword: str, domain_id: int, basetemp: Path) -> subprocess.Popen[str]:
-    serve = (f"{sys.executable} -m reference.dds serve" if defect == CONTROL else
+    serve = (f"{sys.executable} -m agent_tck.reference.dds serve" if defect == CONTROL else
              f"{sys.executable} {ROOT / 'tests' / 'broken_dds.py'} {defect} serve")
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", *plugin_args(), "-q", "--no-header",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from steps.registry import load
+from agent_tck.steps.registry import load
 from tests.runsuite import failing, verdicts_for
 
 # Every requirement whose scenarios expect a plain text message.

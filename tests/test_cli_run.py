@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from steps import registry
-from steps.cli import main
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.steps import registry
+from agent_tck.steps.cli import main
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 
 TOTAL = len(registry.load())
 
@@ -83,9 +83,9 @@ def test_usage_errors_exit_2_naming_the_value() -> None:
 
 
 def test_every_component_folder_can_be_chosen_with_component() -> None:
-    from steps.cli import build_parser
-    from steps.paths import FEATURES
-    from steps.run_command import COMPONENTS
+    from agent_tck.steps.cli import build_parser
+    from agent_tck.steps.paths import FEATURES
+    from agent_tck.steps.run_command import COMPONENTS
 
     folders = {p.parent.name for p in FEATURES.glob("*/requirements.yaml")}
     assert set(COMPONENTS) == folders

@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from reference.commands import COMMANDS
-from steps.drivers.schemas import validator
-from steps.paths import SCHEMAS
+from agent_tck.reference.commands import COMMANDS
+from agent_tck.steps.drivers.schemas import validator
+from agent_tck.steps.paths import SCHEMAS
 from tests.runsuite import verdicts_for
 
 ADAPTER = SCHEMAS / "adapter"
@@ -63,6 +63,6 @@ def test_a_request_without_its_fields_raises_for_the_adapter_to_report(cmd: str)
 
 
 def test_the_reference_adapter_passes_responses_and_runner_over_stdio() -> None:
-    impl = f"{sys.executable} -m reference.adapter"
+    impl = f"{sys.executable} -m agent_tck.reference.adapter"
     verdicts = verdicts_for(impl, ["responses", "runner"])
     assert set(verdicts.values()) == {"passed"}, verdicts

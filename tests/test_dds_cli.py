@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from reference.dds.cli import main
-from steps.harness.script import Script
-from steps.world import HarnessRig
+from agent_tck.reference.dds.cli import main
+from agent_tck.steps.harness.script import Script
+from agent_tck.steps.world import HarnessRig
 from tests.dds_helpers import LOOPBACK_URI, domain, start_served, stop
 
 DOMAIN = domain(0)

@@ -13,16 +13,16 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from reference.agent import AgentConfig
-from reference.dds import types
-from reference.dds.bus import Bus, loads_object
-from reference.dds.cli import main
-from reference.dds.client import Client, Reply
-from reference.dds.exceptions import NoReplyError
-from reference.dds.service import AgentService, StopFlag
-from steps.harness.script import Script
-from steps.observe import process_state
-from steps.world import HarnessRig
+from agent_tck.reference.agent import AgentConfig
+from agent_tck.reference.dds import types
+from agent_tck.reference.dds.bus import Bus, loads_object
+from agent_tck.reference.dds.cli import main
+from agent_tck.reference.dds.client import Client, Reply
+from agent_tck.reference.dds.exceptions import NoReplyError
+from agent_tck.reference.dds.service import AgentService, StopFlag
+from agent_tck.steps.harness.script import Script
+from agent_tck.steps.observe import process_state
+from agent_tck.steps.world import HarnessRig
 from tests.dds_helpers import domain
 
 DOMAIN = domain(2)

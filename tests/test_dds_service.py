@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from reference.agent import AgentConfig
-from reference.dds import service as service_module
-from reference.dds import types
-from reference.dds.bus import Bus
-from reference.dds.config import LOOPBACK, check_domain, config_uri
-from reference.dds.service import AgentService, Conversation, StopFlag
-from reference.exceptions import ConfigError
+from agent_tck.reference.agent import AgentConfig
+from agent_tck.reference.dds import service as service_module
+from agent_tck.reference.dds import types
+from agent_tck.reference.dds.bus import Bus
+from agent_tck.reference.dds.config import LOOPBACK, check_domain, config_uri
+from agent_tck.reference.dds.service import AgentService, Conversation, StopFlag
+from agent_tck.reference.exceptions import ConfigError
 from tests.dds_helpers import domain
 
 DOMAIN = domain(3)

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from steps import registry, reports
-from steps.paths import ROOT
+from agent_tck.steps import registry, reports
+from agent_tck.steps.paths import ROOT
 from tests.runsuite import verdicts_for
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from steps.exceptions import SuiteError
-from steps.harness.fake import STRAGGLER_EXIT
-from steps.harness.script import Script, install, read_record, write_script
-from steps.world import HarnessRig
+from agent_tck.steps.exceptions import SuiteError
+from agent_tck.steps.harness.fake import STRAGGLER_EXIT
+from agent_tck.steps.harness.script import Script, install, read_record, write_script
+from agent_tck.steps.world import HarnessRig
 
 
 def play(tmp_path: Path, script: Script) -> tuple[list[str], list[dict[str, object]]]:

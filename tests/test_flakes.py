@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agent_tck.steps.observe import process_state
 from benchmarks.flakes import cpu_load, failures
-from steps.observe import process_state
 
 NESTED = """\
 tests/test_x.py F

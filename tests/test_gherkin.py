@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from gherkin.parser import Parser
 
-from steps.cli import main
-from steps.exceptions import SpecError
-from steps.gherkin import convert_file, parse, read_manifest, render
-from steps.paths import FEATURES
+from agent_tck.steps.cli import main
+from agent_tck.steps.exceptions import SpecError
+from agent_tck.steps.gherkin import convert_file, parse, read_manifest, render
+from agent_tck.steps.paths import FEATURES
 
 DOC = """\
 ;====

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from steps.models.script import ScriptError, Turn, load, parse
-from steps.models.server import Model, serve
-from steps.paths import ROOT
+from agent_tck.steps.models.script import ScriptError, Turn, load, parse
+from agent_tck.steps.models.server import Model, serve
+from agent_tck.steps.paths import ROOT
 
 Json = dict[str, Any]
 Event = tuple[str, Json]
@@ -539,12 +539,12 @@ def test_load_names_the_path_of_an_unreadable_file(tmp_path: Path, content: byte
     assert str(caught.value).startswith(f"{path}: cannot read the model script")
 
 
-# --- python -m steps.models.server ----------------------------------------------------------
+# --- python -m agent_tck.steps.models.server --------------------------------------------
 
 
 def run_server(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "steps.models.server", *args],
+        [sys.executable, "-m", "agent_tck.steps.models.server", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 

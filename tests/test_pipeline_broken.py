@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from steps.drivers.inprocess import InProcessDriver
+from agent_tck.steps.drivers.inprocess import InProcessDriver
 from tests.brokenrun import failing_requirements
 from tests.pipeline_miniatures import EXPECTED
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reference.pipeline import cli
-from reference.pipeline.loader import Limits
-from reference.pipeline.schemas import SCHEMA_DIR
+from agent_tck.reference.pipeline import cli
+from agent_tck.reference.pipeline.loader import Limits
+from agent_tck.reference.pipeline.schemas import SCHEMA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((SCHEMA_DIR / "examples").glob("*.yml"))
@@ -94,12 +94,14 @@ def test_help_exit_0() -> None:
 
 
 def test_python_dash_m(bad: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "reference.pipeline", "validate", str(bad)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    done = subprocess.run([sys.executable, "-m", "agent_tck.reference.pipeline", "validate",
+                           str(bad)], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          check=False)
     assert (done.returncode, done.stdout.count(":1:9: $.status:")) == (1, 1)
-    done = subprocess.run([sys.executable, "-m", "reference.pipeline"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=60, check=False)
-    assert done.returncode == 2 and done.stderr.startswith("usage: python -m reference.pipeline")
+    done = subprocess.run([sys.executable, "-m", "agent_tck.reference.pipeline"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: python -m agent_tck.reference.pipeline")
 
 
 def test_pre_commit_hook_definition() -> None:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.exceptions import DocumentError
-from reference.pipeline.loader import (
+from agent_tck.reference.exceptions import DocumentError
+from agent_tck.reference.pipeline.loader import (
     DEFAULT_LIMITS,
     Limits,
     Position,

@@ -8,9 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reference.exceptions import ContractError, PathError
-from reference.pipeline import AGENTS, Context, Reply, run_pipeline, scripted_agent, slug_for
-from reference.pipeline.store import MetadataStore
+from agent_tck.reference.exceptions import ContractError, PathError
+from agent_tck.reference.pipeline import (
+    AGENTS,
+    Context,
+    Reply,
+    run_pipeline,
+    scripted_agent,
+    slug_for,
+)
+from agent_tck.reference.pipeline.store import MetadataStore
 
 SOURCE = "app/services/payment.rb"
 

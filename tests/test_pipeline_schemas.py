@@ -10,7 +10,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from reference.pipeline import schemas
+from agent_tck.reference.pipeline import schemas
 
 SCHEMA_FILES = sorted(schemas.SCHEMA_DIR.glob("*.schema.json"))
 EXAMPLES = sorted((schemas.SCHEMA_DIR / "examples").glob("*.yml"))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reference.pipeline import validate_text
-from reference.pipeline.schemas import SCHEMA_DIR
-from reference.pipeline.validate import near_miss
+from agent_tck.reference.pipeline import validate_text
+from agent_tck.reference.pipeline.schemas import SCHEMA_DIR
+from agent_tck.reference.pipeline.validate import near_miss
 
 EXAMPLES = SCHEMA_DIR / "examples"
 BANK = """behaviors:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from steps import cli
-from steps.exceptions import UsageError
-from steps.observe import still_running
-from steps.realcli import clis, isolation
-from steps.realcli.sandbox import REFUSED, Sandbox
+from agent_tck.steps import cli
+from agent_tck.steps.exceptions import UsageError
+from agent_tck.steps.observe import still_running
+from agent_tck.steps.realcli import clis, isolation
+from agent_tck.steps.realcli.sandbox import REFUSED, Sandbox
 
 needs_isolation = pytest.mark.skipif(
     isolation.problem() is not None, reason=f"not run: {isolation.problem()}"
@@ -224,7 +224,7 @@ def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
 def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from steps.realcli.sandbox import unavailable
+    from agent_tck.steps.realcli.sandbox import unavailable
     from tests.runsuite import verdicts_for
 
     reasons = [r for r in map(unavailable, ("claude", "codex")) if r]

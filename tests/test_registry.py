@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from gherkin.parser import Parser
 
-from steps import registry
-from steps.exceptions import RegistryError
-from steps.gherkin import parse, read_manifest
-from steps.paths import FEATURES
+from agent_tck.steps import registry
+from agent_tck.steps.exceptions import RegistryError
+from agent_tck.steps.gherkin import parse, read_manifest
+from agent_tck.steps.paths import FEATURES
 
 REQS = registry.load()
 TAGS = registry.tags_in()

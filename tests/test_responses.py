@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.exceptions import AgentError, ResponsesError
-from reference.responses import parse_response
+from agent_tck.reference.exceptions import AgentError, ResponsesError
+from agent_tck.reference.responses import parse_response
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.exceptions import BlockedError, ConfigError, LaunchError, LoopError
-from reference.runner import (
+from agent_tck.reference.exceptions import BlockedError, ConfigError, LaunchError, LoopError
+from agent_tck.reference.runner import (
     Ball,
     ClaudeRunner,
     LoopResult,

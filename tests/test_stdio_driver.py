@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from steps.cli import main
-from steps.drivers.stdio import StdioDriver
-from steps.exceptions import DriverError
-from steps.observe import still_running
-from steps.paths import ROOT
+from agent_tck.steps.cli import main
+from agent_tck.steps.drivers.stdio import StdioDriver
+from agent_tck.steps.exceptions import DriverError
+from agent_tck.steps.observe import still_running
+from agent_tck.steps.paths import ROOT
 from tests.runsuite import failing, scenario_results, verdicts_for
 
 PY = sys.executable
@@ -38,7 +38,7 @@ def smoke(command: str, timeout: float = 10) -> tuple[int, str]:
 
 
 def test_smoke_passes_the_reference_adapter() -> None:
-    code, text = smoke(f"{PY} -m reference.adapter")
+    code, text = smoke(f"{PY} -m agent_tck.reference.adapter")
     assert code == 0
     assert text.splitlines()[-2:] == [
         "ok   request: the fake claude answered through the implementation",
@@ -135,7 +135,7 @@ def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> Non
 
 def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
     components = ["agent", "backends", "responses", "runner", "pipeline"]
-    through_adapter = verdicts_for(f"{PY} -m reference.adapter", components)
+    through_adapter = verdicts_for(f"{PY} -m agent_tck.reference.adapter", components)
     assert through_adapter == verdicts_for("reference", components)
     assert set(through_adapter.values()) == {"passed"}
 
@@ -145,8 +145,8 @@ def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
 
 
 def test_the_protocol_page_documents_every_command() -> None:
-    from steps.drivers.schemas import commands
-    from steps.paths import ROOT
+    from agent_tck.steps.drivers.schemas import commands
+    from agent_tck.steps.paths import ROOT
 
     page = (ROOT / "docs" / "adapter-protocol.md").read_text()
     headings = {line.removeprefix("### ").split(" ")[0] for line in page.splitlines()
@@ -156,7 +156,7 @@ def test_the_protocol_page_documents_every_command() -> None:
 
 
 def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
-    from steps.drivers import dds_available
+    from agent_tck.steps.drivers import dds_available
 
     if not dds_available():
         pytest.skip("Cyclone DDS is not installed (pip install 'agent-tck[dds]')")
@@ -182,7 +182,7 @@ def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -
     hanging = tmp_path / "hanging"  # created by the adapter when it starts to hang
     adapter = fake("hang", "agent.request", 1, hanging)
     run = subprocess.Popen(
-        [PY, "-m", "steps.cli", "run", "--impl", adapter, "--component", "agent"],
+        [PY, "-m", "agent_tck.steps.cli", "run", "--impl", adapter, "--component", "agent"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60

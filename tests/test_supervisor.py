@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from reference.exceptions import LaunchError
-from reference.supervisor import LineSplitter, run_process
+from agent_tck.reference.exceptions import LaunchError
+from agent_tck.reference.supervisor import LineSplitter, run_process
 
 
 def split(chunks: list[bytes], limit: int = 10) -> tuple[list[str], int]:
@@ -142,7 +142,7 @@ def test_a_process_that_left_the_group_is_killed_by_its_run_id(timeout: float) -
 def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> None:
     import subprocess
 
-    from reference.strays import RUN_TAG, tag_env, tagged
+    from agent_tck.reference.strays import RUN_TAG, tag_env, tagged
 
     (env, first), (other, second) = tag_env({"A": "1"}), tag_env(None)
     assert env == {"A": "1", RUN_TAG: first} and first != second
@@ -158,6 +158,6 @@ def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> No
 
 def _alive(pid: int) -> bool:
     """Alive and not a zombie (an escaped process is reaped by init, not by us)."""
-    from steps.observe import still_running
+    from agent_tck.steps.observe import still_running
 
     return bool(still_running([pid]))

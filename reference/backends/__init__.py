@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reference.backends.base import Backend, Invocation, RunOptions
-from reference.backends.claude import ClaudeBackend
-from reference.backends.codex import CodexBackend
-from reference.exceptions import ConfigError
+from agent_tck.reference.backends.base import Backend, Invocation, RunOptions
+from agent_tck.reference.backends.claude import ClaudeBackend
+from agent_tck.reference.backends.codex import CodexBackend
+from agent_tck.reference.exceptions import ConfigError
 
 BACKENDS: dict[str, type[ClaudeBackend] | type[CodexBackend]] = {
     "claude": ClaudeBackend,

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reference.events import Event
+from agent_tck.reference.events import Event
 
 _DECODER = json.JSONDecoder()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.backends.base import Invocation, RunOptions, load_object, text_of
-from reference.events import Event
+from agent_tck.reference.backends.base import Invocation, RunOptions, load_object, text_of
+from agent_tck.reference.events import Event
 
 TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
 

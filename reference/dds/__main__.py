@@ -1,7 +1,7 @@
-"""`python -m reference.dds serve|ask ...`."""
+"""`python -m agent_tck.reference.dds serve|ask ...`."""
 
 import sys
 
-from reference.dds.cli import main
+from agent_tck.reference.dds.cli import main
 
 sys.exit(main())

@@ -24,8 +24,8 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
-from reference.dds import types
-from reference.dds.config import activate, check_domain
+from agent_tck.reference.dds import types
+from agent_tck.reference.dds.config import activate, check_domain
 
 T = TypeVar("T")
 ANY_SAMPLE = SampleState.Any | ViewState.Any | InstanceState.Any

@@ -1,7 +1,7 @@
 """Command lines of the DDS transport: `serve` (an agent as a DDS service) and `ask`.
 
 Each takes its streams as arguments (`main(argv, stdout, stderr) -> exit code`), so it is
-tested without subprocesses; `agent-tck serve|ask` and `python -m reference.dds` call it.
+tested without subprocesses; `agent-tck serve|ask` and `python -m agent_tck.reference.dds` call it.
 Exit codes: 0 success; 1 the agent answered with a non-zero status; 2 usage or
 configuration error; 3 no agent answered in time.
 """
@@ -18,9 +18,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
-from reference.exceptions import ConfigError
-from reference.limits import seconds
+from agent_tck.reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
+from agent_tck.reference.exceptions import ConfigError
+from agent_tck.reference.limits import seconds
 
 OK, FAILED, USAGE, NO_REPLY = 0, 1, 2, 3
 DEFAULT_DOMAIN = 0
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
 
 def _serve(args: argparse.Namespace, err: TextIO) -> int:
-    from reference.dds.service import AgentService, StopFlag, default_name
+    from agent_tck.reference.dds.service import AgentService, StopFlag, default_name
 
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
@@ -118,8 +118,8 @@ def _on_signals(stop: Any) -> None:
 
 
 def _ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from reference.dds.client import Client
-    from reference.dds.exceptions import NoReplyError
+    from agent_tck.reference.dds.client import Client
+    from agent_tck.reference.dds.exceptions import NoReplyError
 
     timeout = seconds("--timeout", DEFAULT_ASK_TIMEOUT if args.timeout is None else args.timeout)
     client = Client(args.domain, args.dds_config)

@@ -13,9 +13,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.dds import types
-from reference.dds.bus import Bus, dumps, loads_object
-from reference.dds.exceptions import NoReplyError
+from agent_tck.reference.dds import types
+from agent_tck.reference.dds.bus import Bus, dumps, loads_object
+from agent_tck.reference.dds.exceptions import NoReplyError
 
 DEFAULT_TIMEOUT = 600.0
 _GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reference.exceptions import ConfigError
+from agent_tck.reference.exceptions import ConfigError
 
 ENV = "CYCLONEDDS_URI"
 LOOPBACK = Path(__file__).resolve().parent.parent / "cyclonedds-loopback.xml"

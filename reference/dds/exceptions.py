@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from reference.exceptions import AgentError
+from agent_tck.reference.exceptions import AgentError
 
 
 class TransportError(AgentError):

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reference.agent import AgentConfig, CodingAgent, NodeEvent
-from reference.dds import types
-from reference.dds.bus import Bus, dumps, loads_object
-from reference.events import Event
-from reference.status import State, Status
+from agent_tck.reference.agent import AgentConfig, CodingAgent, NodeEvent
+from agent_tck.reference.dds import types
+from agent_tck.reference.dds.bus import Bus, dumps, loads_object
+from agent_tck.reference.events import Event
+from agent_tck.reference.status import State, Status
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ validator that checks them, and the orchestrator that runs its agents.
 
 from __future__ import annotations
 
-from reference.pipeline.orchestrator import (
+from agent_tck.reference.pipeline.orchestrator import (
     Agent,
     Context,
     PipelineResult,
@@ -17,10 +17,10 @@ from reference.pipeline.orchestrator import (
     marker,
     run_pipeline,
 )
-from reference.pipeline.schemas import AGENTS, CONTRACTS
-from reference.pipeline.scripted import scripted_agent
-from reference.pipeline.slug import slug_for
-from reference.pipeline.validate import Issue, Report, validate_text
+from agent_tck.reference.pipeline.schemas import AGENTS, CONTRACTS
+from agent_tck.reference.pipeline.scripted import scripted_agent
+from agent_tck.reference.pipeline.slug import slug_for
+from agent_tck.reference.pipeline.validate import Issue, Report, validate_text
 
 __all__ = ["AGENTS", "CONTRACTS", "Agent", "Context", "Issue", "PipelineResult", "Reply", "Report",
            "marker", "run_pipeline", "scripted_agent", "slug_for", "validate_text"]

@@ -1,16 +1,17 @@
-"""`python -m reference.pipeline validate FILE...`: the validator without the agent-tck CLI."""
+"""`python -m agent_tck.reference.pipeline validate FILE...`: the validator without the
+agent-tck CLI."""
 
 from __future__ import annotations
 
 import sys
 
-from reference.pipeline.cli import main
+from agent_tck.reference.pipeline.cli import main
 
 
 def run(argv: list[str]) -> int:
     if not argv or argv[0] != "validate":
-        sys.stderr.write("usage: python -m reference.pipeline validate FILE... [--contract NAME]"
-                         " [--format text|json]\n")
+        sys.stderr.write("usage: python -m agent_tck.reference.pipeline validate FILE... "
+                         "[--contract NAME] [--format text|json]\n")
         return 2
     return main(argv[1:], sys.stdout, sys.stderr)
 

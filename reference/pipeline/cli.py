@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from reference.exceptions import ContractError
-from reference.pipeline.loader import DEFAULT_LIMITS
-from reference.pipeline.schemas import CONTRACTS
-from reference.pipeline.validate import Issue, Report, validate_text
+from agent_tck.reference.exceptions import ContractError
+from agent_tck.reference.pipeline.loader import DEFAULT_LIMITS
+from agent_tck.reference.pipeline.schemas import CONTRACTS
+from agent_tck.reference.pipeline.validate import Issue, Report, validate_text
 
 PROG = "agent-tck validate"
 LIMITS = DEFAULT_LIMITS

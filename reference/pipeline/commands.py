@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reference import pipeline
-from reference.exceptions import PipelineError
+from agent_tck.reference import pipeline
+from agent_tck.reference.exceptions import PipelineError
 
 Request = dict[str, Any]
 Answer = dict[str, Any]

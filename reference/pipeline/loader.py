@@ -15,7 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from reference.exceptions import DocumentError
+from agent_tck.reference.exceptions import DocumentError
 
 Path = tuple[str | int, ...]
 

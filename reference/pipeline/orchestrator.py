@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
-from reference.exceptions import ContractError, DocumentError
-from reference.pipeline.loader import load_document
-from reference.pipeline.schemas import AGENTS
-from reference.pipeline.store import MetadataStore
+from agent_tck.reference.exceptions import ContractError, DocumentError
+from agent_tck.reference.pipeline.loader import load_document
+from agent_tck.reference.pipeline.schemas import AGENTS
+from agent_tck.reference.pipeline.store import MetadataStore
 
 STATUSES = {"discovery-agent": ("success", "stop", "error")}
 DEFAULT_STATUSES = ("success", "error", "skip")

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reference.pipeline.loader import Document, Path
-from reference.pipeline.slug import slug_for
+from agent_tck.reference.pipeline.loader import Document, Path
+from agent_tck.reference.pipeline.slug import slug_for
 
 Problem = tuple[Path, str]
 Rule = Callable[[Document, Path, Any], Iterator[Problem]]

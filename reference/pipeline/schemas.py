@@ -14,7 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from reference.exceptions import ContractError
+from agent_tck.reference.exceptions import ContractError
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas" / "contracts"
 SUFFIX = ".schema.json"

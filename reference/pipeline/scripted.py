@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reference.pipeline.orchestrator import Agent, Context, Reply
+from agent_tck.reference.pipeline.orchestrator import Agent, Context, Reply
 
 
 class Unwritable:

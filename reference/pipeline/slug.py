@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from reference.exceptions import PathError
+from agent_tck.reference.exceptions import PathError
 
 
 def check_source_path(source: str) -> PurePosixPath:

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from reference.exceptions import PathError
-from reference.pipeline.loader import load_document
-from reference.pipeline.slug import slug_for
+from agent_tck.reference.exceptions import PathError
+from agent_tck.reference.pipeline.loader import load_document
+from agent_tck.reference.pipeline.slug import slug_for
 
 METADATA_DIR = Path("tmp") / "rspec_metadata"
 

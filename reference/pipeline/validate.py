@@ -16,9 +16,9 @@ from typing import Any
 
 from jsonschema import ValidationError
 
-from reference.exceptions import DocumentError
-from reference.pipeline import rules
-from reference.pipeline.loader import (
+from agent_tck.reference.exceptions import DocumentError
+from agent_tck.reference.pipeline import rules
+from agent_tck.reference.pipeline.loader import (
     DEFAULT_LIMITS,
     Document,
     Limits,
@@ -26,7 +26,7 @@ from reference.pipeline.loader import (
     json_path,
     load_document,
 )
-from reference.pipeline.schemas import infer_contract, validator
+from agent_tck.reference.pipeline.schemas import infer_contract, validator
 
 # Words agents write instead of the seed's (decision D-10): refused, with the right word.
 NEAR_MISSES = {"skipped": "skip", "ok": "success", "failed": "error", "stopped": "stop",

@@ -7,11 +7,18 @@
 - `loop`: `run_loop` over a `Session` (context, progress, balls) and the prompt it builds
 """
 
-from reference.runner.base import Runner, RunOptions, RunResult
-from reference.runner.claude import AUTONOMOUS_SYSTEM_PROMPT, ClaudeRunner
-from reference.runner.loop import Ball, LoopResult, MemorySession, Session, build_prompt, run_loop
-from reference.runner.scripted import ScriptedCall, ScriptedRunner
-from reference.runner.signals import Signal, parse_signal
+from agent_tck.reference.runner.base import Runner, RunOptions, RunResult
+from agent_tck.reference.runner.claude import AUTONOMOUS_SYSTEM_PROMPT, ClaudeRunner
+from agent_tck.reference.runner.loop import (
+    Ball,
+    LoopResult,
+    MemorySession,
+    Session,
+    build_prompt,
+    run_loop,
+)
+from agent_tck.reference.runner.scripted import ScriptedCall, ScriptedRunner
+from agent_tck.reference.runner.signals import Signal, parse_signal
 
 __all__ = [
     "AUTONOMOUS_SYSTEM_PROMPT",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from reference.runner.signals import Signal
+from agent_tck.reference.runner.signals import Signal
 
 
 @dataclass(frozen=True)

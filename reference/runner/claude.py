@@ -14,9 +14,9 @@ import os
 import signal
 from collections.abc import Mapping
 
-from reference.runner.base import RunOptions, RunResult
-from reference.runner.signals import parse_signal
-from reference.supervisor import Outcome, resolve, run_process
+from agent_tck.reference.runner.base import RunOptions, RunResult
+from agent_tck.reference.runner.signals import parse_signal
+from agent_tck.reference.supervisor import Outcome, resolve, run_process
 
 AUTONOMOUS_SYSTEM_PROMPT = """CRITICAL: You are an autonomous agent.
 DO NOT ask questions. DO NOT summarize. DO NOT wait for confirmation.

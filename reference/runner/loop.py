@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reference.exceptions import AgentError, BlockedError, ConfigError, LoopError
-from reference.limits import seconds
-from reference.runner.base import Runner, RunOptions
-from reference.runner.signals import COMPLETE_MARKER, Signal
+from agent_tck.reference.exceptions import AgentError, BlockedError, ConfigError, LoopError
+from agent_tck.reference.limits import seconds
+from agent_tck.reference.runner.base import Runner, RunOptions
+from agent_tck.reference.runner.signals import COMPLETE_MARKER, Signal
 
 COMPLETE_STATE = "complete"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reference.runner.base import RunOptions, RunResult
-from reference.runner.signals import COMPLETE_MARKER, Signal
+from agent_tck.reference.runner.base import RunOptions, RunResult
+from agent_tck.reference.runner.signals import COMPLETE_MARKER, Signal
 
 EXHAUSTED = RunResult(output=COMPLETE_MARKER, signal=Signal.COMPLETE)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from steps.drivers.base import Driver, ImplInfo, RequestResult
-from steps.drivers.stdio import DEFAULT_TIMEOUT
-from steps.exceptions import UsageError
+from agent_tck.steps.drivers.base import Driver, ImplInfo, RequestResult
+from agent_tck.steps.drivers.stdio import DEFAULT_TIMEOUT
+from agent_tck.steps.exceptions import UsageError
 
 
 def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
@@ -12,7 +12,7 @@ def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
     implementation in-process: FACTORY() returns a Driver), `dds[:options]` (served agents over
     DDS, see `steps.drivers.dds`) or an adapter command line."""
     if impl == "reference":
-        from steps.drivers.inprocess import InProcessDriver
+        from agent_tck.steps.drivers.inprocess import InProcessDriver
 
         return InProcessDriver()
     if impl.startswith("python:"):
@@ -21,7 +21,7 @@ def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
         return make_dds_driver(impl.partition(":")[2])
     if not impl.strip():
         raise UsageError("--impl is empty: give 'reference' or an adapter command")
-    from steps.drivers.stdio import StdioDriver
+    from agent_tck.steps.drivers.stdio import StdioDriver
 
     return StdioDriver(impl, timeout)
 
@@ -42,7 +42,7 @@ def make_dds_driver(options: str = "", domain_offset: int = 0) -> Driver:
     """The DDS driver; a usage error when Cyclone DDS is not installed."""
     if not dds_available():
         raise UsageError("--impl dds needs Cyclone DDS: pip install 'agent-tck[dds]'")
-    from steps.drivers.dds import DdsDriver
+    from agent_tck.steps.drivers.dds import DdsDriver
 
     return DdsDriver(options, domain_offset=domain_offset)
 

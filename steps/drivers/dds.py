@@ -1,6 +1,6 @@
 """The DDS driver (`--impl dds` or `--impl "dds:domain=N;config=FILE;serve=CMD"`).
 
-Each agent is a served process (by default `python -m reference.dds serve`; `serve=CMD`
+Each agent is a served process (by default `python -m agent_tck.reference.dds serve`; `serve=CMD`
 names any command taking the same flags), started with the scenario's settings and the
 fake harness on its PATH. The driver waits for READY on the monitoring topic, sends requests
 addressed to that agent by name, and reports the states and stream events the agent
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from steps.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
-from steps.drivers.dds_wire import EVENT_TOPIC, Wire
-from steps.drivers.protocol import ProtocolDriver
-from steps.exceptions import DriverError, UsageError
-from steps.paths import ROOT
+from agent_tck.steps.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
+from agent_tck.steps.drivers.dds_wire import EVENT_TOPIC, Wire
+from agent_tck.steps.drivers.protocol import ProtocolDriver
+from agent_tck.steps.exceptions import DriverError, UsageError
+from agent_tck.steps.paths import CHECKOUT, PACKAGE
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
                 "service_instance_tag", "metadata")
-LOOPBACK = ROOT / "reference" / "cyclonedds-loopback.xml"
+LOOPBACK = PACKAGE / "reference" / "cyclonedds-loopback.xml"
 FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
          "grace_period": "--grace-period", "command": "--command", "model": "--model"}
 START_TIMEOUT = 30.0
@@ -106,7 +106,7 @@ class DdsDriver(ProtocolDriver):
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
         self.serve = shlex.split(opts.get("serve", "")) or [
-            sys.executable, "-m", "reference.dds", "serve"]
+            sys.executable, "-m", "agent_tck.reference.dds", "serve"]
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), ("claude", "codex"))
         self.cwd = os.getcwd()
@@ -123,7 +123,7 @@ class DdsDriver(ProtocolDriver):
     def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
         """DDS has no parse command: the spec's normalized events are the reference's."""
         if self._parser is None:
-            from steps.drivers.inprocess import InProcessDriver
+            from agent_tck.steps.drivers.inprocess import InProcessDriver
 
             self._parser = InProcessDriver()
         result: list[dict[str, Any]] = self._parser.parse_line(backend, line)
@@ -274,7 +274,9 @@ class DdsDriver(ProtocolDriver):
         env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
         env["CYCLONEDDS_URI"] = f"file://{self.config}"
         env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        if CHECKOUT is not None:  # so `serve=` commands of the project's tests find `tests`
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT),
+                                                              env.get("PYTHONPATH")]))
         log = self.logs / f"{name}.log"
         with log.open("wb") as out:
             proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,

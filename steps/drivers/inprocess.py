@@ -10,10 +10,10 @@ import json
 import os
 from typing import Any
 
-from reference.adapter import Adapter
-from steps.drivers.base import INHERITED_ENV
-from steps.drivers.protocol import ProtocolDriver
-from steps.exceptions import DriverError
+from agent_tck.reference.adapter import Adapter
+from agent_tck.steps.drivers.base import INHERITED_ENV
+from agent_tck.steps.drivers.protocol import ProtocolDriver
+from agent_tck.steps.exceptions import DriverError
 
 
 class InProcessDriver(ProtocolDriver):

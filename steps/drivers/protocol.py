@@ -9,8 +9,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from steps.drivers.base import ImplInfo, RequestResult
-from steps.exceptions import DriverError
+from agent_tck.steps.drivers.base import ImplInfo, RequestResult
+from agent_tck.steps.exceptions import DriverError
 
 PROTOCOL_VERSION = 1
 

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from steps.paths import SCHEMAS
+from agent_tck.steps.paths import SCHEMAS
 
 MAX_INLINE = 16
 

@@ -21,10 +21,10 @@ import time
 from collections import deque
 from typing import Any
 
-from steps.drivers.base import INHERITED_ENV, end_with_parent
-from steps.drivers.protocol import ProtocolDriver
-from steps.drivers.schemas import problems
-from steps.exceptions import DriverError
+from agent_tck.steps.drivers.base import INHERITED_ENV, end_with_parent
+from agent_tck.steps.drivers.protocol import ProtocolDriver
+from agent_tck.steps.drivers.schemas import problems
+from agent_tck.steps.exceptions import DriverError
 
 # How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
 # is always longer (SCENARIO_MARGIN more), so a hang is "errored" with a restarted adapter,

@@ -15,7 +15,7 @@ import json
 import uuid
 from typing import Any
 
-from steps.realcli.shapes import FREE_FORM, shape_of
+from agent_tck.steps.realcli.shapes import FREE_FORM, shape_of
 
 _ids = itertools.count(1)
 Line = dict[str, Any]
@@ -29,7 +29,7 @@ def _uid() -> str:
 def _templates(backend: str) -> dict[str, Line]:
     """The first real line of each shape of `backend`: recorded runs first, then the
     documented lines (fixtures/transcripts), the sources of schemas/cli/."""
-    from steps.realcli.fixtures import documented, index
+    from agent_tck.steps.realcli.fixtures import documented, index
 
     recorded = [raw for t in index() if t.backend == backend for raw in t.lines()]
     found: dict[str, Line] = {}

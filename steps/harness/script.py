@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from steps.harness import fake
-from steps.harness.lines import Claude, Codex
-from steps.registry import KNOWN_BACKENDS
+from agent_tck.steps.harness import fake
+from agent_tck.steps.harness.lines import Claude, Codex
+from agent_tck.steps.registry import KNOWN_BACKENDS
 
 HARNESS_NAMES = KNOWN_BACKENDS  # the CLIs the fake harness plays
 

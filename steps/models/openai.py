@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from steps.models.script import Turn
+from agent_tck.steps.models.script import Turn
 
 Event = tuple[str, dict[str, Any]]
 

@@ -4,7 +4,7 @@ Each API request plays the script's next turn (steps/models/script.py) and is re
 JSON line per request, in the record file: its path, its body, which turn answered and any
 problem (a tool the request did not offer, a script exhausted, an unknown path).
 
-    python -m steps.models.server --api anthropic|openai --script FILE --record FILE
+    python -m agent_tck.steps.models.server --api anthropic|openai --script FILE --record FILE
 
 prints the port it listens on, on a line of its own, then serves until SIGTERM or SIGINT.
 The real CLIs reach it only from inside a network namespace (steps/realcli/sandbox.py).
@@ -23,8 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from steps.models import anthropic, openai
-from steps.models.script import Turn, load, offered_tools
+from agent_tck.steps.models import anthropic, openai
+from agent_tck.steps.models.script import Turn, load, offered_tools
 
 APIS: dict[str, tuple[ModuleType, str]] = {
     "anthropic": (anthropic, "/v1/messages"),
@@ -165,7 +165,8 @@ def serve(model: Model, ready: Callable[[int], None]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m steps.models.server", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m agent_tck.steps.models.server",
+                                     description=__doc__)
     parser.add_argument("--api", choices=sorted(APIS), required=True)
     parser.add_argument("--script", type=Path, required=True)
     parser.add_argument("--record", type=Path, required=True)

@@ -15,10 +15,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from steps.exceptions import UsageError
-from steps.paths import ROOT
+from agent_tck.steps.exceptions import UsageError
+from agent_tck.steps.paths import PACKAGE
 
-DEFAULT_DIR = ROOT / "clis"
+DEFAULT_DIR = PACKAGE / "clis"
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
 
 

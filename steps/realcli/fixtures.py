@@ -1,12 +1,13 @@
 """The recorded transcripts in fixtures/transcripts/: what they are, and recording them anew.
 
-    python -m steps.realcli.fixtures [NAME ...]
+    python -m agent_tck.steps.realcli.fixtures [NAME ...]
 
 re-records the named entries of fixtures/transcripts/index.yaml (all by default) with the
 pinned CLIs. Run it after changing a pin in clis/package.json: tests/test_transcripts.py then
 names every line and field the new version prints that the schemas (schemas/cli/) do not know,
-and `git diff` shows the rest; rebuild the schemas with `python -m steps.realcli.shapes` once
-the differences are understood (docs/real-clis.md).
+and `git diff` shows the rest; rebuild the schemas with
+`python -m agent_tck.steps.realcli.shapes` once the differences are understood
+(docs/real-clis.md).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from steps.paths import ROOT
+from agent_tck.steps.paths import FIXTURES
 
-TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
+TRANSCRIPTS = FIXTURES / "transcripts"
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from steps.realcli.record import record, write_whole
+    from agent_tck.steps.realcli.record import record, write_whole
 
     wanted = [t for t in index() if not argv or t.name in argv]
     unknown = set(argv) - {t.name for t in wanted}
@@ -70,7 +71,7 @@ def main(argv: list[str]) -> int:
         write_whole(t.path, done.stdout)
         lines = done.stdout.count(b"\n")
         print(f"{t.name}: {lines} lines, exit {done.returncode}")
-    print("now: pytest tests/test_transcripts.py; then python -m steps.realcli.shapes")
+    print("now: pytest tests/test_transcripts.py; then python -m agent_tck.steps.realcli.shapes")
     return 0
 
 

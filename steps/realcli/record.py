@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from steps.exceptions import UsageError
-from steps.models.script import ScriptError, parse
-from steps.realcli import clis
-from steps.realcli.sandbox import Sandbox, unavailable
+from agent_tck.steps.exceptions import UsageError
+from agent_tck.steps.models.script import ScriptError, parse
+from agent_tck.steps.realcli import clis
+from agent_tck.steps.realcli.sandbox import Sandbox, unavailable
 
 ARGV = {
     "claude": ["claude", "-p", "--output-format", "stream-json", "--verbose"],

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import TextIO
 
-from steps.realcli import clis, isolation
+from agent_tck.steps.realcli import clis, isolation
 
 
 def install_clis(where: Path | None, out: TextIO) -> int:

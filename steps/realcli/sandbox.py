@@ -25,10 +25,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from steps.exceptions import TckError
-from steps.observe import carrying
-from steps.paths import ROOT
-from steps.realcli import clis, isolation
+from agent_tck.steps.exceptions import TckError
+from agent_tck.steps.observe import carrying
+from agent_tck.steps.paths import PACKAGE
+from agent_tck.steps.realcli import clis, isolation
 
 API = {"claude": "anthropic", "codex": "openai"}
 MARK = "AGENT_TCK_SANDBOX"  # in the environment of every process the sandboxed CLI starts
@@ -116,12 +116,10 @@ class Sandbox:
 
     def _start_server(self) -> int:
         argv = [*isolation.unshare_argv(), "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-                sys.executable, "-m", "steps.models.server", "--api", API[self.backend],
+                sys.executable, "-m", "agent_tck.steps.models.server", "--api", API[self.backend],
                 "--script", str(self.script_path), "--record", str(self.record_path)]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
-            str(ROOT), os.environ.get("PYTHONPATH")]))}
         with self.log_path.open("wb") as log:
-            self.server = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+            self.server = subprocess.Popen(argv, cwd=PACKAGE, stdin=subprocess.DEVNULL,
                                            stdout=subprocess.PIPE, stderr=log,
                                            start_new_session=True)
         assert self.server.stdout is not None

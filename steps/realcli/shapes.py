@@ -9,7 +9,7 @@ STRICT_DEPTH levels of nesting. `problems()` checks lines against it and says wh
 which shape and which field differ, so a new CLI version that prints something new is caught
 by name (tests/test_transcripts.py).
 
-    python -m steps.realcli.shapes      # rebuild schemas/cli/*.schema.json from the fixtures
+    python -m agent_tck.steps.realcli.shapes   # rebuild schemas/cli/*.schema.json from fixtures
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from steps.paths import SCHEMAS
+from agent_tck.steps.paths import SCHEMAS
 
 CLI_SCHEMAS = SCHEMAS / "cli"
 STRICT_DEPTH = 4  # objects nested deeper are only checked to be objects
@@ -85,8 +85,9 @@ def build(backend: str, lines: Iterable[str]) -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://agent-tck.dev/schemas/cli/{backend}.schema.json",
         "title": f"Lines of `{TITLES[backend]}`",
-        "description": "Built by `python -m steps.realcli.shapes` from fixtures/transcripts/ "
-                       "(recorded real runs and documented shapes); do not edit by hand.",
+        "description": "Built by `python -m agent_tck.steps.realcli.shapes` from "
+                       "fixtures/transcripts/ (recorded real runs and documented shapes); do not "
+                       "edit by hand.",
         "$defs": {shape: infer(values) for shape, values in sorted(by_shape.items())},
     }
 
@@ -135,14 +136,14 @@ load_cached = functools.cache(load)
 
 def expected(backend: str) -> dict[str, Any]:
     """The schema the fixtures give now."""
-    from steps.realcli.fixtures import documented, index
+    from agent_tck.steps.realcli.fixtures import documented, index
 
     lines = [line for t in index() if t.backend == backend for line in t.lines()]
     return build(backend, [*lines, *documented(backend)])
 
 
 def write_schemas() -> None:
-    from steps.realcli.record import write_whole
+    from agent_tck.steps.realcli.record import write_whole
 
     CLI_SCHEMAS.mkdir(exist_ok=True)
     for backend in TITLES:

@@ -1,0 +1,116 @@
+"""agent-tck installed like any tool: the wheel works outside the checkout, installs one
+namespace, and leaves other pytest projects alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from agent_tck.steps.paths import CHECKOUT
+from tests.runsuite import verdicts_for
+
+# Components judged the same way from a wheel: transport needs the `dds` extra and real-cli
+# the pinned CLIs, which a bare wheel install has neither of.
+COMPONENTS = ["agent", "backends", "responses", "runner", "pipeline"]
+TOOLS = Path(sys.executable).parent
+
+
+def _env() -> dict[str, str]:
+    """The environment without this checkout on PYTHONPATH."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sdist and the wheel, built from this checkout as `python -m build` does."""
+    if CHECKOUT is None:
+        pytest.skip("not run: needs a checkout to build from")
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(CHECKOUT)],
+                          capture_output=True, text=True, timeout=600, check=False, env=_env())
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (sdist,), (wheel,) = out.glob("*.tar.gz"), out.glob("*.whl")
+    return sdist, wheel
+
+
+def test_the_sdist_and_wheel_pass_twine_and_check_wheel_contents(
+        built: tuple[Path, Path]) -> None:
+    for argv in ([str(TOOLS / "twine"), "check", *map(str, built)],
+                 [str(TOOLS / "check-wheel-contents"), str(built[1])]):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_wheel_installs_one_namespace_with_its_data(built: tuple[Path, Path]) -> None:
+    names = zipfile.ZipFile(built[1]).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"agent_tck"}
+    for data in ("agent_tck/features/agent/requirements.yaml",
+                 "agent_tck/schemas/cli/claude.schema.json",
+                 "agent_tck/fixtures/cli-options.json", "agent_tck/clis/package.json",
+                 "agent_tck/reference/cyclonedds-loopback.xml",
+                 "agent_tck/steps/harness/fake.py", "agent_tck/steps/suite/test_agent.py"):
+        assert data in names, data
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "pytest11" not in zipfile.ZipFile(built[1]).read(entry_points).decode()
+
+
+def test_the_wheel_outside_the_checkout_gives_the_checkouts_verdicts(
+        built: tuple[Path, Path], tmp_path: Path) -> None:
+    venv, empty = tmp_path / "venv", tmp_path / "empty"
+    empty.mkdir()
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(built[1])],
+                             capture_output=True, text=True, timeout=600, check=False,
+                             cwd=empty, env=_env())
+    assert install.returncode == 0, install.stderr[-2000:]
+    words = [a for c in COMPONENTS for a in ("--component", c)]
+    done = subprocess.run([str(venv / "bin" / "agent-tck"), "run", *words], cwd=empty,
+                          capture_output=True, text=True, timeout=900, check=False, env=_env())
+    rows = {line.split()[0]: " ".join(line.split()[2:-1]) for line in done.stdout.splitlines()
+            if line[:1].isupper() and len(line.split()) >= 4 and "-" in line.split()[0]}
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert rows == verdicts_for("reference", COMPONENTS)
+    assert list(empty.iterdir()) == [], "the run wrote into the user's directory"
+
+
+USER_PROJECT = {
+    "steps/__init__.py": 'NAME = "the user\'s own steps"\n',
+    "steps/greeting_steps.py": (
+        "from pytest_bdd import given, parsers, then\n\n"
+        "@given(parsers.parse('a greeting \"{text}\"'), target_fixture='greeting')\n"
+        "def greeting(text):\n    return text\n\n"
+        "@then('it is polite')\ndef polite(greeting):\n    assert greeting == 'hello'\n"),
+    "reference/__init__.py": 'NAME = "the user\'s own reference"\n',
+    "conftest.py": 'pytest_plugins = ["steps.greeting_steps"]\n',
+    "features/greeting.feature": (
+        "Feature: Greeting\n  Scenario: Polite\n    Given a greeting \"hello\"\n"
+        "    Then it is polite\n"),
+    "test_greeting.py": (
+        "import reference, steps\nfrom pytest_bdd import scenarios\n\n"
+        "scenarios('features')\n\n"
+        "def test_the_packages_are_the_users():\n"
+        "    assert (steps.NAME, reference.NAME) == "
+        "(\"the user's own steps\", \"the user's own reference\")\n"),
+}
+
+
+def test_a_user_project_with_its_own_steps_and_reference_is_unaffected(tmp_path: Path) -> None:
+    for name, text in USER_PROJECT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(base, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          check=False, env=_env())
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout + done.stderr
+    unknown = subprocess.run([*base, "--impl", "reference"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120, check=False, env=_env())
+    assert unknown.returncode == 4 and "unrecognized arguments: --impl" in unknown.stderr
+    asked = subprocess.run([*base, "-p", "agent_tck", "--help"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120, check=False, env=_env())
+    assert asked.returncode == 0 and "--impl=IMPL" in asked.stdout, asked.stderr
