@@ -148,8 +148,9 @@ Feature: Agent decisions where the seeds are silent
   Rule: D-4 A failure reported in the stream is a failure, whatever the exit code
     Claude Code can report an API failure as a result with `is_error: true` (even with subtype
     "success") and Codex reports a failed turn with `turn.failed`; the exit code alone misses
-    these. A top-level Codex `error` can be a transient notice ("Reconnecting..."), so it does
-    not fail a turn that completes. Status codes are documented (docs/status-codes.md): 1 the
+    these. The failure is the turn's own, never "the turn completed, then the CLI exited
+    non-zero" (which AG-H9 reports, with the turn's answer). A top-level Codex `error` can be a
+    transient notice ("Reconnecting..."), so it does not fail a turn that completes. Status codes are documented (docs/status-codes.md): 1 the
     harness reported an error or exited non-zero, 2 it died by a signal the agent did not send,
     3 timeout, 4 the CLI could not be started, 5 busy.
 
@@ -178,6 +179,7 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Refactor everything"
       Then the response status is 1
       And the response message contains "Reached maximum number of turns (1)"
+      And the response does not say the turn had completed
       And the response has:
         | key        | value                                  |
         | session_id | "00000000-0000-4000-8000-00000000d402" |
@@ -195,6 +197,7 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Hello"
       Then the response status is 1
       And the response message contains "stream disconnected before completion"
+      And the response does not say the turn had completed
 
     @req:AG-D4.4
     Scenario: A transient Codex reconnect notice before a turn that completes
