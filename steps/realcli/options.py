@@ -1,26 +1,29 @@
 """The command-line options of the pinned real CLIs, read from their own `--help`.
 
-`python -m steps.realcli.options` runs `claude --help`, `codex exec --help` and `codex exec
-resume --help` in the loopback-only namespace and writes fixtures/cli-options.json: for each
-command, its usage lines and every option (its flags as the help prints them, whether it
-takes a value, the allowed choices). The fake harness reads that file and refuses an argv the
-real CLI refuses, with the real CLI's message and exit code (`steps.harness.fake`);
-tests/test_realcli.py checks both agree on the same argvs, and that the file is current.
+`python -m agent_tck.steps.realcli.options` runs `claude --help`, `codex exec --help` and
+`codex exec resume --help` in the loopback-only namespace and writes
+fixtures/cli-options.json: for each command, its usage lines and every option (its flags as
+the help prints them, whether it takes a value, the allowed choices). The fake harness reads
+that file and refuses an argv the real CLI refuses, with the real CLI's message and exit
+code (`steps.harness.fake`); tests/test_cli_options.py checks both agree on the same argvs,
+and that the file is current.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from steps.paths import ROOT
-from steps.realcli import clis, isolation
+from agent_tck.steps.paths import FIXTURES
+from agent_tck.steps.realcli import clis, isolation
 
-OPTIONS_FILE = ROOT / "fixtures" / "cli-options.json"
+OPTIONS_FILE = FIXTURES / "cli-options.json"
 # Accepted by the pinned CLI but not listed by its --help; the SDKs pass them. Claude's are
 # probed (its "argument missing" message gives the value's name); codex's is checked by the
 # fidelity test in tests/test_realcli.py.
@@ -95,15 +98,24 @@ def _usage(text: str) -> list[str]:
 
 def run_real(backend: str, *words: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The real CLI run with `words` and stdin empty, in a loopback-only network namespace
-    (it never reaches a vendor)."""
+    (it never reaches a vendor). A CLI still running at `timeout` is killed with its process
+    group and reported with return code None and what it had written."""
     binary = clis.binary(backend)
     problem = isolation.problem() or (clis.not_installed(backend) if binary is None else None)
     if problem or binary is None:
         raise SystemExit(f"cannot run the real {backend}: {problem}")
     script = 'ip link set lo up && exec "$@"'
     argv = [*isolation.unshare_argv(), "sh", "-c", script, "sh", str(binary), *words]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        code = None
+    return subprocess.CompletedProcess(argv, code, out, err)  # type: ignore[arg-type]
 
 
 def help_text(backend: str, *words: str) -> str:
@@ -137,7 +149,7 @@ def measure() -> dict[str, Any]:
         option["unlisted"] = UNLISTED_CHOICES.get(option["names"][-1], [])
     versions = {pin.package: pin.pinned for pin in clis.pins()}
     return {"about": "Options of the pinned real CLIs, from their --help: "
-                     "python -m steps.realcli.options",
+                     "python -m agent_tck.steps.realcli.options",
             "versions": versions, "commands": commands}
 
 
