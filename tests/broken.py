@@ -51,6 +51,31 @@ class _Broken(InProcessDriver, ABC):
         """Give `agent` this implementation's one defect."""
 
 
+class _Supervised(_Broken):
+    """The reference with its CLI run under a supervisor of one defect."""
+
+    supervisor: type[Supervisor] = Supervisor
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=self.supervisor)
+
+
+class _Answers(_Broken):
+    """The reference with one defect in how it words or shapes its answer."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def changed(message: str, session_id: str | None) -> dict[str, Any]:
+            return self.change(run(message, session_id), agent)
+
+        agent._run = changed  # type: ignore[method-assign]
+
+    @abstractmethod
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        """The answer as this implementation gives it."""
+
+
 class _NoWait(Supervisor):
     def _finish(self) -> None:
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
@@ -62,11 +87,10 @@ class _NoWait(Supervisor):
         self.proc.returncode = -info.si_status if killed else info.si_status
 
 
-class NoReap(_Broken):
+class NoReap(_Supervised):
     """Never waits for the harness: it stays a zombie."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_NoWait)
+    supervisor = _NoWait
 
 
 class _ChildOnly(Supervisor):
@@ -213,11 +237,10 @@ class _NoTail(Supervisor):
         return more
 
 
-class DropsUnterminatedLastLine(_Broken):
+class DropsUnterminatedLastLine(_Supervised):
     """Loses a last line that has no newline."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_NoTail)
+    supervisor = _NoTail
 
 
 class _AnyValue(_Backend):
@@ -277,11 +300,10 @@ class _DecodePerRead(Supervisor):
         return bool(chunk)
 
 
-class DecodesEachRead(_Broken):
+class DecodesEachRead(_Supervised):
     """Decodes every read on its own, garbling a UTF-8 character split across two reads."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_DecodePerRead)
+    supervisor = _DecodePerRead
 
 
 class _Unbounded(Supervisor):
@@ -290,11 +312,10 @@ class _Unbounded(Supervisor):
         return super()._read(fd, splitter)
 
 
-class NoLineLimit(_Broken):
+class NoLineLimit(_Supervised):
     """Reads every stdout line whole, however long: memory grows with the line."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_Unbounded)
+    supervisor = _Unbounded
 
 
 class CompletedTurnIgnoresExitCode(_Broken):
@@ -310,19 +331,13 @@ class CompletedTurnIgnoresExitCode(_Broken):
         agent.judge = turn_first
 
 
-class VagueLaunchError(_Broken):
+class VagueLaunchError(_Answers):
     """Reports a CLI that cannot be started without saying which command or why."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def vague(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            if response["status"] == Status.LAUNCH_FAILED:
-                response["message"] = response["error"] = "[Errno 2] No such file or directory"
-            return response
-
-        agent._run = vague  # type: ignore[method-assign]
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.LAUNCH_FAILED:
+            response["message"] = response["error"] = "[Errno 2] No such file or directory"
+        return response
 
 
 class KeepsNestingVariable(_Broken):
@@ -356,11 +371,10 @@ class _RaisesOnBrokenPipe(Supervisor):
         return view
 
 
-class CrashesOnBrokenPipe(_Broken):
+class CrashesOnBrokenPipe(_Supervised):
     """Lets EPIPE from writing the prompt to a CLI that already exited fail the request."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_RaisesOnBrokenPipe)
+    supervisor = _RaisesOnBrokenPipe
 
 
 class _KillsLate(Supervisor):
@@ -369,11 +383,10 @@ class _KillsLate(Supervisor):
         self.grace += 3.0
 
 
-class KillsLate(_Broken):
+class KillsLate(_Supervised):
     """Sends SIGKILL three seconds after the grace period is over."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_KillsLate)
+    supervisor = _KillsLate
 
 
 class _WaitsForEof(Supervisor):
@@ -384,55 +397,42 @@ class _WaitsForEof(Supervisor):
         return max(super()._wait_time(), 0.05)
 
 
-class WaitsForEof(_Broken):
+class WaitsForEof(_Supervised):
     """After the CLI exits, waits for stdout to close, however long a grandchild holds it."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_WaitsForEof)
+    supervisor = _WaitsForEof
 
 
-class RewordsItsMessages(_Broken):
+class RewordsItsMessages(_Answers):
     """Not broken: words launch failures and late exits its own way, with the same facts
     ("Permission denied: 'claude'", "exit status 1 ... once its turn had finished"). It must
     pass."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def reworded(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            if response.get("error") is None:
-                return response
-            text, _, answer = str(response.get("message")).partition("\n")
-            backend = agent.config.backend
-            if "is not executable" in text:
-                text = f"Permission denied: {backend!r}"
-            elif "was not found on PATH" in text:
-                text = f"spawn {backend} ENOENT"
-            elif "after the turn completed" in text:
-                text = f"exit status 1 from {backend} once its turn had finished"
-            response["error"] = text
-            response["message"] = f"{text}\n{answer}" if answer else text
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response.get("error") is None:
             return response
+        text, _, answer = str(response.get("message")).partition("\n")
+        backend = agent.config.backend
+        if "is not executable" in text:
+            text = f"Permission denied: {backend!r}"
+        elif "was not found on PATH" in text:
+            text = f"spawn {backend} ENOENT"
+        elif "after the turn completed" in text:
+            text = f"exit status 1 from {backend} once its turn had finished"
+        response["error"] = text
+        response["message"] = f"{text}\n{answer}" if answer else text
+        return response
 
-        agent._run = reworded  # type: ignore[method-assign]
 
-
-class ForgetsTheTurnCompleted(_Broken):
+class ForgetsTheTurnCompleted(_Answers):
     """Reports a failing exit after a completed turn without saying the turn had completed."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def forgetful(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            text = str(response.get("message"))
-            if "after the turn completed" in text:
-                response["message"] = response["error"] = text.replace(
-                    " after the turn completed", " before the turn completed")
-            return response
-
-        agent._run = forgetful  # type: ignore[method-assign]
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        text = str(response.get("message"))
+        if "after the turn completed" in text:
+            response["message"] = response["error"] = text.replace(
+                " after the turn completed", " before the turn completed")
+        return response
 
 
 class _OneBackend(InProcessDriver):
@@ -493,19 +493,13 @@ class ForgetsItsTimeout(_TimeoutInfo):
     """Says it has no timeout even when created with one."""
 
 
-class RequiresSessionId(_Broken):
+class RequiresSessionId(_Answers):
     """Fails a turn whose stream never named a session, as if resuming were everything."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def strict(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            if response.get("status") == 0 and not response.get("session_id"):
-                response.update(status=1, error="the CLI named no session")
-            return response
-
-        agent._run = strict  # type: ignore[method-assign]
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response.get("status") == 0 and not response.get("session_id"):
+            response.update(status=1, error="the CLI named no session")
+        return response
 
 
 KNOWN_TYPES = {
@@ -535,19 +529,13 @@ class StopsAtUnknownShapes(_Broken):
         agent.backend = _StrictShapes(agent.backend)
 
 
-class HidesAnUnfinishedTurn(_Broken):
+class HidesAnUnfinishedTurn(_Answers):
     """Answers a stream that stopped before the turn's end as a plain success."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def plain(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            response["warnings"] = [w for w in response.get("warnings", [])
-                                    if "before the turn completed" not in w]
-            return response
-
-        agent._run = plain  # type: ignore[method-assign]
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        response["warnings"] = [w for w in response.get("warnings", [])
+                                if "before the turn completed" not in w]
+        return response
 
 
 class _AllStderr(Supervisor):
@@ -564,11 +552,10 @@ class _AllStderr(Supervisor):
         super()._finish()
 
 
-class KeepsAllStderr(_Broken):
+class KeepsAllStderr(_Supervised):
     """Keeps all of stderr and puts it in the error."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_AllStderr)
+    supervisor = _AllStderr
 
 
 FIRST_LINE_WAIT = 5.0
@@ -587,25 +574,18 @@ class _WaitsForFirstLine(Supervisor):
         return super()._read(fd, splitter)
 
 
-class WaitsForTheFirstLine(_Broken):
+class WaitsForTheFirstLine(_Supervised):
     """Waits a fixed 5 s for the CLI's first line, whatever the request's timeout."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        agent.run_process = functools.partial(run_process, supervisor=_WaitsForFirstLine)
+    supervisor = _WaitsForFirstLine
 
 
-class DropsTheAnswerOnExit(_Broken):
+class DropsTheAnswerOnExit(_Answers):
     """After a completed turn and a failing exit, answers with the failure alone."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        run = agent._run
-
-        def forgetful(message: str, session_id: str | None) -> dict[str, Any]:
-            response = run(message, session_id)
-            response["message"] = str(response.get("message")).split("\n")[0]
-            return response
-
-        agent._run = forgetful  # type: ignore[method-assign]
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        response["message"] = str(response.get("message")).split("\n")[0]
+        return response
 
 
 class ProbesTheCliAtCreation(_Broken):
