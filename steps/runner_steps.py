@@ -211,12 +211,6 @@ def run_timed_out(run_case: RunCase) -> None:
     assert run_case.result()["timed_out"] is True
 
 
-@then("the harness received SIGTERM")
-def harness_got_sigterm(run_case: RunCase) -> None:
-    pid = run_case.rig.last_start()["pid"]
-    assert run_case.rig.signals(pid)[:1] == ["SIGTERM"], "the harness got no SIGTERM"
-
-
 @then(parsers.parse('the runner cannot start, with an error naming "{command}"'))
 def runner_cannot_start(run_case: RunCase, command: str) -> None:
     assert "launch_failed" in run_case.answer, f"the run did not fail: {run_case.answer}"
