@@ -64,6 +64,12 @@ def test_top_level_help_lists_every_subcommand_and_version_works() -> None:
     assert re.fullmatch(r"agent-tck \d+\.\d+\.\d+\S*\n", version.stdout), version.stdout
 
 
+def test_python_dash_m_agent_tck_is_the_console_script() -> None:
+    done = subprocess.run([sys.executable, "-m", "agent_tck", "--version"], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("agent-tck "), done.stderr
+
+
 def test_a_usage_error_exits_2_with_the_subcommands_usage() -> None:
     assert SCRIPT is not None
     done = subprocess.run([SCRIPT, "run", "--component", "nope"], capture_output=True,

@@ -200,10 +200,13 @@ Feature: Hostile harnesses: the failures real wrappers hit
     Claude Code ends every turn with a `result` line and Codex with `turn.completed`. A stream
     that stops before that and exits 0 (a crash that still exits 0, output cut by a wrapper
     script, a killed pipe) looks like success to a wrapper that trusts the exit code, and the
-    caller takes half an answer for a whole one. Seed 001 requires status 0 for a CLI that
-    printed nothing and exited 0 ("Empty Response"), so the agent may answer status 0 with the
-    text so far, but then its `warnings` say that the turn did not complete; or it fails the
-    request with an error that says so. Either way the caller is told, in any words that say
+    caller takes half an answer for a whole one. Seed 001 contradicts itself here: its rule
+    "Empty Response" says the agent must return an error rather than an empty success, while
+    its scenario (EH-4.1) demands status 0 for a CLI that printed nothing and exited 0. The kit
+    follows the scenario, the executable statement, and carries the rule's error in the
+    answer's `warnings`: the agent may answer status 0 with the text so far, but then its
+    `warnings` say that the turn did not complete; or it fails the request with an error that
+    says so. Either way the caller is told, in any words that say
     it ("did not complete", "no result", "before the turn finished", "ended early").
 
     @req:AG-H15
