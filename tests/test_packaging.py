@@ -4,10 +4,13 @@ namespace, and leaves other pytest projects alone."""
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -114,3 +117,38 @@ def test_a_user_project_with_its_own_steps_and_reference_is_unaffected(tmp_path:
     asked = subprocess.run([*base, "-p", "agent_tck", "--help"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=120, check=False, env=_env())
     assert asked.returncode == 0 and "--impl=IMPL" in asked.stdout, asked.stderr
+
+
+def ci_steps(title: str) -> list[str]:
+    """The shell steps of the README's CI job under `title` (`run:` lines, or `script:`)."""
+    readme = (CHECKOUT or Path()).joinpath("README.md").read_text(encoding="utf-8")
+    block = readme.split(title, 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    runs = re.findall(r"^\s*- run: (.+)$", block, re.M)
+    script = block.split("script:", 1)[1].split("artifacts:", 1)[0] if "script:" in block else ""
+    return runs + re.findall(r"^\s*- (.+)$", script, re.M)
+
+
+@pytest.mark.parametrize("title", ["GitHub Actions", "GitLab CI"])
+def test_the_readmes_ci_jobs_run_as_written(
+        built: tuple[Path, Path], tmp_path: Path, title: str) -> None:
+    """The job's own shell steps, with the wheel as AGENT_TCK and the example adapter as the
+    user's: pipx installs agent-tck, the run passes and the JUnit report is written."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("not run: Node.js is not installed (the example adapter is JavaScript)")
+    steps = ci_steps(title)
+    assert any("pipx run" in step for step in steps), steps
+    work, tools = tmp_path / "repo", tmp_path / "tools"
+    work.mkdir()
+    shutil.copy((CHECKOUT or Path()) / "examples" / "node-codex-parser" / "adapter.js", work)
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=120)
+    env = {**_env(), "PATH": f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}",
+           "AGENT_TCK": str(built[1]), "PIPX_HOME": str(tmp_path / "pipx"),
+           "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md")}
+    for step in steps:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", step], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=900, check=False)
+        assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    suites = ElementTree.parse(work / "junit.xml").getroot()
+    assert int(suites.get("tests") or suites[0].get("tests") or 0) > 0
