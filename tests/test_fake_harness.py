@@ -157,3 +157,24 @@ def test_codex_works_in_its_cd_directory_and_refuses_a_missing_one(tmp_path: Pat
     done = subprocess.run(argv, input=b"hi", capture_output=True, timeout=30, check=False)
     assert (done.returncode, done.stderr) == (1, b"Error: No such file or directory (os error 2)\n")
     assert done.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("step", "where"),
+    [
+        ({"slep": 1}, "steps/2: Additional properties are not allowed ('slep' was unexpected)"),
+        ({"sleep": -1}, "steps/2/sleep: -1 is less than the minimum of 0"),
+        ({"exit": 1, "out": "x"}, "steps/2: {'exit': 1, 'out': 'x'} has too many properties"),
+        ({"fill": {"line": "no marker", "size": 3}}, "steps/2/fill/line: 'no marker' does not"),
+    ],
+)
+def test_a_script_with_a_typo_is_an_error_of_the_suite_naming_the_step(
+    tmp_path: Path, step: dict[str, object], where: str
+) -> None:
+    script = Script("claude").init()  # steps/0 is its read_stdin head, steps/1 the init line
+    script.steps.append(step)
+    with pytest.raises(SuiteError, match="error of the suite: the fake harness's script is "
+                                         "invalid at ") as caught:
+        write_script(tmp_path / "script.json", script)
+    assert where in str(caught.value)
+    assert not (tmp_path / "script.json").exists()

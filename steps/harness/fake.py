@@ -21,7 +21,7 @@ recorded, and recorded as {"what": "refused", "code", "message"}. The options ar
 CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
   {"what": "stdin", "data"}            once stdin reached end of file
   {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
-Script steps (a JSON list), each an object with one key:
+Script steps (a JSON list; schemas/harness/script.schema.json), each an object with one key:
   out: text (written as is)         line: JSON value (one line)   err: text (stderr)
   raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
   sleep_real: seconds, never scaled (a pause that is not a scenario's subject)

@@ -6,6 +6,7 @@ backend prints the normalized events the spec talks about, in that CLI's real fo
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -14,8 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from agent_tck.steps.exceptions import SuiteError
 from agent_tck.steps.harness import fake
 from agent_tck.steps.harness.lines import Claude, Codex
+from agent_tck.steps.paths import SCHEMAS
 from agent_tck.steps.registry import KNOWN_BACKENDS
 
 HARNESS_NAMES = KNOWN_BACKENDS  # the CLIs the fake harness plays
@@ -121,10 +126,23 @@ def install(bin_dir: Path, script: Path, record: Path) -> None:
 
 def write_script(path: Path, script: Script, **context: str) -> None:
     """Write atomically, so a harness never reads half a script. `context`: the rig's token
-    (`rig`) and the session's stray log (`strays`), see `steps.harness.fake`."""
+    (`rig`) and the session's stray log (`strays`), see `steps.harness.fake`. A script that
+    breaks schemas/harness/script.schema.json (a typo in a step) is an error of the suite."""
+    document = {**script.to_json(), **context}
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"
+        raise SuiteError(f"error of the suite: the fake harness's script is invalid at {where}: "
+                         f"{errors[0].message}")
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({**script.to_json(), **context}))
+    tmp.write_text(json.dumps(document))
     os.replace(tmp, path)
+
+
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMAS / "harness" / "script.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
 
 
 def read_record(path: Path) -> list[dict[str, Any]]:
