@@ -8,6 +8,7 @@ change as a node event. Whatever happens, the agent is READY afterwards (decisio
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable, Mapping
@@ -21,6 +22,8 @@ from agent_tck.reference.limits import seconds
 from agent_tck.reference.status import State, Status
 from agent_tck.reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
 
+# A session id as the CLIs print them (UUIDs, codex thread names): never an option.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 # Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
@@ -179,6 +182,9 @@ class CodingAgent:
 
     def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
         """Answer one request. A request that arrives while BUSY is answered at once."""
+        refused = self.check_session(session_id)
+        if refused is not None:
+            return _fold(self).response(Status.LAUNCH_FAILED, refused)
         if not self._lock.acquire(blocking=False):
             return _fold(self).response(Status.BUSY, "agent is busy with another request")
         try:
@@ -190,6 +196,16 @@ class CodingAgent:
             if self.state is not State.READY:
                 self._transition(State.READY, "recovered after an unexpected error")
             self._lock.release()
+
+    @staticmethod
+    def check_session(session_id: str | None) -> str | None:
+        """Why `session_id` cannot go into the CLI's argv, or None. A session id is data: one
+        shaped like an option ("--dangerously-skip-permissions") or carrying spaces or control
+        characters would change the command the CLI runs."""
+        if session_id is None or (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
+            return None
+        return (f"invalid session id {session_id!r:.80}: expected letters, digits and '._:-', "
+                "not starting with '-'; no CLI was started")
 
     def _run(self, message: str, session_id: str | None) -> dict[str, Any]:
         fold = _fold(self)

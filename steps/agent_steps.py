@@ -679,3 +679,10 @@ def agent_created(world: AgentWorld) -> None:
 def created_within(world: AgentWorld, seconds: float) -> None:
     assert world.elapsed is not None and world.elapsed <= seconds, (
         f"creating the agent took {world.elapsed:.1f} s")
+
+
+@when(parsers.parse('the agent answers "{message}" resuming the session "{session}"'))
+def agent_answers_resuming(world: AgentWorld, message: str, session: str) -> None:
+    world.new_script().init().text("resumed").done("resumed")
+    world.rig.use(world.new_script())
+    world.result = world.driver.agent_request(world.ensure_agent(), message, session)

@@ -377,3 +377,11 @@ def harness_always_hangs(world: AgentWorld) -> None:
 def no_harness_left(world: AgentWorld) -> None:
     running = still_running([start["pid"] for start in world.rig.starts()])
     assert not running, f"harnesses still running (pid: state): {running}"
+
+
+@then(parsers.parse('no harness was started with "{text}" as an option'))
+def never_an_option(harness_rig: HarnessRig, text: str) -> None:
+    for start in harness_rig.starts():
+        argv: list[str] = start["argv"]
+        options = argv[: argv.index("--")] if "--" in argv else argv
+        assert text not in options, f"the harness was started with {text!r} as an option: {argv}"

@@ -593,3 +593,10 @@ class ProbesTheCliAtCreation(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent._run("probe", None)
+
+
+class TrustsSessionIds(_Broken):
+    """Puts any session id it is given into the CLI's argv after `--resume`."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.check_session = lambda session_id: None  # type: ignore[method-assign]

@@ -166,3 +166,18 @@ def test_bad_environment_settings_are_refused_at_creation(
     with pytest.raises(ConfigError) as caught:
         create_agent(**settings)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("session", ["--dangerously-skip-permissions", "a b", "x\n--model",
+                                     "-1", "", "a" * 201, "id;rm"])
+def test_a_session_id_that_is_not_one_is_refused_before_any_cli_starts(session: str) -> None:
+    agent = create_agent(backend="claude", env={"PATH": "/nonexistent"})
+    response = agent.process("Hello", session)
+    assert response["status"] == Status.LAUNCH_FAILED
+    assert "invalid session id" in response["message"] and "no CLI was started" in response["error"]
+
+
+@pytest.mark.parametrize("session", ["5d1c2b7e-0000-4000-8000-000000000001", "019c7199-abcd",
+                                     "my-thread.v2", "a:b_c"])
+def test_real_session_ids_are_taken(session: str) -> None:
+    assert CodingAgent.check_session(session) is None

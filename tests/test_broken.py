@@ -47,6 +47,7 @@ CASES = {
     "WaitsForTheFirstLine": {"AG-H17"},
     "DropsTheAnswerOnExit": {"AG-H9"},
     "ProbesTheCliAtCreation": {"AG-H18"},
+    "TrustsSessionIds": {"AG-H19"},
 }
 
 

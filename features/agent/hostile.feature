@@ -287,6 +287,27 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | claude  |
         | codex   |
 
+  Rule: A session id is data, never an option
+    The session id a request resumes comes from an earlier answer, a caller, or a reply on a
+    shared bus; a wrapper that puts it into argv after `--resume` unchecked lets whoever
+    supplies it add options to the next run: `--dangerously-skip-permissions`,
+    `--mcp-config=...`. Whatever the agent does with such an id (refuse it, or pass it in a
+    form the CLI reads as a value, such as `--resume=ID`), it never reaches the CLI as an
+    option of its own. The reference refuses it with status 4 (nothing started).
+
+    @req:AG-H19
+    Scenario Outline: A session id shaped like an option
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      When the agent answers "Hello" resuming the session "<session>"
+      Then no harness was started with "<session>" as an option
+      And the agent is READY
+
+      Examples:
+        | backend | session                                     |
+        | claude  | --dangerously-skip-permissions              |
+        | codex   | --dangerously-bypass-approvals-and-sandbox  |
+        | claude  | --mcp-config=/tmp/planted.json              |
+
   Rule: A failure fails the request, whether the stream or the exit code reports it
     Exit codes and streams disagree in both directions. Claude Code exits 0 after an API
     failure it reports as an error result, and Codex can exit 0 after `turn.failed`; a wrapper
