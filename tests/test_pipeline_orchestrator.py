@@ -191,3 +191,23 @@ def test_every_seed_agent_runs_in_order(base: Path) -> None:
 
     assert run_pipeline(base, SOURCE, {a: agent for a in reversed(AGENTS)}).ran == list(AGENTS)
     assert order == list(AGENTS)
+
+
+@pytest.mark.parametrize("relative", ["../outside.txt", "/tmp/agent-tck-never", "link/outside.txt",
+                                      "", "."])
+def test_removes_never_leaves_the_base_directory(tmp_path: Path, relative: str) -> None:
+    base, outside = tmp_path / "base", tmp_path / "outside.txt"
+    base.mkdir()
+    outside.write_text("keep me")
+    (base / "link").symlink_to(tmp_path)
+    with pytest.raises(ContractError, match="removes: "):
+        scripted_agent({"response": "status: success\n", "removes": [relative]}, base)
+    assert outside.read_text() == "keep me"
+
+
+def test_removes_deletes_inside_the_base_directory(tmp_path: Path) -> None:
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "tmp" / "old.yml").write_text("x")
+    agent = scripted_agent({"response": "status: success\n", "removes": ["tmp/old.yml"]}, tmp_path)
+    agent(None)  # type: ignore[arg-type]
+    assert not (tmp_path / "tmp" / "old.yml").exists()

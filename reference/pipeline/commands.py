@@ -30,9 +30,9 @@ def pipeline_run(request: Request) -> Answer:
     """The run's outcome and the agents' starts and ends, `[["start", name], ...]`."""
     calls: list[list[str]] = []
     base = Path(str(request["base_dir"]))
-    agents = {a["name"]: _watched(a["name"], pipeline.scripted_agent(a, base), calls)
-              for a in request["agents"]}
     try:
+        agents = {a["name"]: _watched(a["name"], pipeline.scripted_agent(a, base), calls)
+                  for a in request["agents"]}
         result = pipeline.run_pipeline(base, str(request["source_file"]), agents,
                                        request.get("start_at"))
     except PipelineError as exc:

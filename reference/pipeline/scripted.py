@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_tck.reference.exceptions import ContractError
 from agent_tck.reference.pipeline.orchestrator import Agent, Context, Reply
 
 
@@ -23,14 +24,26 @@ class Unwritable:
 
 
 def scripted_agent(spec: Mapping[str, Any], base_dir: Path) -> Agent:
-    """The agent `spec` describes; `base_dir` roots its `removes`."""
+    """The agent `spec` describes; `base_dir` roots its `removes`, which must stay inside it
+    (an absolute path, `..` or a symlink out of it is a ContractError, checked up front)."""
     writes = dict(spec.get("writes") or {})
     if spec.get("crash_mid_write"):
         writes["~crash"] = Unwritable()
+    removes = [_inside(base_dir, relative) for relative in spec.get("removes") or ()]
 
     def agent(context: Context) -> Reply:
-        for relative in spec.get("removes") or ():
-            (base_dir / relative).unlink(missing_ok=True)
+        for path in removes:
+            path.unlink(missing_ok=True)
         return Reply(str(spec["response"]), writes, str(spec.get("version", "1.0")))
 
     return agent
+
+
+def _inside(base_dir: Path, relative: object) -> Path:
+    if not isinstance(relative, str) or not relative or Path(relative).is_absolute():
+        raise ContractError(f"removes: {relative!r} must be a path relative to the base directory")
+    path = base_dir / relative
+    root = base_dir.resolve()
+    if not path.parent.resolve().is_relative_to(root) or path.resolve() == root:
+        raise ContractError(f"removes: {relative!r} leads outside the base directory {base_dir}")
+    return path
