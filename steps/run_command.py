@@ -76,9 +76,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown summary")
+    parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
+    parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--markdown", type=report_path, metavar="FILE",
+                        help="write a Markdown summary")
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -87,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--write-baseline",
-        type=Path,
+        type=report_path,
         metavar="FILE",
         help="write the failing requirements as a baseline",
     )
@@ -126,6 +127,17 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
     return argv
+
+
+def report_path(text: str) -> Path:
+    """A file a report can be written to: not a directory, in a directory that exists."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: the directory {str(path.parent)!r} "
+                                         "does not exist")
+    return path
 
 
 def plugin_args() -> list[str]:

@@ -33,6 +33,8 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
         return ["Loading model weights... done", json.dumps(response)]
     if fault == "wrong-seq":
         return [json.dumps({**response, "seq": response["seq"] + 7})]
+    if fault == "string-error":  # `error` must be an object with a message
+        return [json.dumps({"seq": response["seq"], "error": "it broke"})]
     if fault == "wrong-version":
         return [json.dumps({**response, "version": 99})]
     if fault == "bad-schema":

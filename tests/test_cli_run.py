@@ -125,3 +125,14 @@ def test_an_implementation_is_never_sent_a_command_of_a_component_it_did_not_dec
 def test_a_selection_that_matches_nothing_judges_nothing_and_says_so() -> None:
     code, out, err = run("--component", "backends", "-k", "no_scenario_is_called_this")
     assert code == 2 and "matched no scenario that ran; nothing was judged" in err, out + err
+
+
+def test_a_report_path_that_cannot_be_written_is_a_usage_error_before_the_run(
+        tmp_path: Path) -> None:
+    code, out, err = run("--component", "backends", "--json", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err.endswith(f"argument --json: {str(tmp_path)!r} is a directory, not a file to "
+                        "write\n")
+    missing = tmp_path / "nowhere" / "report.xml"
+    code, _, err = run("--component", "backends", "--junit", str(missing))
+    assert code == 2 and f"the directory {str(missing.parent)!r} does not exist" in err

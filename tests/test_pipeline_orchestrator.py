@@ -193,8 +193,8 @@ def test_every_seed_agent_runs_in_order(base: Path) -> None:
     assert order == list(AGENTS)
 
 
-@pytest.mark.parametrize("relative", ["../outside.txt", "/tmp/agent-tck-never", "link/outside.txt",
-                                      "", "."])
+@pytest.mark.parametrize(
+    "relative", ["../outside.txt", "/tmp/agent-tck-never", "link/outside.txt", "", "."])
 def test_removes_never_leaves_the_base_directory(tmp_path: Path, relative: str) -> None:
     base, outside = tmp_path / "base", tmp_path / "outside.txt"
     base.mkdir()

@@ -199,3 +199,12 @@ def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -
             run.wait()
     assert run.returncode == 2, out
     assert still_running(children, within=5) == {}, f"left behind: {children}"
+
+
+def test_an_error_that_is_not_an_object_is_a_protocol_violation_not_a_crash() -> None:
+    results = scenario_results(fake("string-error", "parse_line", 1), ["backends"])
+    broken = [r for r in results if r.verdict == "errored"]
+    assert len(broken) == 1, [(r.name, r.verdict) for r in results]
+    assert "its `error` must be an object with a `message` string, got 'it broke'" in (
+        broken[0].evidence)
+    assert {r.verdict for r in results} == {"errored", "passed"}

@@ -27,9 +27,12 @@ class ProtocolDriver(ABC):
         """The response to `cmd`; an `error` response is a DriverError."""
         response = self.call(cmd, **args)
         if "error" in response:
-            raise DriverError(
-                f"{cmd}: the implementation answered an error: {response['error'].get('message')}"
-            )
+            error = response["error"]
+            message = error.get("message") if isinstance(error, dict) else None
+            if not isinstance(message, str):
+                raise DriverError(f"{cmd}: the implementation broke the protocol: its `error` "
+                                  f"must be an object with a `message` string, got {error!r:.200}")
+            raise DriverError(f"{cmd}: the implementation answered an error: {message}")
         return response
 
     def handshake(self) -> ImplInfo:
