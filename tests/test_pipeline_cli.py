@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,20 @@ def test_pre_commit_hook_definition() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [(h["id"], h["entry"], h["language"]) for h in hooks] == [
         ("agent-tck-validate", "agent-tck validate", "python")]
+
+
+def test_a_fifo_a_device_and_a_huge_number_each_get_an_issue_and_the_rest_is_validated(
+        tmp_path: Path) -> None:
+    fifo, big, good = tmp_path / "pipe.yml", tmp_path / "big.yml", tmp_path / "good.yml"
+    os.mkfifo(fifo)
+    big.write_text("status: " + "1" * 5000 + "\n")
+    good.write_text("status: success\n")
+    out, err = io.StringIO(), io.StringIO()
+    argv = [str(fifo), "/dev/zero", str(big), str(good), "--contract", "response"]
+    code = cli.main(argv, out, err)
+    lines = out.getvalue().splitlines()
+    assert code == 1 and err.getvalue() == ""
+    refused = "1:1: $: not a regular file (a FIFO, device or directory): not read"
+    assert lines[:2] == [f"{fifo}:{refused}", f"/dev/zero:{refused}"]
+    assert lines[2].startswith(f"{big}:1:9: $.status: !!int '1111") and "4300 digits" in lines[2]
+    assert len(lines) == 3  # good.yml is valid

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import stat
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -59,12 +60,17 @@ def main(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
 
 def _validate(path: Path, contract: str | None) -> Report:
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block, /dev/zero never end
+            return _refused(path, contract, "not a regular file (a FIFO, device or directory):"
+                                            " not read")
+        with path.open("rb") as file:  # at most the limit, even if the file grows meanwhile
+            data = file.read(LIMITS.max_bytes + 1)
+        size = max(info.st_size, len(data))
         if size > LIMITS.max_bytes:
-            return Report(str(path), contract, [Issue(str(path), 1, 1, "$", f"file is {size}"
-                                                      f" bytes, over the limit of"
-                                                      f" {LIMITS.max_bytes}")])
-        text = path.read_bytes().decode("utf-8")
+            return _refused(path, contract, f"file is {size} bytes, over the limit of "
+                                            f"{LIMITS.max_bytes}")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Report(str(path), contract, [Issue(str(path), 1, 1, "$",
                                                   f"file is not UTF-8 ({exc.reason} at byte"
@@ -72,6 +78,10 @@ def _validate(path: Path, contract: str | None) -> Report:
     except OSError as exc:
         raise _Usage(f"{PROG}: cannot read {path}: {exc.strerror}") from None
     return validate_text(text, str(path), contract, LIMITS)
+
+
+def _refused(path: Path, contract: str | None, why: str) -> Report:
+    return Report(str(path), contract, [Issue(str(path), 1, 1, "$", why)])
 
 
 def _print(reports: list[Report], fmt: str, stdout: TextIO) -> None:

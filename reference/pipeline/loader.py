@@ -190,7 +190,11 @@ class _Builder:
         if isinstance(node, SequenceNode) and node.tag == SEQ:
             return [self.node(item, (*path, i)) for i, item in enumerate(node.value)]
         if isinstance(node, ScalarNode) and node.tag in SCALAR_TAGS:
-            return self.scalars.yaml_constructors[node.tag](self.scalars, node)
+            try:
+                return self.scalars.yaml_constructors[node.tag](self.scalars, node)
+            except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+                raise self.refuse(node, path, f"{short_tag(node.tag)} {node.value[:40]!r}... "
+                                              f"cannot be read: {exc}") from None
         if isinstance(node, ScalarNode) and node.tag == TIMESTAMP:
             return node.value  # JSON has no dates: keep the text as written
         raise self.refuse(node, path, f"tag {short_tag(node.tag)} is not allowed: a contract"
