@@ -18,6 +18,7 @@ import yaml
 
 from agent_tck.steps.drivers.base import ImplInfo
 from agent_tck.steps.exceptions import RegistryError
+from agent_tck.steps.text import markdown_inline, xml_safe
 from agent_tck.steps.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
@@ -84,7 +85,7 @@ def _counts(verdicts: Iterable[str]) -> dict[str, int]:
 
 def to_junit(run: Run) -> str:
     suite = ET.Element(
-        "testsuite", name=f"agent-tck: {run.impl.name}", tests=str(len(run.scenarios))
+        "testsuite", name=xml_safe(f"agent-tck: {run.impl.name}"), tests=str(len(run.scenarios))
     )
     for kind, verdict in (("failures", FAILED), ("errors", ERRORED)):
         suite.set(kind, str(sum(s.verdict == verdict for s in run.scenarios)))
@@ -93,7 +94,7 @@ def to_junit(run: Run) -> str:
             suite,
             "testcase",
             classname=s.component or "agent-tck",
-            name=s.name,
+            name=xml_safe(s.name),
             time=f"{s.duration:.3f}",
         )
         props = ET.SubElement(case, "properties")
@@ -101,11 +102,12 @@ def to_junit(run: Run) -> str:
             ET.SubElement(props, "property", name="requirement", value=rid)
         if s.verdict in BAD:
             tag = "failure" if s.verdict == FAILED else "error"
+            evidence = xml_safe(s.evidence)
             ET.SubElement(
-                case, tag, message=s.evidence.splitlines()[-1:][0] if s.evidence else s.verdict
-            ).text = s.evidence
+                case, tag, message=evidence.splitlines()[-1:][0] if evidence else s.verdict
+            ).text = evidence
         elif s.verdict not in (PASSED,):
-            ET.SubElement(case, "skipped", message=s.evidence or s.verdict)
+            ET.SubElement(case, "skipped", message=xml_safe(s.evidence) or s.verdict)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
@@ -115,7 +117,7 @@ def to_markdown(run: Run) -> str:
         f"{n} {k}" for k, n in sorted(_counts(v.verdict for v in run.verdicts).items())
     )
     lines = [
-        f"## agent-tck: {run.impl.name} {run.impl.version} is {verdict}",
+        f"## agent-tck: {markdown_inline(f'{run.impl.name} {run.impl.version}')} is {verdict}",
         "",
         f"{len(run.verdicts)} requirements: {counts}.",
         "",

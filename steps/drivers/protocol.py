@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_tck.steps.drivers.base import ImplInfo, RequestResult
 from agent_tck.steps.exceptions import DriverError
+from agent_tck.steps.text import printable
 
 PROTOCOL_VERSION = 1
 
@@ -32,7 +33,7 @@ class ProtocolDriver(ABC):
             if not isinstance(message, str):
                 raise DriverError(f"{cmd}: the implementation broke the protocol: its `error` "
                                   f"must be an object with a `message` string, got {error!r:.200}")
-            raise DriverError(f"{cmd}: the implementation answered an error: {message}")
+            raise DriverError(f"{cmd}: the implementation answered an error: {printable(message)}")
         return response
 
     def handshake(self) -> ImplInfo:

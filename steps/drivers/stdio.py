@@ -25,6 +25,7 @@ from agent_tck.steps.drivers.base import INHERITED_ENV, end_with_parent
 from agent_tck.steps.drivers.protocol import ProtocolDriver
 from agent_tck.steps.drivers.schemas import problems
 from agent_tck.steps.exceptions import DriverError
+from agent_tck.steps.text import printable
 
 # How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
 # is always longer (SCENARIO_MARGIN more), so a hang is "errored" with a restarted adapter,
@@ -111,7 +112,7 @@ class AdapterProcess:
         self.stderr.seek(0, os.SEEK_END)
         size = self.stderr.tell()
         self.stderr.seek(max(0, size - STDERR_TAIL))
-        return self.stderr.read().decode("utf-8", errors="replace")
+        return printable(self.stderr.read().decode("utf-8", errors="replace"))
 
     def stop(self, grace: float = 2.0) -> None:
         """Close stdin, wait, SIGTERM the group, wait, SIGKILL; always reap."""

@@ -1,0 +1,40 @@
+"""Reports face hostile text: an implementation's name, its messages and its stderr can hold
+escape sequences, characters XML forbids and Markdown that forges the verdict."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from agent_tck.steps import registry, reports
+from agent_tck.steps.drivers.base import ImplInfo
+from agent_tck.steps.text import markdown_inline, printable, xml_safe
+from agent_tck.steps.verdicts import FAILED, ReqVerdict, ScenarioResult
+
+HOSTILE = "evil\x1b]0;pwned\x07\x1b[31m\x00\ud800\n# CONFORMANT\n<!-- hide | [x](http://e)"
+
+
+def hostile_run() -> reports.Run:
+    req = next(iter(registry.load().values()))
+    scenario = ScenarioResult("node", HOSTILE, "agent", (req.id,), FAILED, evidence=HOSTILE)
+    info = ImplInfo(HOSTILE, "go", HOSTILE, ("agent",), ("claude",))
+    return reports.Run(info, [scenario], [ReqVerdict(req, FAILED, [scenario])], False, {}, [])
+
+
+def test_the_junit_report_of_hostile_text_parses_and_keeps_it_visible() -> None:
+    root = ET.fromstring(reports.to_junit(hostile_run()))
+    text = ET.tostring(root, encoding="unicode")
+    assert "\x1b" not in text and "\\x1b]0;pwned\\x07" in text
+    assert root.get("name", "").startswith("agent-tck: evil\\x1b]0;pwned")
+
+
+def test_the_markdown_summary_cannot_be_forged_by_the_implementations_name() -> None:
+    lines = reports.to_markdown(hostile_run()).splitlines()
+    assert lines[0].startswith("## agent-tck: evil") and lines[0].endswith("is **not conformant**")
+    assert not any(line.startswith("# ") for line in lines)
+    assert "<!--" not in "\n".join(lines) and "&lt;\\!\\-\\-" in lines[0]
+
+
+def test_each_destination_gets_inert_text() -> None:
+    assert printable("a\x1b[2Jb\tc\nd\x9b") == "a\\x1b[2Jb\tc\nd\\x9b"
+    assert xml_safe("\ud800ok\ufffe") == "\ufffdok\ufffd"
+    assert markdown_inline("| a | <b>\n# h") == "\\| a \\| &lt;b&gt; \\# h"
