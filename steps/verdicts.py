@@ -138,9 +138,10 @@ def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) 
 def conformant(
     verdicts: list[ReqVerdict], strict: bool = False, expected: Iterable[str] = ()
 ) -> bool:
-    """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones."""
+    """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones,
+    and something passed: a run that judged nothing is not a pass."""
     bad, excused = {FAILED, ERRORED}, set(expected)
-    return not any(
+    return any(v.verdict == PASSED for v in verdicts) and not any(
         v.verdict in bad and v.req.id not in excused and (strict or v.req.level == "MUST")
         for v in verdicts
     )
@@ -171,6 +172,8 @@ def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None,
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    if not counts.get(PASSED):
+        return f"NOT CONFORMANT: no requirement passed, nothing was judged ({parts})"
     if total is None:
         return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
     judged = len(verdicts) - counts.get(NOT_RUN, 0)

@@ -600,3 +600,11 @@ class TrustsSessionIds(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.check_session = lambda session_id: None  # type: ignore[method-assign]
+
+
+class DeclaresNothing(InProcessDriver):
+    """Declares no component: nothing can be judged, so it is not conformant."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, components=())

@@ -136,3 +136,11 @@ def test_a_report_path_that_cannot_be_written_is_a_usage_error_before_the_run(
     missing = tmp_path / "nowhere" / "report.xml"
     code, _, err = run("--component", "backends", "--junit", str(missing))
     assert code == 2 and f"the directory {str(missing.parent)!r} does not exist" in err
+
+
+def test_a_run_that_judged_nothing_is_not_a_pass() -> None:
+    for argv in ((), ("--strict",)):
+        code, out, _ = run("--impl", "python:tests.broken:DeclaresNothing", *argv)
+        assert code == 1
+        assert out.splitlines()[-1] == (f"NOT CONFORMANT: no requirement passed, nothing was "
+                                        f"judged ({TOTAL} not applicable)")
