@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import sys
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from agent_tck.reference.exceptions import AgentError
 from agent_tck.reference.pipeline import commands as pipeline_commands
 
 PROTOCOL_VERSION = 1
+log = logging.getLogger(__name__)
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -79,6 +81,9 @@ class Adapter:
             return {"seq": seq, **handler(request)}
         except (AgentError, KeyError, TypeError, ValueError) as exc:
             return _error(seq, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # the last resort: every request gets an answer
+            log.exception("request %r failed", seq)
+            return _error(seq, f"internal error: {type(exc).__name__}: {exc}")
 
     def make_agent(self, settings: dict[str, Any], observed: _Observed) -> CodingAgent:
         """The agent for `settings`; a seam for variants of the reference."""
@@ -150,6 +155,10 @@ class Adapter:
         return {"stopped": True}
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _error(seq: Any, message: str) -> dict[str, Any]:
     return {"seq": seq, "error": {"message": message}}
 
@@ -159,8 +168,9 @@ def serve(adapter: Adapter, stdin: IO[str], stdout: IO[str]) -> int:
     for number, line in enumerate(stdin, 1):
         request: Any = None
         try:
-            request = json.loads(line)
-        except ValueError as exc:
+            request = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            request = None
             response = _error(None, f"request line {number} is not JSON: {exc}")
         else:
             response = (

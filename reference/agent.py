@@ -91,6 +91,18 @@ class AgentConfig:
                 raise ConfigError(f"extra_args: {arg!r:.80} must be a string without NUL")
 
 
+def _check_message(message: object) -> str | None:
+    """Why `message` cannot be a prompt (not text, or not encodable as UTF-8), or None."""
+    if not isinstance(message, str):
+        return f"invalid message {message!r:.80}: a prompt is a string; no CLI was started"
+    try:
+        message.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"invalid message: {exc.reason} at character {exc.start} (a lone surrogate?); "
+                "no CLI was started")
+    return None
+
+
 def _check_variable(where: str, name: object) -> None:
     """An environment variable name: a non-empty string without '=' or NUL."""
     if not isinstance(name, str) or not name or "=" in name or "\0" in name:
@@ -182,7 +194,7 @@ class CodingAgent:
 
     def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
         """Answer one request. A request that arrives while BUSY is answered at once."""
-        refused = self.check_session(session_id)
+        refused = _check_message(message) or self.check_session(session_id)
         if refused is not None:
             return _fold(self).response(Status.LAUNCH_FAILED, refused)
         if not self._lock.acquire(blocking=False):

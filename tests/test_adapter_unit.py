@@ -56,3 +56,16 @@ def test_agent_request_with_a_session_id_resumes_that_session(tmp_path: Path) ->
     first, second = (start["argv"] for start in rig.starts())
     assert "--resume" not in first
     assert second[second.index("--resume") + 1] == "s-9"
+
+
+def test_the_adapter_answers_every_bad_request_and_keeps_serving() -> None:
+    lines = ["[" * 100_000, '{"seq": 2, "cmd": "start", "version": Infinity}', "[1, 2]",
+             '{"seq": 4, "cmd": "agent.create", "settings": {"backend": "nope"}}',
+             '{"seq": 5, "cmd": "start", "version": 1}', '{"seq": 6, "cmd": "stop"}']
+    out = io.StringIO()
+    assert serve(Adapter(), io.StringIO("\n".join(lines) + "\n"), out) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [a.get("seq") for a in answers] == [None, None, None, 4, 5, 6]
+    assert "maximum recursion depth" in answers[0]["error"]["message"]
+    assert answers[1]["error"]["message"].endswith("Infinity is not a JSON value")
+    assert "error" in answers[3] and answers[4]["version"] == 1

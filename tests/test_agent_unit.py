@@ -181,3 +181,15 @@ def test_a_session_id_that_is_not_one_is_refused_before_any_cli_starts(session: 
                                      "my-thread.v2", "a:b_c"])
 def test_real_session_ids_are_taken(session: str) -> None:
     assert CodingAgent.check_session(session) is None
+
+
+@pytest.mark.parametrize(("message", "why"), [
+    (5, "invalid message 5: a prompt is a string"),
+    ("a\ud800b", "invalid message: surrogates not allowed"),
+])
+def test_a_message_that_cannot_be_a_prompt_is_answered_with_a_status(
+        message: object, why: str) -> None:
+    agent = create_agent(backend="codex", env={"PATH": "/nonexistent"})
+    response = agent.process(message, None)  # type: ignore[arg-type]
+    assert response["status"] == Status.LAUNCH_FAILED and response["message"].startswith(why)
+    assert agent.state.name == "READY"
