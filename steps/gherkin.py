@@ -214,12 +214,12 @@ def check_gherkin(text: str, source: str) -> None:
 
 def read_manifest(path: Path) -> list[tuple[Path, str]]:
     """The (source, id_prefix) pairs a manifest lists, sources relative to the manifest."""
-    import yaml
+    from agent_tck.steps import plainyaml
 
     try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise SpecError(f"{path}: cannot read manifest: {exc}") from exc
+        entries = plainyaml.load(path, "manifest")
+    except plainyaml.PlainYamlError as exc:
+        raise SpecError(str(exc)) from None
     if not isinstance(entries, list):
         raise SpecError(f"{path}: a manifest is a list of {{source, id_prefix}}")
     pairs = []

@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from agent_tck.steps import plainyaml
 from agent_tck.steps.exceptions import RegistryError
 from agent_tck.steps.paths import FEATURES
 
@@ -46,7 +45,10 @@ def load(features: Path = FEATURES) -> dict[str, Requirement]:
 
 
 def _load_file(path: Path) -> list[Requirement]:
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        entries = plainyaml.load(path, "requirements")
+    except plainyaml.PlainYamlError as exc:
+        raise RegistryError(str(exc)) from None
     if not isinstance(entries, list):
         raise RegistryError(f"{path}: expected a list of requirements")
     return [_entry(path, i, e) for i, e in enumerate(entries)]

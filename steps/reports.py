@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from agent_tck.steps import plainyaml
 from agent_tck.steps.drivers.base import ImplInfo
 from agent_tck.steps.exceptions import RegistryError
 from agent_tck.steps.text import markdown_inline, xml_safe
@@ -147,9 +148,9 @@ def to_markdown(run: Run) -> str:
 def load_baseline(path: Path, known: Iterable[str]) -> dict[str, str]:
     """Requirement ID -> reason. Unknown IDs and entries without a reason are errors."""
     try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise RegistryError(f"baseline {path}: cannot read: {exc}") from exc
+        entries = plainyaml.load(path, "baseline")
+    except plainyaml.PlainYamlError as exc:
+        raise RegistryError(str(exc)) from None
     if entries is None:
         return {}
     if not isinstance(entries, list):
@@ -160,6 +161,8 @@ def load_baseline(path: Path, known: Iterable[str]) -> dict[str, str]:
         where = f"baseline {path}: entry {index}"
         if not isinstance(entry, dict) or set(entry) != {"id", "reason"}:
             raise RegistryError(f"{where}: needs exactly 'id' and 'reason'")
+        if not isinstance(entry["id"], str):
+            raise RegistryError(f"{where}: id {entry['id']!r:.80} is not a requirement ID")
         if entry["id"] not in known:
             raise RegistryError(f"{where}: unknown requirement {entry['id']!r}")
         if not str(entry["reason"]).strip():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,15 @@ def test_cli_converts_and_reports_errors(
     src.write_text("oops\n")
     assert main(["gherkin", str(src), "--id-prefix", "A", "--out", str(tmp_path)]) == 2
     assert f"{src}:1: 'oops' is neither" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"- {source: caf\xe9.txt, id_prefix: RP}\n", "not UTF-8"),
+    (b"- &a {source: a.txt, id_prefix: RP}\n- *a\n", "anchors and aliases are not allowed"),
+])
+def test_a_hostile_manifest_is_refused_naming_the_file(
+        tmp_path: Path, data: bytes, message: str) -> None:
+    path = tmp_path / "manifest.yaml"
+    path.write_bytes(data)
+    with pytest.raises(SpecError, match=f"manifest {re.escape(str(path))}.*{message}"):
+        read_manifest(path)

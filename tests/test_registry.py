@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gherkin.parser import Parser
 
-from agent_tck.steps import registry
+from agent_tck.steps import registry, reports
 from agent_tck.steps.exceptions import RegistryError
 from agent_tck.steps.gherkin import parse, read_manifest
 from agent_tck.steps.paths import FEATURES
@@ -144,3 +144,23 @@ def test_every_agent_must_says_which_backends_it_runs_for() -> None:
     for backend in registry.KNOWN_BACKENDS:
         musts = [r for r in REQS.values() if r.component == "agent" and r.level == "MUST"]
         assert any(backend in r.backends for r in musts), backend
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'a: &a ["x","x"]\nb: &b [*a,*a]\nc: [*b,*b]\n',
+         ":1:4: anchors and aliases are not allowed"),
+        (b"- {id: X, level: MUST, text: caf\xe9, source: s}\n", "not UTF-8 (invalid continuation"),
+        (b"x" * (1024 * 1024 + 1), "over the limit of 1048576"),
+        (b"- {id: [RP-1.1], reason: r}\n", "id ['RP-1.1'] is not a requirement ID"),
+    ],
+)
+def test_a_hostile_baseline_is_refused_naming_the_file(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    path = tmp_path / "baseline.yaml"
+    path.write_bytes(data)
+    with pytest.raises(RegistryError, match="baseline ") as caught:
+        reports.load_baseline(path, REQS)
+    assert message in str(caught.value) and str(path) in str(caught.value)

@@ -1,0 +1,40 @@
+"""The kit's own small YAML files (baselines, manifests, requirement registries), read as
+plain data: bounded in size, no anchors or aliases (a few hundred bytes of aliases can expand
+to gigabytes), UTF-8. Errors name the file and say what is wrong with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 1024 * 1024
+
+
+class PlainYamlError(ValueError):
+    """A file that is not small, plain YAML; the message names the file."""
+
+
+def load(path: Path, what: str) -> Any:
+    """The YAML document in `path` (a `what`, for the messages)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PlainYamlError(f"{what} {path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_BYTES:
+        raise PlainYamlError(f"{what} {path}: {len(data)} bytes, over the limit of {MAX_BYTES}")
+    try:
+        text = data.decode("utf-8")
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                mark = event.start_mark
+                where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+                raise PlainYamlError(f"{what} {path}{where}: anchors and aliases are not "
+                                     "allowed here")
+        return yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        raise PlainYamlError(f"{what} {path}: not UTF-8 ({exc.reason} at byte {exc.start})"
+                             ) from None
+    except yaml.YAMLError as exc:
+        raise PlainYamlError(f"{what} {path}: not YAML: {exc}") from None
