@@ -185,3 +185,17 @@ def test_claude_runner_drops_nesting_variables(tmp_path: Path,
     env = fake_claude(tmp_path, 'echo "nested=${CLAUDECODE:-no}"')
     assert ClaudeRunner(env=env).run("p", RunOptions()).output == "nested=no\n"
 
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"timeout": "ten"}, "timeout must be a positive number of seconds up to 604800, got 'ten'"),
+    ({"timeout": float("nan")}, "got nan"),
+    ({"timeout": 0}, "got 0"),
+    ({"trust": "yes"}, "trust must be true or false, got 'yes'"),
+    ({"model": "--dangerously-skip-permissions"}, "model must be a model name"),
+])
+def test_bad_run_options_are_refused_before_anything_starts(
+        options: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        RunOptions(**options)  # type: ignore[arg-type]
+    assert message in str(caught.value)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent_tck.reference.exceptions import ConfigError
+from agent_tck.reference.limits import seconds
 from agent_tck.reference.runner.signals import Signal
 
 
@@ -15,6 +17,16 @@ class RunOptions:
     trust: bool = False
     timeout: float | None = None
     model: str | None = None
+
+    def __post_init__(self) -> None:
+        """Bad options are refused here, before any process is started (ConfigError)."""
+        if self.timeout is not None:
+            object.__setattr__(self, "timeout", seconds("timeout", self.timeout))
+        if not isinstance(self.trust, bool):
+            raise ConfigError(f"trust must be true or false, got {self.trust!r:.80}")
+        if self.model is not None and (not isinstance(self.model, str) or not self.model
+                                       or self.model.startswith("-") or "\0" in self.model):
+            raise ConfigError(f"model must be a model name, got {self.model!r:.80}")
 
 
 @dataclass(frozen=True)
