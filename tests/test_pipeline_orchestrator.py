@@ -211,3 +211,15 @@ def test_removes_deletes_inside_the_base_directory(tmp_path: Path) -> None:
     agent = scripted_agent({"response": "status: success\n", "removes": ["tmp/old.yml"]}, tmp_path)
     agent(None)  # type: ignore[arg-type]
     assert not (tmp_path / "tmp" / "old.yml").exists()
+
+
+@pytest.mark.parametrize("link", ["tmp", "tmp/rspec_metadata"])
+def test_a_symlinked_metadata_directory_never_carries_writes_outside(
+        tmp_path: Path, link: str) -> None:
+    base, outside = tmp_path / "base", tmp_path / "outside"
+    outside.mkdir()
+    (base / link).parent.mkdir(parents=True, exist_ok=True)
+    (base / link).symlink_to(outside)
+    with pytest.raises(PathError, match="leads outside the base directory"):
+        MetadataStore(base, "app/models/user.rb").write({"slug": "x"})
+    assert list(outside.rglob("*.yml")) == []

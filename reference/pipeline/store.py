@@ -33,6 +33,13 @@ class MetadataStore:
         self.path = self.directory / f"{self.slug}.yml"
         if self.path.resolve().parent != self.directory.resolve():
             raise PathError(f"metadata file {self.path} would leave {self.directory}")
+        self._check_inside()
+
+    def _check_inside(self) -> None:
+        """A symlinked `tmp/` or `tmp/rspec_metadata/` must not carry writes out of base_dir."""
+        if not self.directory.resolve().is_relative_to(self.base_dir.resolve()):
+            raise PathError(f"{self.directory} leads outside the base directory "
+                            f"{self.base_dir} (to {self.directory.resolve()}): refused")
 
     @property
     def source_path(self) -> Path:
@@ -52,6 +59,7 @@ class MetadataStore:
         """Replace the file with `metadata`, atomically."""
         text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._check_inside()  # again: the directory may have been replaced meanwhile
         fd, temp = tempfile.mkstemp(prefix=f".{self.slug}.", suffix=".tmp", dir=self.directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as stream:
