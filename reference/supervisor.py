@@ -242,13 +242,18 @@ class Supervisor:
 
 
 def resolve(command: str, env: Mapping[str, str]) -> str:
-    """The command's path on `env`'s PATH (the PATH handed to the CLI); LaunchError naming
-    the command, and whether it is missing or not executable, otherwise."""
-    path = env.get("PATH", os.defpath)
+    """The command's absolute path on `env`'s PATH (the PATH handed to the CLI); LaunchError
+    naming the command, and whether it is missing or not executable, otherwise.
+
+    Relative PATH entries are skipped: the agent would look them up in its own directory
+    while the CLI runs in `working_dir`, so a `node_modules/.bin/claude` planted in the
+    worked-on repository could run instead of the one the agent found."""
+    path = os.pathsep.join(d for d in env.get("PATH", os.defpath).split(os.pathsep)
+                           if os.path.isabs(d))
     found = shutil.which(command, path=path)
     if found is None:
         raise LaunchError(f"cannot start {command!r}: {_why_not_found(command, path)}")
-    return found
+    return os.path.abspath(found)
 
 
 def _why_not_found(command: str, path: str) -> str:

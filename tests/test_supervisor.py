@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from agent_tck.reference.exceptions import LaunchError
-from agent_tck.reference.supervisor import LineSplitter, run_process
+from agent_tck.reference.supervisor import LineSplitter, resolve, run_process
 
 
 def split(chunks: list[bytes], limit: int = 10) -> tuple[list[str], int]:
@@ -161,3 +163,18 @@ def _alive(pid: int) -> bool:
     from agent_tck.steps.observe import still_running
 
     return bool(still_running([pid]))
+
+
+def test_a_relative_path_entry_never_finds_a_cli_planted_in_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real, repo = tmp_path / "real-bin", tmp_path / "repo"
+    planted = repo / "node_modules" / ".bin"
+    for folder in (real, planted):
+        folder.mkdir(parents=True)
+        (folder / "claude").write_text("#!/bin/sh\n")
+        (folder / "claude").chmod(0o755)
+    monkeypatch.chdir(repo)  # the agent's own directory holds the planted CLI too
+    found = resolve("claude", {"PATH": f"node_modules/.bin{os.pathsep}{real}"})
+    assert found == str(real / "claude")
+    with pytest.raises(LaunchError, match="not found on PATH"):
+        resolve("claude", {"PATH": "node_modules/.bin"})
