@@ -32,6 +32,9 @@ _SIGNALS = frozenset(int(s) for s in signal.Signals)
 # Text events are joined this many at a time, so a long stream costs the text's characters
 # rather than a string object per text line (about 60 bytes of overhead each).
 JOIN_TEXTS = 1024
+# The accumulated text an answer keeps (characters); more is dropped with a warning, so memory
+# stays bounded whatever the CLI prints. A done text still replaces it whole.
+MAX_TEXT = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class _Fold:
     anonymous_tools: int = 0
     completed: bool = False  # the stream said the turn completed (a done event)
     warnings: list[str] = field(default_factory=list)
+    kept: int = 0  # characters of text kept so far
 
     def add(self, event: Event) -> None:
         if event.session_id and (event.kind == "init" or self.session_id is None):
@@ -139,6 +143,16 @@ class _Fold:
             self._count_tool(event)
 
     def _add_text(self, text: str) -> None:
+        room = MAX_TEXT - self.kept
+        if len(text) > room:
+            if room >= 0:
+                self.warnings.append(f"text beyond {MAX_TEXT} characters was dropped: the "
+                                     "answer's message is cut there")
+            text, self.kept = text[:max(room, 0)], MAX_TEXT + 1
+            if not text:
+                return
+        else:
+            self.kept += len(text)
         self.recent.append(text)
         if len(self.recent) >= JOIN_TEXTS:
             self.texts.append("".join(self.recent))

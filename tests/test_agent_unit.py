@@ -193,3 +193,18 @@ def test_a_message_that_cannot_be_a_prompt_is_answered_with_a_status(
     response = agent.process(message, None)  # type: ignore[arg-type]
     assert response["status"] == Status.LAUNCH_FAILED and response["message"].startswith(why)
     assert agent.state.name == "READY"
+
+
+def test_the_text_an_answer_keeps_is_bounded_with_a_warning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tck.reference import agent as agent_module
+    from agent_tck.reference.events import Event
+
+    monkeypatch.setattr(agent_module, "MAX_TEXT", 10)
+    fold = agent_module._Fold("claude")
+    for text in ("12345", "6789", "abcdef", "ghi"):
+        fold.add(Event("text", text=text))
+    response = fold.response(Status.OK, None)
+    assert response["message"] == "123456789a"
+    assert response["warnings"] == [
+        "text beyond 10 characters was dropped: the answer's message is cut there"]
