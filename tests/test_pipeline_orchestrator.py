@@ -223,3 +223,17 @@ def test_a_symlinked_metadata_directory_never_carries_writes_outside(
     with pytest.raises(PathError, match="leads outside the base directory"):
         MetadataStore(base, "app/models/user.rb").write({"slug": "x"})
     assert list(outside.rglob("*.yml")) == []
+
+
+def test_metadata_the_loader_would_refuse_is_never_written(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "a.rb").write_text("x")
+    nested: list[object] = []
+    for _ in range(70):
+        nested = [nested]
+    agent = scripted_agent({"response": "status: success\n", "writes": {"deep": nested}},
+                           tmp_path)
+    result = run_pipeline(tmp_path, "app/a.rb", {"discovery-agent": agent})
+    assert result.outcome == "error"
+    assert "could not be read back" in result.message and "nests deeper than 64" in result.message
+    assert not (tmp_path / "tmp" / "rspec_metadata" / "app_a.yml").exists()

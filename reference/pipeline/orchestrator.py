@@ -229,3 +229,6 @@ def _record(store: MetadataStore, metadata: dict[str, Any], name: str, reply: Re
     except (yaml.YAMLError, OSError) as exc:
         raise _Stop("error", f"{name}: metadata file not written ({type(exc).__name__}); the"
                              " previous file is intact") from None
+    except DocumentError as exc:
+        raise _Stop("error", f"{name}: its metadata could not be read back, so it was not "
+                             f"written ({exc.message}); the previous file is intact") from None

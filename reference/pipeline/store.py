@@ -56,8 +56,11 @@ class MetadataStore:
         return value if isinstance(value, dict) else {}
 
     def write(self, metadata: dict[str, Any]) -> None:
-        """Replace the file with `metadata`, atomically."""
+        """Replace the file with `metadata`, atomically. Metadata the loader would refuse
+        (too large, too deep, keys that are not strings) is a DocumentError and nothing is
+        written: the pipeline never leaves a file it cannot read back."""
         text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True)
+        load_document(text, str(self.path))
         self.directory.mkdir(parents=True, exist_ok=True)
         self._check_inside()  # again: the directory may have been replaced meanwhile
         fd, temp = tempfile.mkstemp(prefix=f".{self.slug}.", suffix=".tmp", dir=self.directory)
