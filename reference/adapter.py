@@ -21,6 +21,7 @@ from agent_tck.reference.agent import CodingAgent, NodeEvent, create_agent
 from agent_tck.reference.backends import BACKENDS, get_backend
 from agent_tck.reference.events import Event
 from agent_tck.reference.exceptions import AgentError
+from agent_tck.reference.limits import loads_json
 from agent_tck.reference.pipeline import commands as pipeline_commands
 
 PROTOCOL_VERSION = 1
@@ -155,10 +156,6 @@ class Adapter:
         return {"stopped": True}
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
-
-
 def _error(seq: Any, message: str) -> dict[str, Any]:
     return {"seq": seq, "error": {"message": message}}
 
@@ -168,7 +165,7 @@ def serve(adapter: Adapter, stdin: IO[str], stdout: IO[str]) -> int:
     for number, line in enumerate(stdin, 1):
         request: Any = None
         try:
-            request = json.loads(line, parse_constant=_no_constant)
+            request = loads_json(line)
         except (ValueError, RecursionError) as exc:
             request = None
             response = _error(None, f"request line {number} is not JSON: {exc}")

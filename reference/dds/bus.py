@@ -26,6 +26,7 @@ from cyclonedds.util import duration
 
 from agent_tck.reference.dds import types
 from agent_tck.reference.dds.config import activate, check_domain
+from agent_tck.reference.limits import loads_json
 
 T = TypeVar("T")
 ANY_SAMPLE = SampleState.Any | ViewState.Any | InstanceState.Any
@@ -108,10 +109,11 @@ def dumps(value: Any) -> str:
 
 
 def loads_object(text: str, on_error: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The JSON object in `text`, or {} for anything else (metadata is optional)."""
+    """The JSON object in `text`, or {} for anything else (metadata is optional): not JSON,
+    NaN or Infinity, or nested beyond the parser's depth (a hostile peer on the domain)."""
     try:
-        value = json.loads(text) if text else {}
-    except ValueError:
+        value = loads_json(text) if text else {}
+    except (ValueError, RecursionError):
         if on_error:
             on_error(text)
         return {}
