@@ -237,3 +237,26 @@ def test_metadata_the_loader_would_refuse_is_never_written(tmp_path: Path) -> No
     assert result.outcome == "error"
     assert "could not be read back" in result.message and "nests deeper than 64" in result.message
     assert not (tmp_path / "tmp" / "rspec_metadata" / "app_a.yml").exists()
+
+
+def test_two_sources_with_one_slug_never_share_a_metadata_file(tmp_path: Path) -> None:
+    for source in ("app/services_payment.rb", "app/services/payment.rb"):
+        (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / source).write_text("x")
+    first = scripted_agent({"response": "status: success\n",
+                            "writes": {"source_file": "app/services_payment.rb"}}, tmp_path)
+    assert run_pipeline(tmp_path, "app/services_payment.rb",
+                        {"discovery-agent": first}).outcome == "completed"
+    ran: list[str] = []
+
+    def second(context: object) -> object:
+        ran.append("second")
+        raise AssertionError("must not run")
+
+    result = run_pipeline(tmp_path, "app/services/payment.rb",
+                          {"discovery-agent": second})  # type: ignore[dict-item]
+    assert result.outcome == "error" and ran == []
+    assert "slug collision" in result.message and "belongs to app/services_payment.rb" in (
+        result.message)
+    kept = yaml.safe_load((tmp_path / "tmp/rspec_metadata/app_services_payment.yml").read_text())
+    assert kept["source_file"] == "app/services_payment.rb"

@@ -102,6 +102,7 @@ def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent],
     result = PipelineResult("completed", store.path)
     current = None
     try:
+        _check_owner(store)
         if cache_valid(store, order):
             result.outcome = "cached"
             return result
@@ -111,6 +112,17 @@ def run_pipeline(base_dir: Path, source_file: str, agents: Mapping[str, Agent],
         result.outcome, result.message, result.reason = stop.outcome, stop.message, stop.reason
         result.failed_agent = current
     return result
+
+
+def _check_owner(store: MetadataStore) -> None:
+    """Two source paths can share a slug (`app/services_payment.rb`, `app/services/payment.rb`);
+    a metadata file whose `source_file` names another file is never taken as this one's."""
+    if not store.exists():
+        return
+    owner = _read(store, "cache validation").get("source_file")
+    if isinstance(owner, str) and owner != store.source_file:
+        raise _Stop("error", f"slug collision: {store.path} belongs to {owner}, not "
+                             f"{store.source_file}; neither is run, cached or overwritten")
 
 
 def in_order(agents: Mapping[str, Agent]) -> list[str]:
