@@ -87,6 +87,10 @@ def main(argv: list[str]) -> int:
         fault = "none"
     if fault == "noise":
         print("warning: adapter starting in debug mode", file=sys.stderr, flush=True)
+    if fault == "stderr-flood":  # 8 MiB of log lines, then the last words
+        for _ in range(8 * 1024):
+            sys.stderr.write("x" * 1023 + "\n")
+        print("the last words", file=sys.stderr, flush=True)
     seen, paths = 0, {}
     for line in sys.stdin:
         request = json.loads(line)

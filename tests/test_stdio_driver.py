@@ -208,3 +208,19 @@ def test_an_error_that_is_not_an_object_is_a_protocol_violation_not_a_crash() ->
     assert "its `error` must be an object with a `message` string, got 'it broke'" in (
         broken[0].evidence)
     assert {r.verdict for r in results} == {"errored", "passed"}
+
+
+def test_an_adapters_stderr_flood_keeps_only_a_bounded_tail() -> None:
+    from agent_tck.steps.drivers.stdio import STDERR_KEEP
+
+    driver = StdioDriver(fake("stderr-flood"))
+    try:
+        process = driver.process
+        assert process is not None
+        deadline = time.monotonic() + 30
+        while "the last words" not in process.stderr_tail() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.stderr_tail().rstrip().endswith("the last words")
+        assert len(process.kept) <= STDERR_KEEP
+    finally:
+        driver.close()

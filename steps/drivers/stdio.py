@@ -1,10 +1,11 @@
 """The stdio driver: an implementation behind the adapter protocol, in any language.
 
-The suite starts the command (in its own process group, stderr to a file so it can never
-block), writes one JSON request per line and reads one JSON response per line, validating both
-against schemas/adapter/. A crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`,
-a message that breaks its schema, or stray output raises DriverError with the transcript and
-the stderr tail, and the implementation is restarted: one broken scenario never stops the run.
+The suite starts the command (in its own process group, its stderr drained by a thread that
+keeps a bounded tail, so it can never block nor fill memory or disk), writes one JSON request
+per line and reads one JSON response per line, validating both against schemas/adapter/. A
+crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`, a message that breaks its
+schema, or stray output raises DriverError with the transcript and the stderr tail, and the
+implementation is restarted: one broken scenario never stops the run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import selectors
 import shlex
 import signal
 import subprocess
-import tempfile
+import threading
 import time
 from collections import deque
 from typing import Any
@@ -34,34 +35,47 @@ DEFAULT_TIMEOUT = 60.0
 SCENARIO_MARGIN = 60.0
 STOP_TIMEOUT = 5.0  # how long `stop` may take before the adapter is signalled
 STDERR_TAIL = 2000
+STDERR_KEEP = 64 << 10  # bytes of the adapter's stderr kept in memory
 MAX_MESSAGE = 64 << 20
 
 
 class AdapterProcess:
-    """One running adapter: its pipes, stderr file and transcript."""
+    """One running adapter: its pipes, the bounded tail of its stderr and its transcript."""
 
     def __init__(self, argv: list[str], cwd: str) -> None:
-        # Kept open for the life of the process and closed in stop().
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
         try:
             self.proc = subprocess.Popen(
                 argv,
                 cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self.stderr,
+                stderr=subprocess.PIPE,
                 start_new_session=True,
                 env={**os.environ, **INHERITED_ENV},
                 preexec_fn=end_with_parent,
             )
         except OSError as exc:
-            self.stderr.close()
             raise DriverError(
                 f"cannot start adapter {shlex.join(argv)!r}: {exc.strerror or exc}"
             ) from exc
         self.buffer = b""
         self.transcript: deque[str] = deque(maxlen=20)
         self.final_stderr: str | None = None
+        # stderr is drained as it comes and only its last STDERR_KEEP bytes are kept, however
+        # much the adapter writes (a pipe left unread would block it).
+        self.kept = bytearray()
+        self.kept_lock = threading.Lock()
+        self.drainer = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.drainer.start()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, 1 << 16):
+                with self.kept_lock:
+                    self.kept += chunk
+                    del self.kept[:-STDERR_KEEP]
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message)
@@ -109,10 +123,9 @@ class AdapterProcess:
     def stderr_tail(self) -> str:
         if self.final_stderr is not None:
             return self.final_stderr
-        self.stderr.seek(0, os.SEEK_END)
-        size = self.stderr.tell()
-        self.stderr.seek(max(0, size - STDERR_TAIL))
-        return printable(self.stderr.read().decode("utf-8", errors="replace"))
+        with self.kept_lock:
+            tail = bytes(self.kept[-STDERR_TAIL:])
+        return printable(tail.decode("utf-8", errors="replace"))
 
     def stop(self, grace: float = 2.0) -> None:
         """Close stdin, wait, SIGTERM the group, wait, SIGKILL; always reap."""
@@ -130,8 +143,11 @@ class AdapterProcess:
         with contextlib.suppress(OSError):
             if self.proc.stdout:
                 self.proc.stdout.close()
+        self.drainer.join(timeout=1)  # a descendant may still hold stderr: not waited for
         self.final_stderr = self.stderr_tail()
-        self.stderr.close()
+        with contextlib.suppress(OSError):
+            if self.proc.stderr:
+                self.proc.stderr.close()
 
 
 class StdioDriver(ProtocolDriver):
