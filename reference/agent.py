@@ -71,6 +71,10 @@ class AgentConfig:
     def __post_init__(self) -> None:
         for name in ("timeout", "grace_period"):
             seconds(name, getattr(self, name))
+        for name in ("backend", "working_dir", "command", "model"):
+            value = getattr(self, name)
+            if not (isinstance(value, str) or (value is None and name != "backend")):
+                raise ConfigError(f"{name} must be a string, not {value!r:.80}")
         if self.working_dir is not None and not os.path.isdir(self.working_dir):
             raise ConfigError(f"working_dir {self.working_dir!r} is not a directory")
         env = self.env if self.env is not None else {}
@@ -328,5 +332,7 @@ def create_agent(
     if unknown:
         raise ConfigError(f"unknown agent setting(s): {', '.join(unknown)}")
     if "extra_args" in settings:
+        if not isinstance(settings["extra_args"], list | tuple):
+            raise ConfigError(f"extra_args must be a list, not {settings['extra_args']!r:.80}")
         settings["extra_args"] = tuple(settings["extra_args"])
     return CodingAgent(AgentConfig(**settings), listeners=listeners)

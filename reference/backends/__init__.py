@@ -17,7 +17,7 @@ def get_backend(name: str, command: str | None = None) -> Backend:
     """The backend called `name`, running `command` (default: the CLI's own name)."""
     try:
         cls = BACKENDS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: a name that is not even hashable
         known = ", ".join(sorted(BACKENDS))
         raise ConfigError(f"unknown backend {name!r} (known: {known})") from None
     return cls(command or name)

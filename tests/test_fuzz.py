@@ -1,0 +1,136 @@
+"""Property-based fuzzing of the input surfaces (docs/security.md): whatever comes in, no
+traceback, a clear error naming the value where one is due, and the surface still serves.
+
+Quick in CI (the hypothesis profile's example count); deeper on demand:
+`python -m pytest tests/test_fuzz.py --hypothesis-profile deep` (see tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_tck.reference.adapter import Adapter, serve
+from agent_tck.reference.agent import CodingAgent, create_agent
+from agent_tck.reference.dds.bus import loads_object
+from agent_tck.reference.exceptions import ConfigError
+from agent_tck.reference.pipeline.validate import validate_text
+from agent_tck.steps import plainyaml, registry, reports
+from agent_tck.steps.drivers.base import ImplInfo
+from agent_tck.steps.exceptions import RegistryError
+from agent_tck.steps.run_command import duration
+from agent_tck.steps.text import markdown_inline
+from agent_tck.steps.verdicts import FAILED, ReqVerdict, ScenarioResult
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=4),
+    max_leaves=20,
+)
+LINES = st.one_of(st.text(max_size=200), JSON.map(json.dumps),
+                  st.integers(1, 5000).map(lambda n: "[" * n),
+                  st.sampled_from(['{"seq": 1, "cmd": "start", "version": NaN}', "Infinity"]))
+REQS = registry.load()
+COMMANDS = ["start", "parse_line", "agent.create", "agent.info", "responses.parse",
+            "signal.parse", "contract.validate", "nope"]
+REQUEST = st.fixed_dictionaries({"seq": JSON, "cmd": st.sampled_from(COMMANDS)},
+                                optional={"backend": JSON, "line": JSON, "settings": JSON,
+                                          "agent": JSON, "payload": JSON, "output": JSON,
+                                          "document": JSON})
+
+
+@given(st.lists(LINES | REQUEST.map(json.dumps), max_size=8))
+def test_the_reference_adapter_answers_every_line_and_keeps_serving(lines: list[str]) -> None:
+    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
+    stdin = "\n".join([*lines, '{"seq": "end", "cmd": "stop"}']) + "\n"
+    out = io.StringIO()
+    assert serve(Adapter(), io.StringIO(stdin), out) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(answers) == len(lines) + 1  # one answer per line, the stop's last
+    assert answers[-1] == {"seq": "end", "stopped": True}
+
+
+@given(st.text(max_size=300) | JSON.map(json.dumps) | st.integers(1, 3000).map(lambda n: "{" * n))
+def test_dds_metadata_from_a_peer_is_an_object_or_nothing(text: str) -> None:
+    value = loads_object(text)
+    assert isinstance(value, dict)
+
+
+@given(st.text(max_size=400), st.sampled_from([None, "response", "metadata"]))
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
+def test_pipeline_yaml_is_a_report_never_a_traceback(text: str, contract: str | None) -> None:
+    report = validate_text(text, "fuzz.yml", contract)
+    assert report.valid or all(issue.message for issue in report.issues)
+
+
+@given(st.text(max_size=30))
+def test_a_command_line_duration_is_a_number_or_a_usage_error_naming_it(text: str) -> None:
+    try:
+        value = duration(text)
+    except argparse.ArgumentTypeError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert 0 < value <= 7 * 24 * 3600
+
+
+@given(st.dictionaries(st.sampled_from(["timeout", "grace_period", "env", "strip_env",
+                                        "extra_args", "working_dir", "backend"]), JSON))
+def test_agent_settings_are_taken_or_refused_with_a_config_error(
+        settings_: dict[str, object]) -> None:
+    try:
+        create_agent(**settings_)
+    except ConfigError as exc:
+        assert str(exc)
+
+
+@given(JSON)
+def test_a_session_id_is_taken_only_when_it_is_a_plain_session_id(session: object) -> None:
+    refused = CodingAgent.check_session(session)  # type: ignore[arg-type]
+    if refused is None:
+        assert session is None or (isinstance(session, str) and not session.startswith("-"))
+
+
+@given(st.binary(max_size=300))
+def test_a_baseline_of_any_bytes_loads_or_is_refused_naming_the_file(data: bytes) -> None:
+    path = Path(f"/tmp/agent-tck-fuzz-{id(data)}.yaml")
+    try:
+        path.write_bytes(data)
+        try:
+            reports.load_baseline(path, REQS)
+        except RegistryError as exc:
+            assert str(path) in str(exc)
+        try:
+            plainyaml.load(path, "fuzz")
+        except plainyaml.PlainYamlError as exc:
+            assert str(path) in str(exc)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+@given(st.text(), st.text())
+def test_reports_of_any_text_stay_well_formed(name: str, evidence: str) -> None:
+    req = next(iter(REQS.values()))
+    scenario = ScenarioResult("n", name, "agent", (req.id,), FAILED, evidence=evidence)
+    run = reports.Run(ImplInfo(name, "x", name, ("agent",), ("claude",)), [scenario],
+                      [ReqVerdict(req, FAILED, [scenario])], False, {}, [])
+    ET.fromstring(reports.to_junit(run))
+    heading = reports.to_markdown(run).splitlines()[0]
+    assert heading.startswith("## agent-tck: ") and heading.endswith("is **not conformant**")
+    assert "\n" not in markdown_inline(name) and "<" not in markdown_inline(name)
+
+
+@pytest.mark.parametrize("depth", [10, 1000, 100_000])
+def test_deep_nesting_everywhere_is_refused_cleanly(depth: int) -> None:
+    text = "[" * depth + "]" * depth
+    assert loads_object(text) == {}
+    out = io.StringIO()
+    serve(Adapter(), io.StringIO(text + '\n{"seq": 1, "cmd": "stop"}\n'), out)
+    assert json.loads(out.getvalue().splitlines()[-1]) == {"seq": 1, "stopped": True}
