@@ -683,6 +683,8 @@ def created_within(world: AgentWorld, seconds: float) -> None:
 
 @when(parsers.parse('the agent answers "{message}" resuming the session "{session}"'))
 def agent_answers_resuming(world: AgentWorld, message: str, session: str) -> None:
+    if not getattr(world.driver, "resumes_sessions", True):
+        pytest.skip(f"{NOT_APPLICABLE}: this driver resumes by conversation, not session_id")
     world.new_script().init().text("resumed").done("resumed")
     world.rig.use(world.new_script())
     world.result = world.driver.agent_request(world.ensure_agent(), message, session)

@@ -138,13 +138,20 @@ def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) 
 def conformant(
     verdicts: list[ReqVerdict], strict: bool = False, expected: Iterable[str] = ()
 ) -> bool:
-    """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones,
-    and something passed: a run that judged nothing is not a pass."""
+    """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones;
+    and the run is not vacuous (see `vacuous`)."""
     bad, excused = {FAILED, ERRORED}, set(expected)
-    return any(v.verdict == PASSED for v in verdicts) and not any(
+    return not vacuous(verdicts) and not any(
         v.verdict in bad and v.req.id not in excused and (strict or v.req.level == "MUST")
         for v in verdicts
     )
+
+
+def vacuous(verdicts: list[ReqVerdict]) -> bool:
+    """The run judged nothing: no requirement passed or failed (all not applicable or not
+    run), or every one it tried errored (an implementation that answers nothing)."""
+    judged = [v.verdict for v in verdicts if v.verdict in (PASSED, FAILED, ERRORED)]
+    return all(verdict == ERRORED for verdict in judged)
 
 
 def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
@@ -172,12 +179,14 @@ def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None,
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-    if not counts.get(PASSED):
-        return f"NOT CONFORMANT: no requirement passed, nothing was judged ({parts})"
     if total is None:
+        if vacuous(verdicts):
+            return f"NOT CONFORMANT: nothing was judged ({parts})"
         return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
     judged = len(verdicts) - counts.get(NOT_RUN, 0)
-    if not ok:
+    if vacuous(verdicts):
+        outcome = f"NOT CONFORMANT, nothing was judged ({parts})"
+    elif not ok:
         outcome = f"NOT CONFORMANT ({parts})"
     elif any(v.req.id in set(expected) and v.verdict in (FAILED, ERRORED) for v in verdicts):
         outcome = f"no failure beyond the baseline ({parts})"

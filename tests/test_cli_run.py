@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -142,5 +143,12 @@ def test_a_run_that_judged_nothing_is_not_a_pass() -> None:
     for argv in ((), ("--strict",)):
         code, out, _ = run("--impl", "python:tests.broken:DeclaresNothing", *argv)
         assert code == 1
-        assert out.splitlines()[-1] == (f"NOT CONFORMANT: no requirement passed, nothing was "
-                                        f"judged ({TOTAL} not applicable)")
+        assert out.splitlines()[-1] == (f"NOT CONFORMANT: nothing was judged "
+                                        f"({TOTAL} not applicable)")
+
+
+def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
+    code, out, _ = run("--impl", f"{sys.executable} -m tests.fake_adapter string-error "
+                       "parse_line 1", "--component", "backends", "-k", "init_line")
+    assert code == 1 and out.splitlines()[-1].startswith("PARTIAL: ")
+    assert "NOT CONFORMANT, nothing was judged (1 errored" in out.splitlines()[-1]
