@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent_tck.steps.paths import ROOT
+from agent_tck.kit.paths import ROOT
 from benchmarks import parse_rate, requests, stream, suite
 from benchmarks.report import Row, machine, table
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tck.steps.paths import ROOT
+from agent_tck.kit.paths import ROOT
 
 PYTEST_FAILURE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 VERDICT_FAILURE = re.compile(r"^(\S+)\s+(?:MUST|SHOULD)\s+(?:failed|errored)\b", re.MULTILINE)

@@ -12,8 +12,8 @@ import time
 import timeit
 from collections.abc import Callable
 
+from agent_tck.doubles.harness.lines import Claude
 from agent_tck.reference.backends.claude import ClaudeBackend
-from agent_tck.steps.harness.lines import Claude
 from benchmarks.report import Row
 from benchmarks.rig import turn
 

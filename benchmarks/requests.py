@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agent_tck.doubles.harness.script import Script
 from agent_tck.reference.agent import create_agent
 from agent_tck.reference.supervisor import Supervisor, run_process
-from agent_tck.steps.harness.script import Script
 from benchmarks.report import Row, median, ms, p95
 from benchmarks.rig import harness, one_line
 

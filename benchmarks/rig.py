@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_tck.steps.harness.lines import Claude, Codex
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.paths import ROOT
-from agent_tck.steps.world import HarnessRig
+from agent_tck.doubles.harness.lines import Claude, Codex
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.paths import ROOT
 
 
 @contextmanager

@@ -3,7 +3,7 @@ mixed in, then what is left behind: file descriptors, processes, memory.
 
     PYTHONPATH=. python benchmarks/soak.py [--requests 1000] [--timeout 1.0]
 
-The harness is the suite's fake (steps/harness); each request plays the next behaviour of
+The harness is the suite's fake (doubles/harness); each request plays the next behaviour of
 the mix in turn. The run fails (exit 1) when a request gets an unexpected status, a file
 descriptor or a process is left over, or RSS grows by more than --max-rss-growth MiB after
 the warm-up. Figures of a run are in docs/soak.md.
@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_tck.doubles.harness.script import Script, install, read_record, write_script
+from agent_tck.kit.observe import still_running
 from agent_tck.reference.agent import create_agent
-from agent_tck.steps.harness.script import Script, install, read_record, write_script
-from agent_tck.steps.observe import still_running
 
 Behaviour = Callable[[Script], int]  # scripts the harness, returns the expected status
 

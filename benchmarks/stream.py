@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from agent_tck.steps.world import HarnessRig
+from agent_tck.doubles.harness.rig import HarnessRig
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env, harness, stream
 

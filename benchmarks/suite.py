@@ -16,9 +16,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from agent_tck.steps.paths import ROOT
-from agent_tck.steps.plugin import DEFAULT_TIME_SCALE
-from agent_tck.steps.run_command import pytest_args
+from agent_tck.kit.paths import ROOT
+from agent_tck.kit.plugin import DEFAULT_TIME_SCALE
+from agent_tck.kit.run import pytest_args
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env
 
@@ -29,7 +29,7 @@ def agent_tck_run(*extra: str) -> tuple[float, str]:
     """Seconds and the summary line of `agent-tck run`."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "agent_tck.steps.cli", "run", *extra],
+        [sys.executable, "-m", "agent_tck.kit.cli", "run", *extra],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -1,1 +1,1 @@
-"""The agent-tck suite: step definitions, drivers, the fake harness and the pytest plugin."""
+"""The suite's step definitions: one pytest-bdd module per component, with its world object."""

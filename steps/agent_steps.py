@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import Driver
-from agent_tck.steps.harness.script import HARNESS_NAMES
-from agent_tck.steps.observe import process_state
-from agent_tck.steps.plugin import NOT_APPLICABLE, require_backend
-from agent_tck.steps.world import AgentWorld, HarnessRig
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import HARNESS_NAMES
+from agent_tck.kit.drivers import Driver
+from agent_tck.kit.observe import process_state
+from agent_tck.kit.plugin import NOT_APPLICABLE, require_backend
+from agent_tck.steps.world import AgentWorld
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
 DEFAULT_TIMEOUT = 300.0
@@ -310,7 +311,7 @@ def each_line_parsed(world: AgentWorld, backend_class: str) -> None:
 def _spec_parser() -> Driver:
     """The spec's normalized events, for an implementation that does not declare the
     `backends` component (and so is never sent `parse_line`): the reference's."""
-    from agent_tck.steps.drivers.inprocess import InProcessDriver
+    from agent_tck.kit.drivers.inprocess import InProcessDriver
 
     return InProcessDriver()
 

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then
 
-from agent_tck.steps.drivers.base import INHERITED_ENV
-from agent_tck.steps.exceptions import SuiteError
-from agent_tck.steps.harness.lines import as_printed
-from agent_tck.steps.harness.script import HARNESS_NAMES, read_record
-from agent_tck.steps.observe import process_state, still_running
-from agent_tck.steps.world import AgentWorld, HarnessRig
+from agent_tck.doubles.harness.lines import as_printed
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
+from agent_tck.kit.drivers.base import INHERITED_ENV
+from agent_tck.kit.errors import SuiteError
+from agent_tck.kit.observe import process_state, still_running
+from agent_tck.steps.world import AgentWorld
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +54,7 @@ def harness_prints(world: AgentWorld, docstring: str) -> None:
 @given(parsers.parse('the harness replays the recorded transcript "{name}"'))
 def harness_replays(world: AgentWorld, name: str) -> None:
     """Print, line for line, what a real CLI printed in a recorded run (fixtures/transcripts)."""
-    from agent_tck.steps.realcli.fixtures import index
+    from agent_tck.doubles.realcli.fixtures import index
 
     transcript = next((t for t in index() if t.name == name), None)
     assert transcript is not None, f"no recorded transcript {name!r} in fixtures/transcripts"

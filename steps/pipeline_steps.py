@@ -14,8 +14,8 @@ import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import Driver
-from agent_tck.steps.paths import SCHEMAS
+from agent_tck.kit.drivers import Driver
+from agent_tck.kit.paths import SCHEMAS
 from agent_tck.steps.pipeline_world import (
     PipelineWorld,
     contains,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tck.steps.drivers import Driver
-from agent_tck.steps.paths import SCHEMAS
+from agent_tck.kit.drivers import Driver
+from agent_tck.kit.paths import SCHEMAS
 
 # The seed's Agent Sequence (seed 002, Pipeline Protocol).
 AGENTS = ("discovery-agent", "code-analyzer", "isolation-decider", "test-architect",

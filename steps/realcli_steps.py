@@ -1,6 +1,6 @@
 """Steps of component `real-cli`: an agent drives a real, pinned CLI inside a sandbox.
 
-The world writes the model's script turn by turn; the sandbox (steps/realcli/sandbox.py) and
+The world writes the model's script turn by turn; the sandbox (doubles/realcli/sandbox.py) and
 the agent are made at the first WHEN. The steps judge from what the real CLI left behind (the
 files its tools wrote, the sessions it stored, the requests the model received, the processes
 still alive), never from what the agent says about itself alone.
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import Driver, RequestResult
-from agent_tck.steps.observe import still_running
-from agent_tck.steps.plugin import NOT_APPLICABLE, require_backend
-from agent_tck.steps.realcli import clis
-from agent_tck.steps.realcli.sandbox import Sandbox, unavailable
+from agent_tck.doubles.realcli import clis
+from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
+from agent_tck.kit.drivers import Driver, RequestResult
+from agent_tck.kit.observe import still_running
+from agent_tck.kit.plugin import NOT_APPLICABLE, require_backend
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc

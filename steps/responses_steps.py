@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import Driver
+from agent_tck.kit.drivers import Driver
 
 
 @dataclass

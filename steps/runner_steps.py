@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import Driver
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.world import HarnessRig
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.drivers import Driver
 
 DEFAULT_PROMPT = "Work on the next ball."
 

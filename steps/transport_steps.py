@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from agent_tck.steps.drivers import dds_available
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.observe import group_members, process_state
-from agent_tck.steps.plugin import NOT_APPLICABLE
-from agent_tck.steps.world import HarnessRig
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.drivers import dds_available
+from agent_tck.kit.observe import group_members, process_state
+from agent_tck.kit.plugin import NOT_APPLICABLE
 
 if TYPE_CHECKING:
-    from agent_tck.steps.drivers.dds import DdsDriver
+    from agent_tck.kit.drivers.dds import DdsDriver
 
 GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRADED": 4,
                   "OFFLINE": 5}
@@ -85,7 +85,7 @@ def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: 
         pytest.skip(f"{NOT_APPLICABLE}: Cyclone DDS (cyclonedds) is not installed")
     if impl != "reference" and impl != "dds" and not impl.startswith("dds:"):
         pytest.skip(f"{NOT_APPLICABLE}: transport scenarios serve the reference or --impl dds")
-    from agent_tck.steps.drivers.dds import DdsDriver
+    from agent_tck.kit.drivers.dds import DdsDriver
 
     dds = DdsDriver(impl.partition(":")[2], domain_offset=1)
     try:

@@ -7,70 +7,14 @@ The world arranges; drivers act; steps assert. Agents are created lazily, when t
 from __future__ import annotations
 
 import json
-import os
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tck.steps.drivers import Driver, RequestResult
-from agent_tck.steps.exceptions import SuiteError
-from agent_tck.steps.harness.script import Script, install, read_record, write_script
-from agent_tck.steps.realcli.options import OPTIONS_FILE
-from agent_tck.steps.realcli.shapes import off_schema
-
-
-class HarnessRig:
-    """A bin directory whose `claude` and `codex` are the fake harness, and its record.
-
-    Each rig has a token of its own, written into every harness start it records; a start
-    with another token is an error of the suite, never evidence. `close()` ends the rig's
-    scenario: a harness started after it is a straggler, noted in `strays` (when given)."""
-
-    def __init__(self, root: Path, strays: Path | None = None) -> None:
-        self.root = root
-        self.bin = root / "bin"
-        self.script_path = root / "script.json"
-        self.record_path = root / "record.jsonl"
-        self.token = uuid.uuid4().hex
-        self.strays = strays
-        install(self.bin, self.script_path, self.record_path)
-
-    def use(self, script: Script) -> None:
-        """Play `script` from now on. A line no real CLI prints is an error of the suite."""
-        off = [f"{line}: {p}" for line in script.cli_lines()
-               for p in off_schema(script.backend, line)]
-        if off:
-            raise SuiteError("error of the suite: the fake harness would print lines that are "
-                             f"not valid against schemas/cli/{script.backend}: {off[:5]}")
-        strays = {"strays": str(self.strays)} if self.strays else {}
-        write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
-                     **strays)
-
-    def close(self) -> None:
-        (self.root / "closed").touch()
-
-    def record(self) -> list[dict[str, Any]]:
-        return read_record(self.record_path)
-
-    def starts(self) -> list[dict[str, Any]]:
-        starts = [e for e in self.record() if e["what"] == "start"]
-        foreign = [s for s in starts if s.get("rig") != self.token]
-        if foreign:
-            raise SuiteError(f"harness starts of another rig in {self.record_path}: {foreign}")
-        return starts
-
-    def last_start(self) -> dict[str, Any]:
-        starts = self.starts()
-        assert starts, "the harness was never started"
-        return starts[-1]
-
-    def signals(self, pid: int) -> list[str]:
-        return [e["signal"] for e in self.record() if e["what"] == "signal" and e["pid"] == pid]
-
-    def path(self) -> str:
-        return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.drivers import Driver, RequestResult
 
 
 @dataclass

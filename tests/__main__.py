@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agent_tck.steps.run_command import private_basetemp
+from agent_tck.kit.run import private_basetemp
 
 WORKERS = ["-n", "2", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]

@@ -38,8 +38,8 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
 
 
 def test_agent_request_with_a_session_id_resumes_that_session(tmp_path: Path) -> None:
-    from agent_tck.steps.harness.script import Script
-    from agent_tck.steps.world import HarnessRig
+    from agent_tck.doubles.harness.rig import HarnessRig
+    from agent_tck.doubles.harness.script import Script
 
     rig = HarnessRig(tmp_path)
     script = Script("claude")

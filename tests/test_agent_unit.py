@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from agent_tck.doubles.harness.script import Script, install, read_record, write_script
 from agent_tck.reference.agent import JOIN_TEXTS, AgentConfig, CodingAgent, create_agent
 from agent_tck.reference.backends import get_backend
 from agent_tck.reference.backends.base import RunOptions
 from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.status import Status
-from agent_tck.steps.harness.script import Script, install, read_record, write_script
 
 
 @pytest.mark.parametrize(

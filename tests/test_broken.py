@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tck.steps import registry
-from tests.runsuite import failing, scenario_results
+from agent_tck.kit import registry
+from tests.support.runsuite import failing, scenario_results
 
 CASES = {
     # A zombie is a harness left behind: every scenario that checks for one catches it.
@@ -53,7 +53,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_broken_agent_fails_exactly_its_requirements(name: str) -> None:
-    assert failing(f"python:tests.broken:{name}", ["agent"]) == CASES[name]
+    assert failing(f"python:tests.miniatures.agent:{name}", ["agent"]) == CASES[name]
 
 
 def test_reference_fails_nothing() -> None:
@@ -62,8 +62,8 @@ def test_reference_fails_nothing() -> None:
 
 def test_the_same_facts_in_other_words_pass() -> None:
     keyword = "cannot_be_started or success_result_then_exit"
-    ran = [r for r in scenario_results("python:tests.broken:RewordsItsMessages", ["agent"],
-                                       keyword) if r.verdict != "not run"]
+    impl = "python:tests.miniatures.agent:RewordsItsMessages"
+    ran = [r for r in scenario_results(impl, ["agent"], keyword) if r.verdict != "not run"]
     assert {rid for r in ran for rid in r.reqs} == {"AG-H9", "AG-H10"}
     assert [r.verdict for r in ran] == ["passed"] * 6, [(r.name, r.evidence) for r in ran]
 
@@ -72,7 +72,8 @@ def test_the_same_facts_in_other_words_pass() -> None:
 def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> None:
     """Every backend-neutral MUST runs for the declared backend; those of the other backend
     are not applicable, and no agent of the other backend is ever asked for."""
-    results = scenario_results(f"python:tests.broken:{backend.capitalize()}Only", ["agent"])
+    impl = f"python:tests.miniatures.agent:{backend.capitalize()}Only"
+    results = scenario_results(impl, ["agent"])
     verdicts = {}
     for r in results:
         for rid in r.reqs:
@@ -91,7 +92,7 @@ def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> Non
 
 def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> None:
     verdicts = {}
-    for r in scenario_results("python:tests.broken:HasNoDefaultTimeout", ["agent"]):
+    for r in scenario_results("python:tests.miniatures.agent:HasNoDefaultTimeout", ["agent"]):
         for rid in r.reqs:
             verdicts.setdefault(rid, set()).add((r.verdict, r.evidence.splitlines()[0]
                                                  if r.verdict != "passed" else ""))

@@ -1,7 +1,7 @@
 """The transport suite catches served agents that break one requirement each.
 
 Each case runs the transport scenario of the requirement its defect breaks, with
-`--impl "dds:serve=python tests/broken_dds.py DEFECT serve"`; the runs go in parallel, each
+`--impl "dds:serve=python tests/miniatures/dds.py DEFECT serve"`; the runs go in parallel, each
 on its own domain, and the control run serves the reference itself.
 """
 
@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
-from agent_tck.steps.run_command import plugin_args
-from tests.dds_helpers import ROOT, domain
+from agent_tck.kit.run import plugin_args
+from tests.support.dds import ROOT, domain
 
 pytestmark = pytest.mark.timeout(120)
 

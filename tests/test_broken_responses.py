@@ -1,12 +1,12 @@
-"""Self-tests of the `responses` suite: each miniature parser (tests/broken_responses.py) has
+"""Self-tests of the `responses` suite: each miniature parser (tests/miniatures/responses.py) has
 one defect, and the suite fails exactly the requirements that defect breaks."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_tck.steps.registry import load
-from tests.runsuite import failing, verdicts_for
+from agent_tck.kit.registry import load
+from tests.support.runsuite import failing, verdicts_for
 
 # Every requirement whose scenarios expect a plain text message.
 TEXT_SHAPED = {"RESP-001.1-a", "RESP-001.2-a", "RESP-001.2-b", "RESP-001.2-c", "RESP-001.4-a",
@@ -42,7 +42,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_broken_parser_fails_exactly_its_requirements(name: str) -> None:
-    assert failing(f"python:tests.broken_responses:{name}", ["responses"]) == CASES[name]
+    assert failing(f"python:tests.miniatures.responses:{name}", ["responses"]) == CASES[name]
 
 
 def test_reference_passes_every_requirement() -> None:

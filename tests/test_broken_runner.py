@@ -1,12 +1,12 @@
-"""Self-tests of the `runner` suite: each miniature (tests/broken_runner.py) has one defect,
+"""Self-tests of the `runner` suite: each miniature (tests/miniatures/runner.py) has one defect,
 and the suite fails exactly the requirements that defect breaks."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_tck.steps.registry import load
-from tests.runsuite import failing, verdicts_for
+from agent_tck.kit.registry import load
+from tests.support.runsuite import failing, verdicts_for
 
 CASES = {
     # ParseSignal
@@ -45,7 +45,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_broken_runner_fails_exactly_its_requirements(name: str) -> None:
-    assert failing(f"python:tests.broken_runner:{name}", ["runner"]) == CASES[name]
+    assert failing(f"python:tests.miniatures.runner:{name}", ["runner"]) == CASES[name]
 
 
 def test_reference_passes_every_requirement() -> None:

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from agent_tck.steps.harness.fake import refusal
-from agent_tck.steps.realcli import clis, isolation
-from agent_tck.steps.realcli.options import OPTIONS_FILE, measure, run_real
+from agent_tck.doubles.harness.fake import refusal
+from agent_tck.doubles.realcli import clis, isolation
+from agent_tck.doubles.realcli.options import OPTIONS_FILE, measure, run_real
 
 COMMANDS = json.loads(OPTIONS_FILE.read_text(encoding="utf-8"))["commands"]
 
@@ -97,4 +97,4 @@ def test_the_real_cli_takes_what_the_fake_takes(name: str, argv: list[str]) -> N
 @needs_real
 def test_the_option_table_is_the_pinned_clis_own() -> None:
     assert json.loads(OPTIONS_FILE.read_text(encoding="utf-8")) == measure(), (
-        f"{OPTIONS_FILE} is stale: run `python -m agent_tck.steps.realcli.options`")
+        f"{OPTIONS_FILE} is stale: run `python -m agent_tck.doubles.realcli.options`")

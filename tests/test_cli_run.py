@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_tck.steps import registry
-from agent_tck.steps.cli import main
-from agent_tck.steps.drivers.inprocess import InProcessDriver
+from agent_tck.kit import registry
+from agent_tck.kit.cli import main
+from agent_tck.kit.drivers.inprocess import InProcessDriver
 
 TOTAL = len(registry.load())
 
@@ -33,7 +33,7 @@ def test_reference_is_conformant_with_a_table_per_requirement() -> None:
 def test_a_broken_implementation_is_not_conformant() -> None:
     code, out, _ = run(
         "--impl",
-        "python:tests.broken:IgnoresWorkingDir",
+        "python:tests.miniatures.agent:IgnoresWorkingDir",
         "--component",
         "agent",
         "-k",
@@ -52,7 +52,7 @@ def test_a_broken_implementation_is_not_conformant() -> None:
 def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
     baseline = tmp_path / "baseline.yaml"
     baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n")
-    argv = ("--impl", "python:tests.broken:IgnoresWorkingDir", "--component", "agent",
+    argv = ("--impl", "python:tests.miniatures.agent:IgnoresWorkingDir", "--component", "agent",
             "-k", "working_directory", "--baseline", str(baseline))
     code, out, _ = run(*argv)
     assert code == 0
@@ -61,7 +61,8 @@ def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
 
 
 def test_should_failures_fail_only_a_strict_run() -> None:
-    argv = ("--impl", "python:tests.broken:PromptAsArgument", "--component", "agent", "-k", "flag")
+    impl = "python:tests.miniatures.agent:PromptAsArgument"
+    argv = ("--impl", impl, "--component", "agent", "-k", "flag")
     assert run(*argv)[0] == 0
     assert run(*argv, "--strict")[0] == 1
 
@@ -84,9 +85,9 @@ def test_usage_errors_exit_2_naming_the_value() -> None:
 
 
 def test_every_component_folder_can_be_chosen_with_component() -> None:
-    from agent_tck.steps.cli import build_parser
-    from agent_tck.steps.paths import FEATURES
-    from agent_tck.steps.run_command import COMPONENTS
+    from agent_tck.kit.cli import build_parser
+    from agent_tck.kit.paths import FEATURES
+    from agent_tck.kit.run import COMPONENTS
 
     folders = {p.parent.name for p in FEATURES.glob("*/requirements.yaml")}
     assert set(COMPONENTS) == folders
@@ -141,14 +142,14 @@ def test_a_report_path_that_cannot_be_written_is_a_usage_error_before_the_run(
 
 def test_a_run_that_judged_nothing_is_not_a_pass() -> None:
     for argv in ((), ("--strict",)):
-        code, out, _ = run("--impl", "python:tests.broken:DeclaresNothing", *argv)
+        code, out, _ = run("--impl", "python:tests.miniatures.agent:DeclaresNothing", *argv)
         assert code == 1
         assert out.splitlines()[-1] == (f"NOT CONFORMANT: nothing was judged "
                                         f"({TOTAL} not applicable)")
 
 
 def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
-    code, out, _ = run("--impl", f"{sys.executable} -m tests.fake_adapter string-error "
+    code, out, _ = run("--impl", f"{sys.executable} -m tests.miniatures.fake_adapter string-error "
                        "parse_line 1", "--component", "backends", "-k", "init_line")
     assert code == 1 and out.splitlines()[-1].startswith("PARTIAL: ")
     assert "NOT CONFORMANT, nothing was judged (1 errored" in out.splitlines()[-1]

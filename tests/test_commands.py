@@ -11,10 +11,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from agent_tck.kit.drivers.schemas import validator
+from agent_tck.kit.paths import SCHEMAS
 from agent_tck.reference.commands import COMMANDS
-from agent_tck.steps.drivers.schemas import validator
-from agent_tck.steps.paths import SCHEMAS
-from tests.runsuite import verdicts_for
+from tests.support.runsuite import verdicts_for
 
 ADAPTER = SCHEMAS / "adapter"
 REQUESTS: list[dict[str, Any]] = [

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.steps.cli import FORWARDED, HANDLERS
-from agent_tck.steps.paths import ROOT
+from agent_tck.kit.cli import FORWARDED, HANDLERS
+from agent_tck.kit.paths import ROOT
 
 SCRIPT = shutil.which("agent-tck", path=str(Path(sys.executable).parent))
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / ".pre-commit-hooks.yaml",

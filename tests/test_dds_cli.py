@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
 from agent_tck.reference.dds.cli import main
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.world import HarnessRig
-from tests.dds_helpers import LOOPBACK_URI, domain, start_served, stop
+from tests.support.dds import LOOPBACK_URI, domain, start_served, stop
 
 DOMAIN = domain(0)
 pytestmark = pytest.mark.timeout(60)

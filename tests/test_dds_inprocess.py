@@ -13,6 +13,9 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.observe import process_state
 from agent_tck.reference.agent import AgentConfig
 from agent_tck.reference.dds import types
 from agent_tck.reference.dds.bus import Bus, loads_object
@@ -20,10 +23,7 @@ from agent_tck.reference.dds.cli import main
 from agent_tck.reference.dds.client import Client, Reply
 from agent_tck.reference.dds.exceptions import NoReplyError
 from agent_tck.reference.dds.service import AgentService, StopFlag
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.observe import process_state
-from agent_tck.steps.world import HarnessRig
-from tests.dds_helpers import domain
+from tests.support.dds import domain
 
 DOMAIN = domain(2)
 pytestmark = pytest.mark.timeout(60)

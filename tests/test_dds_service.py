@@ -18,7 +18,7 @@ from agent_tck.reference.dds.bus import Bus
 from agent_tck.reference.dds.config import LOOPBACK, check_domain, config_uri
 from agent_tck.reference.dds.service import AgentService, Conversation, StopFlag
 from agent_tck.reference.exceptions import ConfigError
-from tests.dds_helpers import domain
+from tests.support.dds import domain
 
 DOMAIN = domain(3)
 pytestmark = pytest.mark.timeout(60)

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("cyclonedds")
 
+from agent_tck.kit.drivers import dds_wire
 from agent_tck.reference.dds import types as reference_types
-from agent_tck.steps.drivers import dds_wire
 
 TYPES = ["AgentRequest", "AgentReply", "AgentOffer", "AgentGrant", "AgentStatus", "AgentEvent"]
 TOPICS = ["REQUEST_TOPIC", "REPLY_TOPIC", "OFFER_TOPIC", "GRANT_TOPIC", "STATUS_TOPIC",

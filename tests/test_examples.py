@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from agent_tck.steps import registry, reports
-from agent_tck.steps.paths import ROOT
-from tests.runsuite import verdicts_for
+from agent_tck.kit import registry, reports
+from agent_tck.kit.paths import ROOT
+from tests.support.runsuite import verdicts_for
 
 
 def test_node_codex_parser_passes_codex_parse_line_and_nothing_else_applies() -> None:

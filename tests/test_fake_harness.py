@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.steps.exceptions import SuiteError
-from agent_tck.steps.harness.fake import STRAGGLER_EXIT
-from agent_tck.steps.harness.script import Script, install, read_record, write_script
-from agent_tck.steps.world import HarnessRig
+from agent_tck.doubles.harness.fake import STRAGGLER_EXIT
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script, install, read_record, write_script
+from agent_tck.kit.errors import SuiteError
 
 
 def play(tmp_path: Path, script: Script) -> tuple[list[str], list[dict[str, object]]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tck.steps.observe import process_state
+from agent_tck.kit.observe import process_state
 from benchmarks.flakes import cpu_load, failures
 
 NESTED = """\

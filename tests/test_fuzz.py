@@ -17,17 +17,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_tck.kit import plainyaml, registry, reports
+from agent_tck.kit.drivers.base import ImplInfo
+from agent_tck.kit.errors import RegistryError
+from agent_tck.kit.run import duration
+from agent_tck.kit.text import markdown_inline
+from agent_tck.kit.verdicts import FAILED, ReqVerdict, ScenarioResult
 from agent_tck.reference.adapter import Adapter, serve
 from agent_tck.reference.agent import CodingAgent, create_agent
 from agent_tck.reference.dds.bus import loads_object
 from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.pipeline.validate import validate_text
-from agent_tck.steps import plainyaml, registry, reports
-from agent_tck.steps.drivers.base import ImplInfo
-from agent_tck.steps.exceptions import RegistryError
-from agent_tck.steps.run_command import duration
-from agent_tck.steps.text import markdown_inline
-from agent_tck.steps.verdicts import FAILED, ReqVerdict, ScenarioResult
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from gherkin.parser import Parser
 
-from agent_tck.steps.cli import main
-from agent_tck.steps.exceptions import SpecError
-from agent_tck.steps.gherkin import convert_file, parse, read_manifest, render
-from agent_tck.steps.paths import FEATURES
+from agent_tck.kit.cli import main
+from agent_tck.kit.errors import SpecError
+from agent_tck.kit.gherkin import convert_file, parse, read_manifest, render
+from agent_tck.kit.paths import FEATURES
 
 DOC = """\
 ;====

@@ -1,4 +1,4 @@
-"""Unit tests of the scripted model servers in steps/models/ (script, anthropic, openai, server).
+"""Unit tests of the scripted model servers in doubles/models/ (script, anthropic, openai, server).
 
 Each server runs in-process on 127.0.0.1 in a thread; the client is the standard library's
 http.client and the SSE streams are parsed here.
@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from agent_tck.steps.models.script import ScriptError, Turn, load, parse
-from agent_tck.steps.models.server import Model, serve
-from agent_tck.steps.paths import ROOT
+from agent_tck.doubles.models.script import ScriptError, Turn, load, parse
+from agent_tck.doubles.models.server import Model, serve
+from agent_tck.kit.paths import ROOT
 
 Json = dict[str, Any]
 Event = tuple[str, Json]
@@ -539,12 +539,12 @@ def test_load_names_the_path_of_an_unreadable_file(tmp_path: Path, content: byte
     assert str(caught.value).startswith(f"{path}: cannot read the model script")
 
 
-# --- python -m agent_tck.steps.models.server --------------------------------------------
+# --- python -m agent_tck.doubles.models.server --------------------------------------------
 
 
 def run_server(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "agent_tck.steps.models.server", *args],
+        [sys.executable, "-m", "agent_tck.doubles.models.server", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 

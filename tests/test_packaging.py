@@ -14,8 +14,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from agent_tck.steps.paths import CHECKOUT
-from tests.runsuite import verdicts_for
+from agent_tck.kit.paths import CHECKOUT
+from tests.support.runsuite import verdicts_for
 
 # Components judged the same way from a wheel: transport needs the `dds` extra and real-cli
 # the pinned CLIs, which a bare wheel install has neither of.
@@ -57,7 +57,7 @@ def test_the_wheel_installs_one_namespace_with_its_data(built: tuple[Path, Path]
                  "agent_tck/schemas/cli/claude.schema.json",
                  "agent_tck/fixtures/cli-options.json", "agent_tck/clis/package.json",
                  "agent_tck/reference/cyclonedds-loopback.xml",
-                 "agent_tck/steps/harness/fake.py", "agent_tck/steps/suite/test_agent.py"):
+                 "agent_tck/doubles/harness/fake.py", "agent_tck/steps/suite/test_agent.py"):
         assert data in names, data
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "pytest11" not in zipfile.ZipFile(built[1]).read(entry_points).decode()

@@ -9,9 +9,9 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_tck.kit.paths import SCHEMAS
 from agent_tck.reference.backends import get_backend
 from agent_tck.reference.backends.base import load_object
-from agent_tck.steps.paths import SCHEMAS
 
 VALIDATOR = jsonschema.Draft202012Validator(
     json.loads((SCHEMAS / "events.schema.json").read_text())

@@ -1,13 +1,13 @@
 """The pipeline suite catches every broken implementation, and blames exactly the requirements
-its defect breaks (tests/pipeline_miniatures.py); the reference passes."""
+its defect breaks (tests/miniatures/pipeline.py); the reference passes."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_tck.steps.drivers.inprocess import InProcessDriver
-from tests.brokenrun import failing_requirements
-from tests.pipeline_miniatures import EXPECTED
+from agent_tck.kit.drivers.inprocess import InProcessDriver
+from tests.miniatures.pipeline import EXPECTED
+from tests.support.pipeline_run import failing_requirements
 
 SUITE = "steps/suite/test_pipeline.py"
 IMPLS = {"reference": InProcessDriver, **{m.__doc__ or m.__name__: m for m in EXPECTED}}

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tck.steps.paths import ROOT
+from agent_tck.kit.paths import ROOT
 
 
 def tool(*argv: str) -> subprocess.CompletedProcess[str]:

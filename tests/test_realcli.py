@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.steps import cli
-from agent_tck.steps.exceptions import UsageError
-from agent_tck.steps.observe import still_running
-from agent_tck.steps.realcli import clis, isolation
-from agent_tck.steps.realcli.sandbox import REFUSED, Sandbox
+from agent_tck.doubles.realcli import clis, isolation
+from agent_tck.doubles.realcli.sandbox import REFUSED, Sandbox
+from agent_tck.kit import cli
+from agent_tck.kit.errors import UsageError
+from agent_tck.kit.observe import still_running
 
 needs_isolation = pytest.mark.skipif(
     isolation.problem() is not None, reason=f"not run: {isolation.problem()}"
@@ -194,7 +194,7 @@ def test_record_says_why_a_real_cli_cannot_run_here(
 def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.runsuite import scenario_results, verdicts_for
+    from tests.support.runsuite import scenario_results, verdicts_for
 
     monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
     results = scenario_results("reference", ["real-cli"])
@@ -207,7 +207,7 @@ def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missin
 def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.runsuite import scenario_results
+    from tests.support.runsuite import scenario_results
 
     npm = tmp_path / "npm"
     npm.write_text(FAKE_NPM)
@@ -224,14 +224,14 @@ def test_real_cli_scenarios_never_run_without_isolation_and_say_so(
 def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_tck.steps.realcli.sandbox import unavailable
-    from tests.runsuite import verdicts_for
+    from agent_tck.doubles.realcli.sandbox import unavailable
+    from tests.support.runsuite import verdicts_for
 
     reasons = [r for r in map(unavailable, ("claude", "codex")) if r]
     if reasons:
         pytest.skip(reasons[0])
     monkeypatch.chdir(tmp_path)  # where that agent's CLI runs, and writes
-    verdicts = verdicts_for("python:tests.broken:IgnoresWorkingDir", ["real-cli"],
+    verdicts = verdicts_for("python:tests.miniatures.agent:IgnoresWorkingDir", ["real-cli"],
                             keyword="writes")
     assert verdicts["RC-2"] == "failed"
     assert verdicts["RC-1"] == "not run"  # deselected by the keyword, not passed by default

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from gherkin.parser import Parser
 
-from agent_tck.steps import registry, reports
-from agent_tck.steps.exceptions import RegistryError
-from agent_tck.steps.gherkin import parse, read_manifest
-from agent_tck.steps.paths import FEATURES
+from agent_tck.kit import registry, reports
+from agent_tck.kit.errors import RegistryError
+from agent_tck.kit.gherkin import parse, read_manifest
+from agent_tck.kit.paths import FEATURES
 
 REQS = registry.load()
 TAGS = registry.tags_in()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from agent_tck.steps import registry, reports
-from agent_tck.steps.drivers.base import ImplInfo
-from agent_tck.steps.text import markdown_inline, printable, xml_safe
-from agent_tck.steps.verdicts import FAILED, ReqVerdict, ScenarioResult
+from agent_tck.kit import registry, reports
+from agent_tck.kit.drivers.base import ImplInfo
+from agent_tck.kit.text import markdown_inline, printable, xml_safe
+from agent_tck.kit.verdicts import FAILED, ReqVerdict, ScenarioResult
 
 HOSTILE = "evil\x1b]0;pwned\x07\x1b[31m\x00\ud800\n# CONFORMANT\n<!-- hide | [x](http://e)"
 

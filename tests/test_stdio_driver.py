@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from agent_tck.steps.cli import main
-from agent_tck.steps.drivers.stdio import StdioDriver
-from agent_tck.steps.exceptions import DriverError
-from agent_tck.steps.observe import still_running
-from agent_tck.steps.paths import ROOT
-from tests.runsuite import failing, scenario_results, verdicts_for
+from agent_tck.kit.cli import main
+from agent_tck.kit.drivers.stdio import StdioDriver
+from agent_tck.kit.errors import DriverError
+from agent_tck.kit.observe import still_running
+from agent_tck.kit.paths import ROOT
+from tests.support.runsuite import failing, scenario_results, verdicts_for
 
 PY = sys.executable
 
 
 def fake(fault: str, cmd: str = "start", nth: int = 1, once: Path | None = None) -> str:
-    return f"{PY} -m tests.fake_adapter {fault} {cmd} {nth} {once or ''}".rstrip()
+    return f"{PY} -m tests.miniatures.fake_adapter {fault} {cmd} {nth} {once or ''}".rstrip()
 
 
 def smoke(command: str, timeout: float = 10) -> tuple[int, str]:
@@ -145,8 +145,8 @@ def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
 
 
 def test_the_protocol_page_documents_every_command() -> None:
-    from agent_tck.steps.drivers.schemas import commands
-    from agent_tck.steps.paths import ROOT
+    from agent_tck.kit.drivers.schemas import commands
+    from agent_tck.kit.paths import ROOT
 
     page = (ROOT / "docs" / "adapter-protocol.md").read_text()
     headings = {line.removeprefix("### ").split(" ")[0] for line in page.splitlines()
@@ -156,7 +156,7 @@ def test_the_protocol_page_documents_every_command() -> None:
 
 
 def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
-    from agent_tck.steps.drivers import dds_available
+    from agent_tck.kit.drivers import dds_available
 
     if not dds_available():
         pytest.skip("Cyclone DDS is not installed (pip install 'agent-tck[dds]')")
@@ -186,7 +186,7 @@ def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -
     hanging = tmp_path / "hanging"  # created by the adapter when it starts to hang
     adapter = fake("hang", "agent.request", 1, hanging)
     run = subprocess.Popen(
-        [PY, "-m", "agent_tck.steps.cli", "run", "--impl", adapter, "--component", "agent"],
+        [PY, "-m", "agent_tck.kit.cli", "run", "--impl", adapter, "--component", "agent"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -215,7 +215,7 @@ def test_an_error_that_is_not_an_object_is_a_protocol_violation_not_a_crash() ->
 
 
 def test_an_adapters_stderr_flood_keeps_only_a_bounded_tail() -> None:
-    from agent_tck.steps.drivers.stdio import STDERR_KEEP
+    from agent_tck.kit.drivers.stdio import STDERR_KEEP
 
     driver = StdioDriver(fake("stderr-flood"))
     try:

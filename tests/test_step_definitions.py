@@ -12,7 +12,7 @@ import parse
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
-from agent_tck.steps.paths import FEATURES, PACKAGE
+from agent_tck.kit.paths import FEATURES, PACKAGE
 
 STEP_MODULES = sorted((PACKAGE / "steps").glob("*_steps.py"))
 KINDS = {"Context": "given", "Action": "when", "Outcome": "then"}

@@ -160,7 +160,7 @@ def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> No
 
 def _alive(pid: int) -> bool:
     """Alive and not a zombie (an escaped process is reaped by init, not by us)."""
-    from agent_tck.steps.observe import still_running
+    from agent_tck.kit.observe import still_running
 
     return bool(still_running([pid]))
 

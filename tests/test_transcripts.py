@@ -1,7 +1,7 @@
 """Fidelity: the fake harness, the reference and the line schemas against the real CLIs.
 
 The transcripts in fixtures/transcripts/ are real runs of the pinned CLIs (recorded with
-`python -m agent_tck.steps.realcli.fixtures`); schemas/cli/ is built from them. Only the last
+`python -m agent_tck.doubles.realcli.fixtures`); schemas/cli/ is built from them. Only the last
 test runs the real CLIs, and only where they are installed and can be isolated.
 """
 
@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
+from agent_tck.doubles.harness.lines import Claude, Codex, as_printed
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.doubles.realcli import clis, shapes
+from agent_tck.doubles.realcli.fixtures import Transcript, index
+from agent_tck.kit.drivers import RequestResult
+from agent_tck.kit.drivers.inprocess import InProcessDriver
+from agent_tck.kit.paths import FEATURES
 from agent_tck.reference.backends import get_backend
-from agent_tck.steps.drivers import RequestResult
-from agent_tck.steps.drivers.inprocess import InProcessDriver
-from agent_tck.steps.harness.lines import Claude, Codex, as_printed
-from agent_tck.steps.harness.script import Script
-from agent_tck.steps.paths import FEATURES
-from agent_tck.steps.realcli import clis, shapes
-from agent_tck.steps.realcli.fixtures import Transcript, index
-from agent_tck.steps.world import HarnessRig
 
 TRANSCRIPTS = index()
 BACKENDS = ("claude", "codex")
@@ -42,13 +42,13 @@ def test_every_recorded_line_fits_its_cli_schema(transcript: Transcript) -> None
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_schemas_are_the_ones_the_fixtures_give(backend: str) -> None:
     assert shapes.load(backend) == shapes.expected(backend), (
-        f"{shapes.schema_path(backend)} is stale: run `python -m agent_tck.steps.realcli.shapes`"
+        f"{shapes.schema_path(backend)} is stale: run `python -m agent_tck.doubles.realcli.shapes`"
     )
 
 
 def fake_lines(backend: str) -> list[tuple[str, str]]:
     """(where, line) for every line shape the fake harness prints: the builders of
-    steps/harness/lines.py and the transcripts the decision scenarios print."""
+    doubles/harness/lines.py and the transcripts the decision scenarios print."""
     claude, codex = Claude(), Codex()
     built: dict[str, list[dict[str, Any]]] = {
         "claude": [
@@ -159,8 +159,8 @@ def test_a_replayed_transcript_gets_the_answer_of_the_real_run(
 def test_a_real_run_and_the_replay_of_its_recording_give_equal_events(
     backend: str, driver: InProcessDriver, tmp_path: Path
 ) -> None:
-    from agent_tck.steps.realcli.record import record
-    from agent_tck.steps.realcli.sandbox import Sandbox, unavailable
+    from agent_tck.doubles.realcli.record import record
+    from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 
     reason = unavailable(backend)
     if reason:

@@ -9,4 +9,4 @@ top-level folders, linked from `src/agent_tck/`.
 never loaded otherwise. Importing this package imports nothing else.
 """
 
-pytest_plugins = ["agent_tck.steps.plugin"]
+pytest_plugins = ["agent_tck.kit.plugin"]

@@ -1,5 +1,5 @@
 """`python -m agent_tck`: the `agent-tck` command line."""
 
-from agent_tck.steps.cli import main
+from agent_tck.kit.cli import main
 
 raise SystemExit(main())

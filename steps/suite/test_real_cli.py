@@ -3,7 +3,7 @@
 import pytest
 from pytest_bdd import scenarios
 
-from agent_tck.steps.paths import FEATURES
+from agent_tck.kit.paths import FEATURES
 
 pytestmark = pytest.mark.component("real-cli")
 

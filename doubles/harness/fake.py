@@ -1,0 +1,399 @@
+"""The fake harness executable: plays a script, records what it saw.
+
+Started through a shim named `claude` or `codex` (see `doubles.harness.install`), as
+`python fake.py SCRIPT RECORD NAME ARGS...`. It imports only the standard library so it starts
+fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
+handler and the main flow never interleave:
+  {"what": "start", "rig", "name", "argv", "cwd", "pid", "pgid", "env"}
+Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
+Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
+set_permission_mode, set_model; any other subtype gets an error response) until a `user`
+message comes, whose text is the prompt (recorded as stdin, `"via": "stream-json"`); stdin is
+left open, and after the script the harness keeps answering until stdin closes.
+A harness started after its scenario ended (the rig wrote `closed` beside the record) is a
+straggler: it plays nothing and records itself in the session's stray log (the script's
+`strays`), which the suite reports as an error of the suite.
+An argv the real CLI refuses (an unknown option, a missing value, a value outside the
+option's choices, an extra positional argument of `codex exec`, a `--cd` directory that does
+not exist) is refused the same way:
+the real CLI's message on stderr and its exit code (claude 1, codex 2), after the start is
+recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
+CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
+  {"what": "stdin", "data"}            once stdin reached end of file
+  {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
+Script steps (a JSON list; schemas/harness/script.schema.json), each an object with one key:
+  out: text (written as is)         line: JSON value (one line)   err: text (stderr)
+  raw_b64: bytes for stdout         sleep: seconds (scaled)       exit: code
+  sleep_real: seconds, never scaled (a pause that is not a scenario's subject)
+  die: signal name (kill itself)    on_term: "exit"|"ignore"      read_stdin: true
+  spawn_holder: seconds (a grandchild holding stdout and stderr open)
+  spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
+      Code's Bash tool: no signal to the harness's process group reaches it)
+  err_bytes: bytes of stderr
+  line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
+              what stdin said (so each request can be told apart by its answer)
+  repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
+          blocks of about 64 KiB as fast as the pipe takes them (for benchmarks)
+  fill: {"line": text, "size": n}  the line with "@FILL@" replaced by n bytes of "x"
+  burst: {"line": text, "count": n}  n copies of the line, "@N@" numbered 0..n-1, in one write
+  trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart
+  deep: n (one JSON line nested n arrays deep, of a type no CLI prints)
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
+RECORDED_ENV = ("PATH", "HOME")
+BLOCK = 1 << 16
+STRAGGLER_EXIT = 86
+# What the fake answers to the SDKs' control requests (the real CLI's answers carry more).
+CONTROL_ANSWERS: dict[str, dict[str, Any]] = {
+    "initialize": {"commands": [], "output_style": "default", "available_output_styles": []},
+    "interrupt": {},
+    "set_permission_mode": {},
+    "set_model": {},
+}
+
+
+class Harness:
+    def __init__(self, script: dict[str, Any], record: str) -> None:
+        self.steps: list[dict[str, Any]] = script["steps"]
+        self.scale: float = script.get("time_scale", 1.0)
+        self.rig: str = script.get("rig", "")
+        self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.stdin_read = False
+        self.stdin_data = ""
+        options = script.get("cli_options")
+        self.cli_options: dict[str, Any] = {}
+        if options:
+            with open(options, encoding="utf-8") as file:
+                self.cli_options = json.load(file)["commands"]
+
+    def note(self, **entry: Any) -> None:
+        os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
+
+    def on_term(self, signum: int, _frame: Any) -> None:
+        now = time.monotonic()  # first, so the record's cost is not part of the latency
+        self.note(what="signal", signal=signal.Signals(signum).name, pid=os.getpid(), t=now)
+        if self.term_mode == "exit":
+            os._exit(128 + signum)
+
+    def play(self, name: str, argv: list[str]) -> int:
+        self.term_mode = "exit"
+        self.streaming = name == "claude" and _option(argv, "--input-format") == "stream-json"
+        signal.signal(signal.SIGTERM, self.on_term)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)
+        }
+        # `codex exec --cd DIR` works in DIR, as the real codex does (the Codex SDK passes it).
+        workdir = (_option(argv, "--cd") or _option(argv, "-C")) if name == "codex" else None
+        try:
+            if workdir:
+                os.chdir(workdir)
+        except OSError:
+            workdir = "missing"
+        self.note(
+            what="start",
+            rig=self.rig,
+            name=name,
+            argv=argv,
+            cwd=os.getcwd(),
+            pid=os.getpid(),
+            pgid=os.getpgrp(),
+            env=env,
+        )
+        refused = refusal(name, argv, self.cli_options)
+        if refused is None and workdir == "missing":
+            refused = 1, "Error: No such file or directory (os error 2)\n"
+        if refused is not None:
+            code, message = refused
+            self.note(what="refused", code=code, message=message)
+            sys.stderr.write(message)
+            return code
+        for step in self.steps:
+            ((op, arg),) = step.items()
+            result = getattr(self, "op_" + op)(arg)
+            if result is not None:
+                return int(result)
+        if self.streaming:
+            self.drain_stream()  # like the real CLI: more turns may come until stdin closes
+        return 0
+
+    def write(self, data: bytes) -> None:
+        out = sys.stdout.buffer
+        out.write(data)
+        out.flush()
+
+    def op_out(self, text: str) -> None:
+        self.write(text.encode())
+
+    def op_raw_b64(self, data: str) -> None:
+        self.write(base64.b64decode(data))
+
+    def op_line(self, value: Any) -> None:
+        self.write((json.dumps(value) + "\n").encode())
+
+    def op_repeat(self, arg: dict[str, Any]) -> None:
+        cycle = [(json.dumps(v) + "\n").encode() for v in arg["lines"]]
+        count: int = arg["count"]
+        per_block = max(1, (BLOCK // sum(map(len, cycle))) * len(cycle))
+        lines = itertools.islice(itertools.cycle(cycle), count)
+        while block := b"".join(itertools.islice(lines, per_block)):
+            self.write(block)
+
+    def op_fill(self, arg: dict[str, Any]) -> None:
+        head, _, tail = arg["line"].encode().partition(b"@FILL@")
+        self.write(head + b"x" * arg["size"] + tail)
+
+    def op_burst(self, arg: dict[str, Any]) -> None:
+        line: str = arg["line"]
+        self.write("".join(line.replace("@N@", str(i)) for i in range(arg["count"])).encode())
+
+    def op_trickle(self, arg: dict[str, Any]) -> None:
+        data, piece = arg["data"].encode(), arg["piece"]
+        for start in range(0, len(data), piece):
+            self.write(data[start : start + piece])
+            self.op_sleep(arg["sleep"])
+
+    def op_deep(self, depth: int) -> None:
+        self.write(b'{"type":"agent-tck.deep","data":' + b"[" * depth + b"]" * depth + b"}\n")
+
+    def op_err_bytes(self, size: int) -> None:
+        for start in range(0, size, BLOCK):
+            sys.stderr.buffer.write(b"e" * min(BLOCK, size - start))
+        sys.stderr.flush()
+
+    def op_err(self, text: str) -> None:
+        sys.stderr.buffer.write(text.encode())
+        sys.stderr.flush()
+
+    def op_sleep(self, seconds: float) -> None:
+        self.op_sleep_real(seconds * self.scale)
+
+    def op_sleep_real(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            time.sleep(left)
+
+    def op_read_stdin(self, _: Any) -> None:
+        if self.streaming:
+            self.stdin_data = next((_text(m) for m in self.stream() if m["type"] == "user"), "")
+            self.note(what="stdin", data=self.stdin_data, via="stream-json")
+            return
+        data = sys.stdin.buffer.read()
+        self.stdin_data = data.decode("utf-8", errors="replace")
+        self.note(what="stdin", data=self.stdin_data)
+
+    # Claude's streaming input (`--input-format stream-json`, what the SDKs use): JSON lines
+    # on stdin, control requests answered on stdout, the prompt as a `user` message, stdin
+    # left open between turns.
+
+    def stream(self) -> Any:
+        """The messages on stdin other than control requests, which are answered here."""
+        for raw in sys.stdin.buffer:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                self.note(what="stdin_junk", data=raw.decode("utf-8", errors="replace"))
+                continue
+            if not isinstance(message, dict):
+                continue
+            if message.get("type") == "control_request":
+                self.answer_control(message)
+                continue
+            message.setdefault("type", None)
+            yield message
+
+    def answer_control(self, message: dict[str, Any]) -> None:
+        request = message.get("request")
+        subtype = request.get("subtype") if isinstance(request, dict) else None
+        self.note(what="control", subtype=subtype)
+        reply: dict[str, Any] = {"request_id": message.get("request_id")}
+        if subtype in CONTROL_ANSWERS:
+            reply.update(subtype="success", response=CONTROL_ANSWERS[subtype])
+        else:
+            reply.update(subtype="error", error=f"Unsupported control request subtype: {subtype}")
+        self.op_line({"type": "control_response", "response": reply})
+
+    def drain_stream(self) -> None:
+        for message in self.stream():
+            if message["type"] == "user":
+                self.note(what="stdin", data=_text(message), via="stream-json")
+
+    def op_line_stdin(self, value: Any) -> None:
+        text = json.dumps(value).replace("{stdin}", json.dumps(self.stdin_data)[1:-1])
+        self.write((text + "\n").encode())
+
+    def op_on_term(self, mode: str) -> None:
+        self.term_mode = mode
+
+    def op_die(self, name: str) -> None:
+        sys.stdout.flush()
+        os.kill(os.getpid(), getattr(signal, name))
+        time.sleep(10)
+
+    def op_spawn_holder(self, seconds: float) -> None:
+        self._spawn(seconds, escaped=False)
+
+    def op_spawn_escaped(self, seconds: float) -> None:
+        self._spawn(seconds, escaped=True)
+
+    def _spawn(self, seconds: float, escaped: bool) -> None:
+        """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
+        with neither."""
+        out = subprocess.DEVNULL if escaped else None  # None: inherit ours
+        child = subprocess.Popen(
+            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=escaped,
+        )
+        self.note(what="grandchild", pid=child.pid)
+
+    def op_exit(self, code: int) -> int:
+        return code
+
+
+def refusal(name: str, argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
+    """(exit code, stderr) as the real CLI refuses `argv`; None when it takes it."""
+    if name == "claude" and "claude" in commands:
+        return _commander(argv, commands["claude"])
+    if name == "codex" and argv[:1] == ["exec"] and "codex exec" in commands:
+        return _clap(argv[1:], commands)
+    return None
+
+
+def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {n: option for option in command["options"] for n in option["names"]}
+
+
+def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | None:
+    """claude's parser (commander.js): options anywhere, a required value is the next word."""
+    options, i = _table(command), 0
+    while i < len(argv):
+        arg, i = argv[i], i + 1
+        if arg == "--":
+            return None
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, eq, value = arg.partition("=")
+        option = options.get(name)
+        if option is None:
+            return 1, f"error: unknown option '{name}'\n"
+        kind, flags = option["value"], option["flags"]
+        if kind == "none":
+            continue
+        if not eq:
+            takes = kind != "optional" or (i < len(argv) and not argv[i].startswith("-"))
+            if kind != "optional" and i >= len(argv):
+                return 1, f"error: option '{flags}' argument missing\n"
+            value, i = (argv[i], i + 1) if takes else ("", i)
+        while kind == "variadic" and i < len(argv) and not argv[i].startswith("-"):
+            i += 1
+        if option["choices"] and value and value not in option["choices"] + option["unlisted"]:
+            allowed = ", ".join(option["choices"])
+            return 1, (f"error: option '{flags}' argument '{value}' is invalid. "
+                       f"Allowed choices are {allowed}.\n")
+    return None
+
+
+CLAP_HINT = "\nFor more information, try '--help'.\n"
+
+
+def _clap(argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
+    """codex exec's parser (clap): `resume` as the first positional is the subcommand."""
+    command, positionals, i = "codex exec", [], 0
+    while i < len(argv):
+        arg, i = argv[i], i + 1
+        if arg == "--":
+            positionals += argv[i:]
+            break
+        if not arg.startswith("-") or arg == "-":
+            if command == "codex exec" and not positionals and arg == "resume":
+                command = "codex exec resume"
+            else:
+                positionals.append(arg)
+            continue
+        name, eq, value = arg.partition("=")
+        option = _table(commands[command]).get(name)
+        if option is None:
+            usage = "\n".join(commands[command]["usage"])
+            return 2, (f"error: unexpected argument '{name}' found\n\n  tip: to pass '{name}' "
+                       f"as a value, use '-- {name}'\n\n{usage}\n{CLAP_HINT}")
+        if option["value"] == "none":
+            continue
+        if not eq:
+            if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                return 2, (f"error: a value is required for '{option['flags']}' but none was "
+                           f"supplied\n{CLAP_HINT}")
+            value, i = argv[i], i + 1
+        if option["choices"] and value not in option["choices"]:
+            return 2, (f"error: invalid value '{value}' for '{option['flags']}'\n  [possible "
+                       f"values: {', '.join(option['choices'])}]\n{CLAP_HINT}")
+    limit = 2 if command == "codex exec resume" else 1
+    if len(positionals) > limit:
+        usage = "\n".join(commands[command]["usage"])
+        return 2, f"error: unexpected argument '{positionals[limit]}' found\n\n{usage}\n{CLAP_HINT}"
+    return None
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """The value of `name` in argv, as `--name value` or `--name=value`."""
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.partition("=")[2]
+    return None
+
+
+def _text(message: dict[str, Any]) -> str:
+    """The text of a stream-json `user` message: a string, or its text blocks joined."""
+    inner = message.get("message")
+    content = inner.get("content") if isinstance(inner, dict) else None
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else []
+    return "".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+
+
+def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -> bool:
+    """True, after noting it in the stray log, when this harness's scenario has ended."""
+    if not os.path.exists(os.path.join(os.path.dirname(record), "closed")):
+        return False
+    strays = script.get("strays")
+    if strays:
+        entry = {"rig": script.get("rig", ""), "name": name, "argv": argv, "cwd": os.getcwd(),
+                 "pid": os.getpid(), "record": record}
+        fd = os.open(strays, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(fd, (json.dumps(entry) + "\n").encode())
+        os.close(fd)
+    return True
+
+
+def main() -> None:
+    script_path, record, name, *argv = sys.argv[1:]
+    with open(script_path) as fh:
+        script = json.load(fh)
+    if straggler(script, record, name, argv):
+        os._exit(STRAGGLER_EXIT)
+    code = Harness(script, record).play(name, argv)
+    sys.stdout.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Scripts for the fake harness, and the bin directory that puts it on PATH.
+
+A `Script` is a list of steps (see `doubles.harness.fake`); `Script.for_backend` knows how each
+backend prints the normalized events the spec talks about, in that CLI's real format.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from agent_tck.doubles.harness import fake
+from agent_tck.doubles.harness.lines import Claude, Codex
+from agent_tck.kit.errors import SuiteError
+from agent_tck.kit.paths import SCHEMAS
+from agent_tck.kit.registry import KNOWN_BACKENDS
+
+HARNESS_NAMES = KNOWN_BACKENDS  # the CLIs the fake harness plays
+
+
+@dataclass
+class Script:
+    """What the fake harness will do, step by step."""
+
+    backend: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    emitted: list[dict[str, Any]] = field(default_factory=list)
+    read_stdin: bool = True
+    time_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.claude = Claude()
+        self.codex = Codex()
+
+    def add(self, op: str, arg: Any = True) -> Script:
+        self.steps.append({op: arg})
+        return self
+
+    def line(self, value: dict[str, Any]) -> Script:
+        self.emitted.append(value)
+        return self.add("line", value)
+
+    # Normalized events, printed the way the backend's CLI prints them.
+    def init(self, session_id: str | None = None) -> Script:
+        if self.backend == "claude":
+            return self.line(self.claude.init(session_id))
+        return self.line(self.codex.thread_started(session_id or "019c7199-0000-7000-8000-1"))
+
+    def text(self, text: str) -> Script:
+        return self.line(self.text_line(text))
+
+    def done(self, text: str | None = None) -> Script:
+        return self.line(self.done_line(text))
+
+    def text_line(self, text: str) -> dict[str, Any]:
+        """A text event as the backend's CLI prints it, not yet scripted."""
+        if self.backend == "claude":
+            return self.claude.text(text)
+        return self.codex.agent_message(text)
+
+    def done_line(self, text: str | None = None) -> dict[str, Any]:
+        if self.backend == "claude":
+            return self.claude.result(text)
+        return self.codex.turn_completed()
+
+    def failure_line(self, message: str) -> dict[str, Any]:
+        """The turn failed, as the backend's CLI reports it in the stream."""
+        if self.backend == "claude":
+            return self.claude.result(message, subtype="success", is_error=True)
+        return self.codex.turn_failed(message)
+
+    def tool(self, tool_id: str, *, result: bool) -> Script:
+        if self.backend == "claude":
+            line = self.claude.tool_result(tool_id) if result else self.claude.tool_use(tool_id)
+        else:
+            line = self.codex.command(tool_id, completed=result)
+        return self.line(line)
+
+    def echo(self, prefix: str = "echo: ") -> Script:
+        """A final answer that repeats the prompt: `prefix` + what stdin said."""
+        if self.backend == "claude":
+            return self.add("line_stdin", self.claude.result(prefix + "{stdin}"))
+        self.add("line_stdin", self.codex.agent_message(prefix + "{stdin}"))
+        return self.line(self.codex.turn_completed())
+
+    def completes(self) -> bool:
+        """The script plays a turn that ends well: the stream says the turn completed without
+        an error, and the CLI neither exits non-zero nor dies by a signal."""
+        done = any(line.get("type") == "turn.completed"
+                   or (line.get("type") == "result" and line.get("is_error") is False)
+                   for line in self.emitted)
+        failing = any(s.get("exit", 0) != 0 or "die" in s for s in self.steps)
+        return done and not failing
+
+    def cli_lines(self) -> list[dict[str, Any]]:
+        """Every line this script prints as the CLI's own output (not raw bytes of `out`)."""
+        ops = [s[op] for s in self.steps for op in ("line", "line_stdin") if op in s]
+        return [*self.emitted, *(v for v in ops if v not in self.emitted)]
+
+    def to_json(self) -> dict[str, Any]:
+        head = [{"read_stdin": True}] if self.read_stdin else []
+        return {"steps": head + self.steps, "time_scale": self.time_scale}
+
+
+def install(bin_dir: Path, script: Path, record: Path) -> None:
+    """Write `claude` and `codex` shims into `bin_dir` that run the fake harness.
+
+    The shim `exec`s, so the pid the implementation started is the harness's pid.
+    """
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    harness = Path(fake.__file__).resolve()
+    for name in HARNESS_NAMES:
+        shim = bin_dir / name
+        words = [sys.executable, "-S", str(harness), str(script), str(record), name]
+        shim.write_text(f'#!/bin/sh\nexec {shlex.join(words)} "$@"\n')
+        shim.chmod(0o755)
+
+
+def write_script(path: Path, script: Script, **context: str) -> None:
+    """Write atomically, so a harness never reads half a script. `context`: the rig's token
+    (`rig`) and the session's stray log (`strays`), see `doubles.harness.fake`. A script that
+    breaks schemas/harness/script.schema.json (a typo in a step) is an error of the suite."""
+    document = {**script.to_json(), **context}
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"
+        raise SuiteError(f"error of the suite: the fake harness's script is invalid at {where}: "
+                         f"{errors[0].message}")
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(document))
+    os.replace(tmp, path)
+
+
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMAS / "harness" / "script.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    """Every entry the harness wrote, in order; nothing when it never started."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

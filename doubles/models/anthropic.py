@@ -1,0 +1,80 @@
+"""The Anthropic Messages API, as much of it as `claude` needs: streamed text and tool calls.
+
+`POST /v1/messages` with `"stream": true` is answered with the SSE events message_start,
+content_block_start, content_block_delta (text_delta / input_json_delta), content_block_stop,
+message_delta (stop_reason end_turn or tool_use) and message_stop.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_tck.doubles.models.script import Turn
+
+Event = tuple[str, dict[str, Any]]
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    kind = ERROR_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": message or kind}}
+
+
+def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:
+    """The SSE events answering `request` with a `say` or `tool` turn (`n` makes ids unique)."""
+    start = _envelope(request, n)
+    if tool is None:
+        block: dict[str, Any] = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": turn.value}
+        stop = "end_turn"
+    else:
+        block = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": tool, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(turn.input)}
+        stop = "tool_use"
+    blocks = [(block, [delta])]
+    if turn.think:
+        thinking = {"type": "thinking", "thinking": "", "signature": ""}
+        blocks.insert(0, (thinking, [{"type": "thinking_delta", "thinking": turn.think},
+                                     {"type": "signature_delta", "signature": f"sig{n:04d}"}]))
+    streamed: list[Event] = [("message_start", {"type": "message_start", "message": start})]
+    for index, (opening, deltas) in enumerate(blocks):
+        streamed.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                                 "content_block": opening}))
+        streamed += [("content_block_delta", {"type": "content_block_delta", "index": index,
+                                              "delta": d}) for d in deltas]
+        streamed.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return [
+        *streamed,
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": stop, "stop_sequence": None},
+                           "usage": {"output_tokens": 8}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+
+
+def message(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> dict[str, Any]:
+    """The same answer as one non-streamed message object (without thinking)."""
+    body = _envelope(request, n)
+    if tool is None:
+        block: dict[str, Any] = {"type": "text", "text": turn.value}
+    else:
+        block = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": tool, "input": turn.input}
+    body.update(content=[block], stop_reason="end_turn" if tool is None else "tool_use")
+    return body
+
+
+def _envelope(request: dict[str, Any], n: int) -> dict[str, Any]:
+    """The message object before its content: what message_start carries."""
+    return {"id": f"msg_{n:04d}", "type": "message", "role": "assistant",
+            "model": str(request.get("model", "scripted-model")), "content": [],
+            "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 12, "output_tokens": 1}}

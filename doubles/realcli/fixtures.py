@@ -1,0 +1,79 @@
+"""The recorded transcripts in fixtures/transcripts/: what they are, and recording them anew.
+
+    python -m agent_tck.doubles.realcli.fixtures [NAME ...]
+
+re-records the named entries of fixtures/transcripts/index.yaml (all by default) with the
+pinned CLIs. Run it after changing a pin in clis/package.json: tests/test_transcripts.py then
+names every line and field the new version prints that the schemas (schemas/cli/) do not know,
+and `git diff` shows the rest; rebuild the schemas with
+`python -m agent_tck.doubles.realcli.shapes` once the differences are understood
+(docs/real-clis.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent_tck.kit.paths import FIXTURES
+
+TRANSCRIPTS = FIXTURES / "transcripts"
+
+
+@dataclass(frozen=True)
+class Transcript:
+    name: str
+    backend: str
+    prompt: str
+    turns: list[dict[str, Any]]
+    expect: dict[str, Any]
+    args: tuple[str, ...] = ()  # extra CLI arguments, as an agent's extra_args
+
+    @property
+    def path(self) -> Path:
+        return TRANSCRIPTS / f"{self.name}.jsonl"
+
+    def lines(self) -> list[str]:
+        return self.path.read_text(encoding="utf-8").splitlines()
+
+
+def index(where: Path = TRANSCRIPTS) -> list[Transcript]:
+    entries = yaml.safe_load((where / "index.yaml").read_text(encoding="utf-8"))
+    return [Transcript(**{**e, "args": tuple(e.get("args", ()))}) for e in entries]
+
+
+def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
+    """Lines written by hand from FORMATS.md, for shapes no scripted run makes the CLI print."""
+    path = where / f"documented-{backend}.jsonl"
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def main(argv: list[str]) -> int:
+    from agent_tck.doubles.realcli.record import record, write_whole
+
+    wanted = [t for t in index() if not argv or t.name in argv]
+    unknown = set(argv) - {t.name for t in wanted}
+    if unknown:
+        print(f"unknown transcripts: {sorted(unknown)}", file=sys.stderr)
+        return 2
+    for t in wanted:
+        done = record(t.backend, {"turns": t.turns}, t.prompt, args=t.args)
+        problems = [r["problem"] for r in done.requests if r.get("problem")]
+        if done.returncode is None:
+            problems.append("the CLI did not finish before the timeout")
+        if problems:
+            print(f"{t.name}: the model script did not play: {problems}", file=sys.stderr)
+            return 1
+        write_whole(t.path, done.stdout)
+        lines = done.stdout.count(b"\n")
+        print(f"{t.name}: {lines} lines, exit {done.returncode}")
+    print("now: pytest tests/test_transcripts.py; then python -m agent_tck.doubles.realcli.shapes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

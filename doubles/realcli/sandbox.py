@@ -1,0 +1,226 @@
+"""A sandbox for one real CLI: a scripted model in a loopback-only network namespace.
+
+The model server (doubles/models/server.py) is started inside a fresh network namespace and
+holds it. The sandbox's `bin/` has a `claude` or `codex` that enters that namespace, checks it
+has loopback alone (else refuses, exit 97), and execs the pinned real CLI with a temporary
+HOME configured to talk to the model on 127.0.0.1 (so the CLI's pid is the one its caller
+started). Put `bin/` first on an agent's PATH and the agent drives the real CLI, offline.
+
+Every process the CLI starts inherits AGENT_TCK_SANDBOX=<token>; `processes()` finds them in
+/proc, and `close()` kills any still alive (by pid), then the model server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agent_tck.doubles.realcli import clis, isolation
+from agent_tck.kit.errors import TckError
+from agent_tck.kit.observe import carrying
+from agent_tck.kit.paths import PACKAGE
+
+API = {"claude": "anthropic", "codex": "openai"}
+MARK = "AGENT_TCK_SANDBOX"  # in the environment of every process the sandboxed CLI starts
+REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
+FAKE_KEY = "sk-agent-tck-scripted-model"
+START_TIMEOUT = 30.0
+# Inherited variables the wrapper drops (an ERE over `env` output, names only).
+SCRUBBED = ("^(ANTHROPIC|OPENAI|CODEX|CLAUDE)_[A-Za-z0-9_]*"
+            "|^[A-Za-z_]*_[Pp][Rr][Oo][Xx][Yy]"
+            "|^XDG_[A-Z_]*_HOME")
+
+
+def unavailable(backend: str) -> str | None:
+    """Why the real `backend` CLI cannot run here ("not run: ..."), or None when it can."""
+    problem = isolation.problem()
+    return clis.not_installed(backend) or (f"not run: {problem}" if problem else None)
+
+
+class SandboxError(TckError):
+    """The sandbox could not be made; the message says which step failed and why."""
+
+
+class Sandbox:
+    def __init__(self, root: Path, backend: str, script: dict[str, Any], cli: Path) -> None:
+        if backend not in API:
+            raise SandboxError(f"no real CLI for backend {backend!r}; known: {sorted(API)}")
+        problem = isolation.problem()
+        if problem:
+            raise SandboxError(problem)
+        self.backend, self.cli, self.token = backend, cli.resolve(), uuid.uuid4().hex
+        self.root = root
+        self.home, self.work, self.bin = root / "home", root / "work", root / "bin"
+        for d in (self.home, self.work, self.bin):
+            d.mkdir(parents=True, exist_ok=True)
+        self.script_path = root / "model-script.json"
+        self.record_path = root / "model-requests.jsonl"
+        self.log_path = root / "model-server.log"
+        self.script_path.write_text(json.dumps(script, indent=2), encoding="utf-8")
+        self.record_path.touch()
+        self.server: subprocess.Popen[bytes] | None = None
+        try:
+            self.port = self._start_server()
+            self._check_isolated()
+            self._configure_home()
+            self._write_wrapper()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- what scenarios read ----------------------------------------------------------------
+
+    def path(self) -> str:
+        """A PATH whose `claude`/`codex` is the sandboxed real CLI."""
+        return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request the model server received, in order."""
+        lines = self.record_path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def processes(self) -> list[int]:
+        """Live processes started through this sandbox's wrapper (the CLI and its tools)."""
+        return carrying(MARK, self.token)
+
+    def close(self) -> None:
+        for pid in self.processes():
+            _kill(pid, signal.SIGKILL)
+        if self.server is not None and self.server.poll() is None:
+            self.server.terminate()
+            try:
+                self.server.wait(5)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+        if self.server is not None and self.server.stdout is not None:
+            self.server.stdout.close()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- how it is made -----------------------------------------------------------------------
+
+    def _start_server(self) -> int:
+        argv = [*isolation.unshare_argv(), "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
+                sys.executable, "-m", "agent_tck.doubles.models.server", "--api", API[self.backend],
+                "--script", str(self.script_path), "--record", str(self.record_path)]
+        with self.log_path.open("wb") as log:
+            self.server = subprocess.Popen(argv, cwd=PACKAGE, stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.PIPE, stderr=log,
+                                           start_new_session=True)
+        assert self.server.stdout is not None
+        line = _read_line(self.server.stdout, START_TIMEOUT)
+        if not line.strip().isdigit():
+            self.server.kill()
+            self.server.wait()
+            raise SandboxError(f"the model server did not start ({shlex.join(argv)}):\n"
+                               f"{line}{self.log_path.read_text(errors='replace')[-2000:]}")
+        return int(line)
+
+    def _check_isolated(self) -> None:
+        assert self.server is not None
+        argv = [*isolation.nsenter_argv(self.server.pid), "ip", "-o", "link", "show"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        if done.returncode != 0 or not isolation.only_loopback(done.stdout):
+            raise SandboxError(f"the model server's namespace is not loopback alone "
+                               f"({shlex.join(argv)} exited {done.returncode}): "
+                               f"{(done.stdout + done.stderr).strip()}")
+
+    def _configure_home(self) -> None:
+        url = f"http://127.0.0.1:{self.port}"
+        if self.backend == "claude":
+            settings = {"permissions": {"defaultMode": "acceptEdits",
+                                        "allow": ["Bash", "Edit", "Write", "Read"]}}
+            _write(self.home / ".claude" / "settings.json", json.dumps(settings, indent=2))
+            return
+        _write(self.home / ".codex" / "config.toml", "\n".join([
+            'model_provider = "scripted"',
+            'model = "scripted-model"',
+            'approval_policy = "never"',
+            'sandbox_mode = "workspace-write"',
+            "[features]",
+            "plugins = false  # no curated-plugin sync from GitHub at start-up",
+            "[analytics]",
+            "enabled = false  # no metrics export to the vendor at exit",
+            "[model_providers.scripted]",
+            'name = "agent-tck scripted model"',
+            f'base_url = "{url}/v1"',
+            'wire_api = "responses"',
+            'env_key = "OPENAI_API_KEY"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+        ]))
+
+    def _environment(self) -> dict[str, str]:
+        common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+                  "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+                  MARK: self.token}
+        if self.backend == "claude":
+            return {**common, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}",
+                    "ANTHROPIC_API_KEY": FAKE_KEY, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                    "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
+        return {**common, "CODEX_HOME": str(self.home / ".codex"), "OPENAI_API_KEY": FAKE_KEY}
+
+    def _write_wrapper(self) -> None:
+        assert self.server is not None
+        refuse = (f'echo "agent-tck sandbox: refusing to run {self.backend}: this network '
+                  f'namespace is not loopback alone" >&2; exit {REFUSED}')
+        inner = "; ".join([
+            f'[ "$(ip -o link show | cut -d: -f2 | tr -d " ")" = lo ] || {{ {refuse}; }}',
+            # What would send the CLI elsewhere (proxies, another config directory, other
+            # credentials or endpoints) is not inherited; the sandbox sets its own below.
+            f'for v in $(env | grep -Eo "{SCRUBBED}"); do unset "$v"; done',
+            'exec "$@"',
+        ])
+        argv = [*isolation.nsenter_argv(self.server.pid), "--", "/bin/sh", "-c", inner,
+                "agent-tck-sandbox", "env",
+                *(f"{k}={v}" for k, v in self._environment().items()), str(self.cli)]
+        wrapper = self.bin / self.backend
+        wrapper.write_text(
+            "#!/bin/sh\n"
+            f"# agent-tck: the real {self.backend}, in the sandbox's loopback-only network "
+            "namespace.\n"
+            f'exec {shlex.join(argv)} "$@"\n',
+            encoding="utf-8",
+        )
+        wrapper.chmod(0o755)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _read_line(stream: Any, timeout: float) -> str:
+    """One line from a pipe, or what came before `timeout` seconds passed or it closed."""
+    fd, data, end = stream.fileno(), b"", time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while b"\n" not in data and (left := end - time.monotonic()) > 0:
+            if not sel.select(left):
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode(errors="replace")
+
+
+def _kill(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, sig)

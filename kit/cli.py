@@ -1,0 +1,173 @@
+"""`agent-tck`: run the conformance suite, convert spec documents, and the reference's tools.
+
+One table, `COMMANDS`, names every subcommand with its one-line help and its handler.
+`validate`, `serve` and `ask` are the reference implementation's own commands: their argv is
+forwarded whole to `reference.<...>.cli.main`, which parses it (and answers `--help`).
+
+Every command takes its streams as arguments (`main(argv, stdout, stderr)`), so it is tested
+without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid, 2 usage
+or setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import TextIO
+
+from agent_tck.kit.errors import TckError, UsageError
+
+USAGE_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message, usage=self.format_usage())
+
+
+def _forward_validate(argv: list[str], out: TextIO, err: TextIO) -> int:
+    from agent_tck.reference.pipeline.cli import main as validate
+
+    return validate(argv, out, err)
+
+
+def _forward_dds(command: str) -> Callable[[list[str], TextIO, TextIO], int]:
+    def forward(argv: list[str], out: TextIO, err: TextIO) -> int:
+        from agent_tck.reference.dds.cli import main as dds
+
+        return dds([command, *argv], out, err)
+
+    return forward
+
+
+# Subcommands whose argv goes whole to the reference's own command line.
+FORWARDED: dict[str, tuple[str, Callable[[list[str], TextIO, TextIO], int]]] = {
+    "validate": ("validate rspec pipeline YAML contracts (docs/pipeline.md)", _forward_validate),
+    "serve": ("serve a reference agent over DDS (docs/dds.md)", _forward_dds("serve")),
+    "ask": ("send one request to agents served over DDS (docs/dds.md)", _forward_dds("ask")),
+}
+
+
+def version() -> str:
+    try:
+        return metadata.version("agent-tck")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agent-tck", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"agent-tck {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
+    for name, (what, _) in FORWARDED.items():
+        sub.add_parser(name, help=what, add_help=False)
+    from agent_tck.kit import run as run_command
+
+    run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
+    smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
+    smoke.add_argument("--impl", required=True, help="the adapter command line")
+    smoke.add_argument("--timeout", type=run_command.duration, default=30.0,
+                       help="seconds to wait for start")
+    install = sub.add_parser(
+        "install-clis", help="install the pinned real claude and codex CLIs (clis/package.json)"
+    )
+    install.add_argument("--dir", type=Path, help="where to install (default: clis/)")
+    rec = sub.add_parser(
+        "record", help="run a real CLI against a scripted model and save its raw stdout"
+    )
+    rec.add_argument("--backend", required=True, choices=["claude", "codex"])
+    rec.add_argument("--script", type=Path, required=True, help="the model script (JSON)")
+    rec.add_argument("--out", type=Path, required=True, help="the transcript to write (.jsonl)")
+    rec.add_argument("--prompt", default="Hello", help="the prompt, sent on stdin")
+    rec.add_argument(
+        "--timeout", type=run_command.duration, default=120.0,
+        help="seconds before the CLI is killed"
+    )
+    gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
+    gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
+    gherkin.add_argument("--out", type=Path, required=True, help="output directory")
+    gherkin.add_argument(
+        "--id-prefix",
+        action="append",
+        default=[],
+        help="requirement-ID prefix, one per SRC, in order",
+    )
+    gherkin.add_argument(
+        "--manifest", type=Path, help="a YAML list of {source, id_prefix}, relative to itself"
+    )
+    return parser
+
+
+def main(
+    argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in FORWARDED:
+        return FORWARDED[words[0]][1](words[1:], out, err)
+    try:
+        with contextlib.redirect_stdout(out):  # --help and --version go to the caller's stream
+            args = build_parser().parse_args(words)
+        return HANDLERS[args.command](args, out, err)
+    except SystemExit as exc:  # --help, --version
+        return int(exc.code or 0)
+    except TckError as exc:
+        usage = exc.usage if isinstance(exc, UsageError) else ""
+        print(f"{usage}agent-tck: error: {exc}", file=err)
+        return USAGE_ERROR
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit import run as run_command
+
+    return run_command.run(args, out, err)
+
+
+def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.smoke import smoke
+
+    return smoke(args.impl, out, args.timeout)
+
+
+def _record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.doubles.realcli.record import record_command
+
+    return record_command(args.backend, args.script, args.out, args.prompt, args.timeout, out)
+
+
+def _install(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.doubles.realcli.report import install_clis
+
+    return install_clis(args.dir, out)
+
+
+def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.gherkin import convert_file, read_manifest
+
+    pairs = read_manifest(args.manifest) if args.manifest else []
+    if len(args.sources) != len(args.id_prefix):
+        raise UsageError(
+            f"give one --id-prefix per SRC: {len(args.sources)} SRC, "
+            f"{len(args.id_prefix)} --id-prefix"
+        )
+    pairs += list(zip(args.sources, args.id_prefix, strict=True))
+    if not pairs:
+        raise UsageError("nothing to convert: give SRC... with --id-prefix, or --manifest")
+    for src, prefix in pairs:
+        print(convert_file(src, args.out, prefix), file=out)
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
+    "run": _run, "smoke": _smoke, "record": _record, "install-clis": _install,
+    "gherkin": _gherkin,
+}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,332 @@
+"""The DDS driver (`--impl dds` or `--impl "dds:domain=N;config=FILE;serve=CMD"`).
+
+Each agent is a served process (by default `python -m agent_tck.reference.dds serve`; `serve=CMD`
+names any command taking the same flags), started with the scenario's settings and the
+fake harness on its PATH. The driver waits for READY on the monitoring topic, sends requests
+addressed to that agent by name, and reports the states and stream events the agent
+published for each request. Cyclone DDS runs with the shipped loopback configuration unless
+`config=FILE` says otherwise; the domain id defaults to one derived from the process id so
+parallel runs do not meet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tck.kit.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
+from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
+from agent_tck.kit.drivers.protocol import ProtocolDriver
+from agent_tck.kit.errors import DriverError, UsageError
+from agent_tck.kit.paths import CHECKOUT, PACKAGE
+
+REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
+                "service_instance_tag", "metadata")
+LOOPBACK = PACKAGE / "reference" / "cyclonedds-loopback.xml"
+FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
+         "grace_period": "--grace-period", "command": "--command", "model": "--model"}
+START_TIMEOUT = 30.0
+SETTLE_TIMEOUT = 5.0  # how long states and events may trail the reply
+STOP_TIMEOUT = 15.0
+MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+MAX_DOMAIN = 232
+
+
+def default_domain() -> int:
+    """100..199. Parallel pytest-xdist workers each get their own pair (the transport
+    scenarios use the next domain up); elsewhere the pid spreads concurrent runs."""
+    worker = xdist_worker()
+    return 100 + (2 * worker if worker is not None else os.getpid()) % 100
+
+
+def xdist_worker() -> int | None:
+    """The number of the pytest-xdist worker this process is (gw0 -> 0), or None."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
+
+
+def parse_options(options: str) -> dict[str, str]:
+    """`domain=N;config=FILE;serve=CMD` -> a dict; unknown keys are a usage error."""
+    found: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in options.split(";"))):
+        key, sep, value = item.partition("=")
+        if not sep or key not in ("domain", "config", "serve"):
+            raise UsageError(f"--impl dds: cannot read option {item!r} "
+                             "(known: domain=N, config=FILE, serve=CMD)")
+        found[key] = value
+    return found
+
+
+@dataclass
+class Served:
+    """A served agent process the driver started."""
+
+    name: str
+    argv: list[str]
+    proc: subprocess.Popen[bytes]
+    log: Path
+    timeout: float
+    grace: float
+
+
+class DdsDriver(ProtocolDriver):
+    """Agents served over DDS. Only the agent commands travel over DDS; any other command of
+    the protocol is an error (the driver declares only what it serves)."""
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        raise DriverError(f"{cmd} is not served over DDS")
+
+    def __init__(self, options: str = "", *, domain_offset: int = 0) -> None:
+        opts = parse_options(options)
+        self.options = options
+        try:
+            domain = int(opts.get("domain", default_domain()))
+        except ValueError:
+            raise UsageError(
+                f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
+        self.domain = (domain + domain_offset) % (MAX_DOMAIN + 1)
+        config = Path(opts.get("config") or LOOPBACK).resolve()
+        if not config.is_file():
+            raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not a file")
+        self.config = config
+        # Cyclone DDS reads this when the first participant is created, just below.
+        os.environ["CYCLONEDDS_URI"] = f"file://{config}"
+        self.serve = shlex.split(opts.get("serve", "")) or [
+            sys.executable, "-m", "agent_tck.reference.dds", "serve"]
+        self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
+                             ("agent", "transport"), ("claude", "codex"))
+        self.cwd = os.getcwd()
+        self.wire = Wire(self.domain)
+        self.wires = [self.wire]  # the first is the driver's own; more with `add_clients`
+        self.sent: dict[str, Wire] = {}
+        self.served: dict[str, Served] = {}
+        self.logs = Path(tempfile.mkdtemp(prefix="agent-tck-dds-"))
+        self.ids = itertools.count(1)
+        self._parser: Any = None
+
+    # --- the Driver protocol ---------------------------------------------------------------
+
+    def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
+        """DDS has no parse command: the spec's normalized events are the reference's."""
+        if self._parser is None:
+            from agent_tck.kit.drivers.inprocess import InProcessDriver
+
+            self._parser = InProcessDriver()
+        result: list[dict[str, Any]] = self._parser.parse_line(backend, line)
+        return result
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        name = f"tck-{os.getpid()}-{next(self.ids)}"
+        self._make_room()
+        served = self._start(name, settings)
+        self.served[name] = served
+        up = self.wire.wait(lambda: self._up(served), START_TIMEOUT)
+        if not up:
+            self.agent_stop(name)
+            raise DriverError(f"served agent {name} did not become READY in {START_TIMEOUT:g} s "
+                              f"({shlex.join(served.argv)}):\n{_tail(served.log)}")
+        return name, self.states(name)
+
+    resumes_sessions = False  # a conversation_id resumes a session here (docs/dds.md)
+
+    def agent_request(
+        self, agent: str, message: str, session_id: str | None = None
+    ) -> RequestResult:
+        if session_id is not None:
+            raise DriverError("over DDS a session is resumed by conversation_id, not by "
+                              f"session_id ({session_id!r}); see docs/dds.md")
+        return self.agent_request_concurrently(agent, [message])[0]
+
+    def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
+        served = self.served[agent]
+        budget = served.timeout + served.grace + 30.0
+        rids = [self.wire.send(m, agent=agent, timeout=budget) for m in messages]
+        asks = [self.wire.asks[rid] for rid in rids]
+        if not self.wire.wait(lambda: all(a.replies for a in asks), budget):
+            raise DriverError(f"served agent {agent} did not reply in {budget:g} s:\n"
+                              f"{_tail(served.log)}")
+        self.wire.wait(lambda: all(self._settled(agent, rid) for rid in rids), SETTLE_TIMEOUT)
+        self.wire.pump(0.02)  # stream events may trail the state change by a hair
+        results = [self._result(agent, rid) for rid in rids]
+        for rid in rids:
+            self.wire.retire(rid)
+        return results
+
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        self.wire.pump(0)
+        last = self.states(agent)[-1]
+        return {"state": last["state"], "timeout": last["metadata"].get("timeout")}
+
+    def close(self) -> None:
+        for name in list(self.served):
+            self.agent_stop(name)
+        for wire in self.wires:
+            wire.close()
+        shutil.rmtree(self.logs, ignore_errors=True)
+
+    # --- beyond the protocol: what the transport steps need --------------------------------
+
+    def states(self, agent: str) -> list[dict[str, Any]]:
+        """Every state `agent` published so far, in its order."""
+        found = [s for s in self.wire.statuses if s["agent"] == agent]
+        return sorted(found, key=lambda s: int(s["sequence"]))
+
+    def agent_stop(self, agent: str, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        """Signal a served agent, wait (SIGKILL after STOP_TIMEOUT), reap; its exit code."""
+        served = self.served.pop(agent, None)
+        if served is None:
+            return None
+        proc = served.proc
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(sig)
+        try:
+            code = proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        self.wire.wait(lambda: self._offline(agent), 2.0)
+        return code
+
+    def pid(self, agent: str) -> int:
+        return self.served[agent].proc.pid
+
+    def add_clients(self, count: int) -> list[int]:
+        """`count` more client participants; their indices for `send`."""
+        first = len(self.wires)
+        self.wires += [Wire(self.domain) for _ in range(count)]
+        return list(range(first, len(self.wires)))
+
+    def send(self, message: str, *, agent: str = "", conversation_id: str = "",
+             client: int = 0, timeout: float = 120.0) -> str:
+        """Publish a request from client `client` without waiting; its request_id."""
+        wire = self.wires[client]
+        rid = wire.send(message, agent=agent, conversation_id=conversation_id,
+                        timeout=timeout)
+        self.sent[rid] = wire
+        return rid
+
+    def wait_replies(self, rids: list[str], timeout: float, linger: float = 0.3) -> bool:
+        """Pump every client until each of `rids` has a reply, then `linger` seconds more
+        (a second reply to the same request would arrive then); whether all were answered."""
+        wires = {id(w): w for w in (self.sent[rid] for rid in rids)}.values()
+
+        def answered() -> bool:
+            return all(self.sent[rid].asks[rid].replies for rid in rids)
+
+        ok = self._pump_all(wires, answered, timeout)
+        self._pump_all(self.wires, lambda: False, linger)
+        return ok
+
+    def replies(self, rid: str) -> list[dict[str, Any]]:
+        """Every reply sample seen for `rid`, as dicts of the GENESIS reply fields."""
+        return [{f: getattr(r, f) for f in REPLY_FIELDS}
+                for r in self.sent[rid].asks[rid].replies]
+
+    def offers(self, rid: str) -> list[str]:
+        """The names of the agents that offered to take `rid`, in arrival order."""
+        names = {s["guid"]: s["agent"] for wire in self.wires for s in wire.statuses}
+        return [names.get(guid, guid) for guid in self.sent[rid].asks[rid].offers]
+
+    def wait_state(self, agent: str, state: str, timeout: float) -> bool:
+        return self.wire.wait(lambda: any(s["state"] == state for s in self.states(agent)),
+                              timeout)
+
+    def _pump_all(self, wires: Any, done: Any, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() >= end:
+                return False
+            for wire in wires:
+                wire.pump(0.01)
+        return True
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _start(self, name: str, settings: dict[str, Any]) -> Served:
+        argv = [*self.serve, "--name", name, "--domain", str(self.domain),
+                "--dds-config", str(self.config)]
+        for key, value in settings.items():
+            if key == "env" or value is None:
+                continue
+            if key == "strip_env":
+                argv += [arg for name in value for arg in ("--strip-env", name)]
+                continue
+            if key not in FLAGS:
+                raise DriverError(f"setting {key!r} cannot be given to a served agent "
+                                  f"(known: {', '.join(sorted(FLAGS))}, env)")
+            argv += [FLAGS[key], str(value)]
+        # Served agents inherit what every implementation inherits from the suite (a nesting
+        # variable, API keys): see kit.drivers.base.INHERITED_ENV.
+        env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
+        env["CYCLONEDDS_URI"] = f"file://{self.config}"
+        env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
+        if CHECKOUT is not None:  # so `serve=` commands of the project's tests find `tests`
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT),
+                                                              env.get("PYTHONPATH")]))
+        log = self.logs / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    preexec_fn=end_with_parent)
+        return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
+                      float(settings.get("grace_period") or DEFAULT_GRACE))
+
+    def _up(self, served: Served) -> bool:
+        """READY (or DEGRADED) published and our event reader matched its event writer."""
+        if served.proc.poll() is not None:
+            raise DriverError(f"served agent {served.name} exited with code "
+                              f"{served.proc.returncode}:\n{_tail(served.log)}")
+        states = [s["state"] for s in self.states(served.name)]
+        try:
+            matched = self.wire.readers[EVENT_TOPIC].get_matched_publications()
+        except IndexError:  # cyclonedds: the match count changed while it listed them
+            return False
+        return bool({"READY", "DEGRADED"} & set(states)) and len(matched) >= len(self.served)
+
+    def _settled(self, agent: str, rid: str) -> bool:
+        return any(s["request_id"] == rid and s["state"] != "BUSY" for s in self.states(agent))
+
+    def _offline(self, agent: str) -> bool:
+        return any(s["state"] == "OFFLINE" for s in self.states(agent))
+
+    def _result(self, agent: str, rid: str) -> RequestResult:
+        reply = self.wire.asks[rid].replies[0]
+        response = json.loads(reply.metadata)
+        states = [s for s in self.states(agent) if s["request_id"] == rid]
+        events = [event for _, event in sorted(self.wire.events.get(rid, []),
+                                               key=lambda e: e[0])]
+        return RequestResult(response, states, events)
+
+    def _make_room(self) -> None:
+        while len(self.served) >= MAX_LIVE:
+            self.agent_stop(next(iter(self.served)))
+
+
+def _tail(log: Path, size: int = 2000) -> str:
+    try:
+        return log.read_bytes()[-size:].decode("utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agent-tck")
+    except PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,57 @@
+"""The in-process driver: the reference's Adapter called directly, without pipes.
+
+The only module in `steps/` that imports `reference/`. Requests and responses still go through
+JSON, so in-process and adapter runs see exactly the same values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from agent_tck.kit.drivers.base import INHERITED_ENV
+from agent_tck.kit.drivers.protocol import ProtocolDriver
+from agent_tck.kit.errors import DriverError
+from agent_tck.reference.adapter import Adapter
+
+
+class InProcessDriver(ProtocolDriver):
+    def __init__(self, adapter: Adapter | None = None) -> None:
+        # The adapter shares this process, so its inherited environment is ours, restored
+        # in close().
+        self.saved_env = {name: os.environ.get(name) for name in INHERITED_ENV}
+        os.environ.update(INHERITED_ENV)
+        self.adapter = adapter or Adapter()
+        self.seq = 0
+        self.cwd = os.getcwd()
+        self.info = self.handshake()
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        self.seq += 1
+        request = json.loads(json.dumps({"seq": self.seq, "cmd": cmd, **args}))
+        response: dict[str, Any] = json.loads(json.dumps(self.adapter.handle(request)))
+        return response
+
+    def close(self) -> None:
+        try:
+            self.call("stop")
+        finally:
+            for name, value in self.saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+    # --- components `responses` and `runner` (issue 4) -----------------------------------
+
+    def responses_parse(self, payload: Any) -> dict[str, Any]:
+        """The payload object itself, not a JSON copy, reaches the parser: in-process is the
+        one place where RESP-D8-immutable can see a parser that changes its input."""
+        response = self.adapter.handle({"seq": 0, "cmd": "responses.parse", "payload": payload})
+        if "error" in response:
+            raise DriverError(f"responses.parse: the implementation answered an error: "
+                              f"{response['error'].get('message')}")
+        answer: dict[str, Any] = json.loads(json.dumps(response))
+        del answer["seq"]
+        return answer

@@ -1,0 +1,229 @@
+"""The stdio driver: an implementation behind the adapter protocol, in any language.
+
+The suite starts the command (in its own process group, its stderr drained by a thread that
+keeps a bounded tail, so it can never block nor fill memory or disk), writes one JSON request
+per line and reads one JSON response per line, validating both against schemas/adapter/. A
+crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`, a message that breaks its
+schema, or stray output raises DriverError with the transcript and the stderr tail, and the
+implementation is restarted: one broken scenario never stops the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent
+from agent_tck.kit.drivers.protocol import ProtocolDriver
+from agent_tck.kit.drivers.schemas import problems
+from agent_tck.kit.errors import DriverError
+from agent_tck.kit.text import printable
+
+# How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
+# is always longer (SCENARIO_MARGIN more), so a hang is "errored" with a restarted adapter,
+# never a failed scenario whose late answer the next scenario would read.
+DEFAULT_TIMEOUT = 60.0
+SCENARIO_MARGIN = 60.0
+STOP_TIMEOUT = 5.0  # how long `stop` may take before the adapter is signalled
+STDERR_TAIL = 2000
+STDERR_KEEP = 64 << 10  # bytes of the adapter's stderr kept in memory
+MAX_MESSAGE = 64 << 20
+
+
+class AdapterProcess:
+    """One running adapter: its pipes, the bounded tail of its stderr and its transcript."""
+
+    def __init__(self, argv: list[str], cwd: str) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env={**os.environ, **INHERITED_ENV},
+                preexec_fn=end_with_parent,
+            )
+        except OSError as exc:
+            raise DriverError(
+                f"cannot start adapter {shlex.join(argv)!r}: {exc.strerror or exc}"
+            ) from exc
+        self.buffer = b""
+        self.transcript: deque[str] = deque(maxlen=20)
+        self.final_stderr: str | None = None
+        # stderr is drained as it comes and only its last STDERR_KEEP bytes are kept, however
+        # much the adapter writes (a pipe left unread would block it).
+        self.kept = bytearray()
+        self.kept_lock = threading.Lock()
+        self.drainer = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.drainer.start()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, 1 << 16):
+                with self.kept_lock:
+                    self.kept += chunk
+                    del self.kept[:-STDERR_KEEP]
+
+    def send(self, message: dict[str, Any]) -> None:
+        line = json.dumps(message)
+        self.transcript.append(f"-> {line[:500]}")
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise DriverError(f"the adapter closed its stdin ({exc})") from exc
+
+    def receive(self, timeout: float) -> str:
+        """One line of stdout, waiting at most `timeout` seconds. Chunks are kept in a list
+        and only the new chunk is searched for the newline, so a long line costs O(n)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        chunks, size = [self.buffer], len(self.buffer)
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in chunks[-1]:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.buffer = b"".join(chunks)
+                    raise DriverError(f"no response within {timeout:g} s (hang)")
+                if sel.select(left):
+                    chunk = os.read(fd, 1 << 16)
+                    if not chunk:
+                        raise DriverError(self._exit_text())
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > MAX_MESSAGE:
+                        raise DriverError(f"a response is longer than {MAX_MESSAGE} bytes")
+        line, _, self.buffer = b"".join(chunks).partition(b"\n")
+        text = line.decode("utf-8", errors="replace")
+        self.transcript.append(f"<- {text[:500]}")
+        return text
+
+    def _exit_text(self) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=1)
+        code = self.proc.returncode
+        return f"the adapter closed stdout (crashed? exit code {code})"
+
+    def stderr_tail(self) -> str:
+        if self.final_stderr is not None:
+            return self.final_stderr
+        with self.kept_lock:
+            tail = bytes(self.kept[-STDERR_TAIL:])
+        return printable(tail.decode("utf-8", errors="replace"))
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Close stdin, wait, SIGTERM the group, wait, SIGKILL; always reap."""
+        with contextlib.suppress(OSError):
+            if self.proc.stdin:
+                self.proc.stdin.close()
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=grace)
+                break
+        self.proc.wait()
+        with contextlib.suppress(OSError):
+            if self.proc.stdout:
+                self.proc.stdout.close()
+        self.drainer.join(timeout=1)  # a descendant may still hold stderr: not waited for
+        self.final_stderr = self.stderr_tail()
+        with contextlib.suppress(OSError):
+            if self.proc.stderr:
+                self.proc.stderr.close()
+
+
+class StdioDriver(ProtocolDriver):
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise DriverError(f"cannot parse adapter command {command!r}: {exc}") from exc
+        self.command, self.timeout, self.seq = command, timeout, 0
+        self.cwd = os.getcwd()
+        self.process: AdapterProcess | None = None
+        self.restarts = 0
+        self.info = self._start()
+
+    def _start(self) -> Any:
+        self.process = AdapterProcess(self.argv, self.cwd)
+        try:
+            return self.handshake()
+        except DriverError:
+            self._drop()
+            raise
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        if self.process is None:
+            self.restarts += 1
+            self.process = AdapterProcess(self.argv, self.cwd)
+            if cmd != "start":
+                self.handshake()
+        process = self.process
+        self.seq += 1
+        request = {"seq": self.seq, "cmd": cmd, **args}
+        try:
+            return self._exchange(process, request)
+        except DriverError as exc:
+            evidence = self._evidence(process)
+            self._drop()
+            raise DriverError(f"{cmd} (seq {self.seq}): {exc}\n{evidence}") from None
+
+    def _exchange(self, process: AdapterProcess, request: dict[str, Any],
+                  timeout: float | None = None) -> dict[str, Any]:
+        cmd = request["cmd"]
+        wrong = problems(f"{cmd}.request", request)
+        if wrong:
+            raise DriverError(f"the suite built an invalid request: {wrong}")
+        process.send(request)
+        text = process.receive(self.timeout if timeout is None else timeout)
+        try:
+            response = json.loads(text)
+        except ValueError:
+            raise DriverError(f"stray output or invalid JSON on stdout: {text[:200]!r}") from None
+        if not isinstance(response, dict):
+            raise DriverError(f"stray output: expected a JSON object, got {text[:200]!r}")
+        if response.get("seq") != request["seq"]:
+            raise DriverError(
+                f"expected a response with seq {request['seq']}, got seq {response.get('seq')!r}"
+            )
+        schema = "common.error" if "error" in response else f"{cmd}.response"
+        wrong = problems(schema, response) if schema != "common.error" else []
+        if wrong:
+            raise DriverError(f"the response breaks {cmd}.response.schema.json: {wrong}")
+        return response
+
+    def _evidence(self, process: AdapterProcess) -> str:
+        transcript = "\n".join(process.transcript)
+        return f"transcript:\n{transcript}\nstderr tail:\n{process.stderr_tail()}"
+
+    def _drop(self) -> None:
+        if self.process is not None:
+            self.process.stop(grace=0.5)
+            self.process = None
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(DriverError):  # bounded: an interrupted run must end soon
+            self._exchange(self.process, {"seq": self.seq + 1, "cmd": "stop"},
+                           min(self.timeout, STOP_TIMEOUT))
+        self.process.stop()
+        self.process = None

@@ -1,0 +1,143 @@
+"""The pytest plugin (entry point `agent_tck`): options, the driver, tags, applicability.
+
+Hook wiring only; the work is in `kit.drivers`, `steps.world` and the step modules.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from agent_tck.kit import registry
+from agent_tck.kit.drivers import Driver, make_driver
+from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
+
+pytest_plugins = [
+    "agent_tck.steps.agent_steps",
+    "agent_tck.steps.backend_steps",
+    "agent_tck.steps.harness_steps",
+    "agent_tck.steps.pipeline_steps",
+    "agent_tck.steps.transport_steps",
+    "agent_tck.steps.responses_steps",
+    "agent_tck.steps.runner_steps",
+    "agent_tck.steps.realcli_steps",
+]
+
+NOT_APPLICABLE = "not applicable"
+# Components that are not profiles of their own: the one they check with other means.
+CHECKS_COMPONENT = {"real-cli": "agent"}
+DEFAULT_TIME_SCALE = 0.02
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agent-tck")
+    group.addoption(
+        "--impl",
+        default="reference",
+        help="implementation under test: 'reference', 'python:MODULE:FACTORY', "
+        "'dds[:options]' (served agents over DDS, see docs/dds.md) or an adapter command",
+    )
+    group.addoption(
+        "--adapter-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for an adapter's response before it counts as hung",
+    )
+    group.addoption(
+        "--time-scale",
+        type=float,
+        default=DEFAULT_TIME_SCALE,
+        help="factor applied to the spec's wall-clock durations (1 = literal)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "req(id): the requirement a scenario checks (from @req:<id> tags)",
+        "component(name): the spec component a suite module belongs to",
+        "real-cli: runs the real, pinned claude and codex CLIs (features/real-cli)",
+    ):
+        config.addinivalue_line("markers", line)
+    if config.getoption("--time-scale") <= 0:
+        raise pytest.UsageError("--time-scale must be a positive number")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag: str, function: Callable[..., Any]) -> bool | None:
+    """`@req:ID` becomes the `req` marker; other tags keep pytest-bdd's default."""
+    if tag.startswith("req:"):
+        pytest.mark.req(tag[4:])(function)
+        return True
+    return None
+
+
+@functools.cache
+def _requirements() -> dict[str, registry.Requirement]:
+    return registry.load()
+
+
+def backends_of(node: pytest.Item | pytest.Function | Any) -> tuple[str, ...]:
+    """The backends the scenario's requirements run it for (`backends` in the registry)."""
+    reqs = _requirements()
+    found = [b for m in node.iter_markers("req") if m.args[0] in reqs
+             for b in reqs[m.args[0]].backends]
+    return tuple(dict.fromkeys(found))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A scenario of a backend-neutral requirement runs once per backend it names."""
+    backends = backends_of(metafunc.definition)
+    if len(backends) > 1 and "scenario_backend" in metafunc.fixturenames:
+        metafunc.parametrize("scenario_backend", backends)
+
+
+@pytest.fixture
+def scenario_backend(request: pytest.FixtureRequest) -> str | None:
+    """The backend this run of the scenario is for; None: the one its steps name."""
+    backends = backends_of(request.node)
+    return backends[0] if len(backends) == 1 else None
+
+
+@pytest.fixture(autouse=True)
+def _backend_applicable(request: pytest.FixtureRequest, scenario_backend: str | None) -> None:
+    """Skip, as not applicable, the runs for a backend the implementation does not declare."""
+    if scenario_backend is not None and request.node.get_closest_marker("component"):
+        require_backend(request.getfixturevalue("driver"), scenario_backend)
+
+
+@pytest.fixture(scope="session")
+def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
+    """The implementation under test, started once for the session."""
+    impl = make_driver(
+        pytestconfig.getoption("--impl"), pytestconfig.getoption("--adapter-timeout")
+    )
+    try:
+        yield impl
+    finally:
+        impl.close()
+
+
+@pytest.fixture
+def time_scale(pytestconfig: pytest.Config) -> float:
+    return float(pytestconfig.getoption("--time-scale"))
+
+
+@pytest.fixture(autouse=True)
+def _applicable(request: pytest.FixtureRequest) -> None:
+    """Skip, as not applicable, scenarios of a component the implementation does not declare."""
+    marker = request.node.get_closest_marker("component")
+    if marker is None:
+        return
+    impl: Driver = request.getfixturevalue("driver")
+    component = CHECKS_COMPONENT.get(marker.args[0], marker.args[0])
+    if component not in impl.info.components:
+        pytest.skip(f"{NOT_APPLICABLE}: component {component!r} not declared")
+
+
+def require_backend(impl: Driver, backend: str) -> None:
+    """Skip, as not applicable, when the implementation does not declare `backend`."""
+    if backend not in impl.info.backends:
+        pytest.skip(f"{NOT_APPLICABLE}: backend {backend!r} not declared")

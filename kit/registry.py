@@ -1,0 +1,79 @@
+"""The requirement registry: every requirement's ID, level, text and source.
+
+One `requirements.yaml` per component folder under `features/`. Scenarios carry `@req:<ID>`
+tags; `tags_in` reads them back from the feature files so meta-tests can keep both in sync.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tck.kit import plainyaml
+from agent_tck.kit.errors import RegistryError
+from agent_tck.kit.paths import FEATURES
+
+LEVELS = ("MUST", "SHOULD")
+FIELDS = {"id", "level", "text", "source"}
+OPTIONAL = {"backends"}
+KNOWN_BACKENDS = ("claude", "codex")
+TAG = re.compile(r"@req:(\S+)")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str
+    text: str
+    source: str
+    component: str
+    # The backends whose scenarios check this requirement, each run once per backend the
+    # implementation declares; empty: the scenario's own backend, as written.
+    backends: tuple[str, ...] = ()
+
+
+def load(features: Path = FEATURES) -> dict[str, Requirement]:
+    """Every requirement of every component, by ID."""
+    found: dict[str, Requirement] = {}
+    for path in sorted(features.glob("*/requirements.yaml")):
+        for req in _load_file(path):
+            if req.id in found:
+                raise RegistryError(f"{path}: requirement {req.id} is defined twice")
+            found[req.id] = req
+    return found
+
+
+def _load_file(path: Path) -> list[Requirement]:
+    try:
+        entries = plainyaml.load(path, "requirements")
+    except plainyaml.PlainYamlError as exc:
+        raise RegistryError(str(exc)) from None
+    if not isinstance(entries, list):
+        raise RegistryError(f"{path}: expected a list of requirements")
+    return [_entry(path, i, e) for i, e in enumerate(entries)]
+
+
+def _entry(path: Path, index: int, entry: object) -> Requirement:
+    where = f"{path}: entry {index}"
+    if not isinstance(entry, dict) or not FIELDS <= set(entry) <= FIELDS | OPTIONAL:
+        raise RegistryError(
+            f"{where}: needs the fields {sorted(FIELDS)}, optionally {sorted(OPTIONAL)}"
+        )
+    if entry["level"] not in LEVELS:
+        raise RegistryError(f"{where}: level {entry['level']!r} is not one of {LEVELS}")
+    backends = entry.get("backends", [])
+    if not isinstance(backends, list) or not set(backends) <= set(KNOWN_BACKENDS):
+        raise RegistryError(f"{where}: backends {backends!r} is not a list of {KNOWN_BACKENDS}")
+    values = {k: str(entry[k]) for k in FIELDS}
+    return Requirement(**values, component=path.parent.name, backends=tuple(backends))
+
+
+def tags_in(features: Path = FEATURES) -> dict[str, list[str]]:
+    """Requirement ID -> the feature files (with line) whose scenarios carry its tag."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(features.rglob("*.feature")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for tag in TAG.findall(line):
+                found.setdefault(tag, []).append(f"{path.relative_to(features)}:{number}")
+    return found

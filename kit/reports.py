@@ -1,0 +1,194 @@
+"""Reports of a conformance run: JSON, JUnit XML, Markdown, and the expected-failures baseline.
+
+Every writer goes through a temporary file and a rename, so a report is either whole or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from agent_tck.kit import plainyaml
+from agent_tck.kit.drivers.base import ImplInfo
+from agent_tck.kit.errors import RegistryError
+from agent_tck.kit.text import markdown_inline, xml_safe
+from agent_tck.kit.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
+
+BAD = (FAILED, ERRORED)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+@dataclass
+class Run:
+    """Everything a report needs."""
+
+    impl: ImplInfo
+    scenarios: list[ScenarioResult]
+    verdicts: list[ReqVerdict]
+    conformant: bool
+    expected: dict[str, str]  # baselined requirement -> reason
+    stale: list[str]
+
+
+def to_json(run: Run) -> str:
+    header = {
+        "suite": "agent-tck",
+        "implementation": vars(run.impl)
+        | {"components": list(run.impl.components), "backends": list(run.impl.backends)},
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    body = {
+        "header": header,
+        "scenarios": [vars(s) | {"reqs": list(s.reqs)} for s in run.scenarios],
+        "requirements": [
+            {
+                "id": v.req.id,
+                "level": v.req.level,
+                "text": v.req.text,
+                "source": v.req.source,
+                "verdict": v.verdict,
+                "expected_failure": run.expected.get(v.req.id),
+                "scenarios": [s.nodeid for s in v.scenarios],
+                "evidence": [s.evidence for s in v.scenarios if s.verdict in BAD],
+            }
+            for v in run.verdicts
+        ],
+        "footer": {
+            "conformant": run.conformant,
+            "stale_baseline_entries": run.stale,
+            "counts": _counts(v.verdict for v in run.verdicts),
+        },
+    }
+    return json.dumps(body, indent=2) + "\n"
+
+
+def _counts(verdicts: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for verdict in verdicts:
+        counts[verdict] = counts.get(verdict, 0) + 1
+    return counts
+
+
+def to_junit(run: Run) -> str:
+    suite = ET.Element(
+        "testsuite", name=xml_safe(f"agent-tck: {run.impl.name}"), tests=str(len(run.scenarios))
+    )
+    for kind, verdict in (("failures", FAILED), ("errors", ERRORED)):
+        suite.set(kind, str(sum(s.verdict == verdict for s in run.scenarios)))
+    for s in run.scenarios:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=s.component or "agent-tck",
+            name=xml_safe(s.name),
+            time=f"{s.duration:.3f}",
+        )
+        props = ET.SubElement(case, "properties")
+        for rid in s.reqs:
+            ET.SubElement(props, "property", name="requirement", value=rid)
+        if s.verdict in BAD:
+            tag = "failure" if s.verdict == FAILED else "error"
+            evidence = xml_safe(s.evidence)
+            ET.SubElement(
+                case, tag, message=evidence.splitlines()[-1:][0] if evidence else s.verdict
+            ).text = evidence
+        elif s.verdict not in (PASSED,):
+            ET.SubElement(case, "skipped", message=xml_safe(s.evidence) or s.verdict)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def to_markdown(run: Run) -> str:
+    verdict = "conformant" if run.conformant else "**not conformant**"
+    counts = ", ".join(
+        f"{n} {k}" for k, n in sorted(_counts(v.verdict for v in run.verdicts).items())
+    )
+    lines = [
+        f"## agent-tck: {markdown_inline(f'{run.impl.name} {run.impl.version}')} is {verdict}",
+        "",
+        f"{len(run.verdicts)} requirements: {counts}.",
+        "",
+    ]
+    bad = [v for v in run.verdicts if v.verdict in BAD]
+    if bad:
+        lines += ["| requirement | level | verdict | text |", "|---|---|---|---|"]
+        lines += [
+            f"| {v.req.id} | {v.req.level} | {v.verdict}"
+            f"{' (expected)' if v.req.id in run.expected else ''} | {v.req.text} |"
+            for v in bad
+        ]
+        lines.append("")
+    if run.stale:
+        lines += [f"Stale baseline entries (now passing): {', '.join(run.stale)}", ""]
+    lines += [
+        "<details><summary>All requirements</summary>",
+        "",
+        "| requirement | level | verdict |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {v.req.id} | {v.req.level} | {v.verdict} |" for v in run.verdicts]
+    lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def load_baseline(path: Path, known: Iterable[str]) -> dict[str, str]:
+    """Requirement ID -> reason. Unknown IDs and entries without a reason are errors."""
+    try:
+        entries = plainyaml.load(path, "baseline")
+    except plainyaml.PlainYamlError as exc:
+        raise RegistryError(str(exc)) from None
+    if entries is None:
+        return {}
+    if not isinstance(entries, list):
+        raise RegistryError(f"baseline {path}: expected a list of {{id, reason}}")
+    known = set(known)
+    baseline: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        where = f"baseline {path}: entry {index}"
+        if not isinstance(entry, dict) or set(entry) != {"id", "reason"}:
+            raise RegistryError(f"{where}: needs exactly 'id' and 'reason'")
+        if not isinstance(entry["id"], str):
+            raise RegistryError(f"{where}: id {entry['id']!r:.80} is not a requirement ID")
+        if entry["id"] not in known:
+            raise RegistryError(f"{where}: unknown requirement {entry['id']!r}")
+        if not str(entry["reason"]).strip():
+            raise RegistryError(f"{where}: {entry['id']} has an empty reason")
+        baseline[str(entry["id"])] = str(entry["reason"])
+    return baseline
+
+
+def apply_baseline(verdicts: list[ReqVerdict], baseline: dict[str, str]) -> list[str]:
+    """The stale entries: baselined requirements that did not fail."""
+    by_id = {v.req.id: v.verdict for v in verdicts}
+    return sorted(rid for rid in baseline if by_id.get(rid) not in BAD and by_id.get(rid) != NA)
+
+
+def baseline_text(verdicts: list[ReqVerdict], run_date: str) -> str:
+    entries = [
+        {"id": v.req.id, "reason": f"{v.verdict} on {run_date}: " + _first_line(v.scenarios)}
+        for v in verdicts
+        if v.verdict in BAD
+    ]
+    head = "# Expected failures: each failing requirement with the reason it is accepted.\n"
+    return head + (yaml.safe_dump(entries, sort_keys=False, width=100) if entries else "[]\n")
+
+
+def _first_line(scenarios: list[ScenarioResult]) -> str:
+    """The first error line pytest printed (`E   ...`), else the last line of evidence."""
+    lines = [line for s in scenarios for line in s.evidence.splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (errors or lines[-1:] or ["no evidence recorded"])[0][:200]

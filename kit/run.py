@@ -1,0 +1,230 @@
+"""`agent-tck run`: the conformance suite against one implementation, and its verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import tempfile
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import TextIO
+
+import pytest
+
+from agent_tck.kit import registry, reports, verdicts
+from agent_tck.kit.drivers import make_driver
+from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
+from agent_tck.kit.errors import UsageError
+from agent_tck.kit.paths import PACKAGE, SUITE
+from agent_tck.kit.plugin import DEFAULT_TIME_SCALE
+
+MAX_SECONDS = 7 * 24 * 3600.0  # a week: more is no bound at all, and overflows timers
+COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
+
+
+def duration(text: str) -> float:
+    """An argparse type: a positive number of seconds up to a week (NaN, inf and 1e300 are
+    refused by name)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= MAX_SECONDS:  # False for NaN
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds up to {MAX_SECONDS:g}, got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--impl",
+        default="reference",
+        help="'reference' (in-process, the default), an adapter command line, "
+        "or python:MODULE:FACTORY",
+    )
+    parser.add_argument(
+        "--adapter-timeout",
+        type=duration,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="how long an adapter may take to answer before it counts as hung",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=duration,
+        default=DEFAULT_TIME_SCALE,
+        help="factor for the spec's wall-clock durations (1 = literal)",
+    )
+    parser.add_argument(
+        "--component",
+        action="append",
+        default=[],
+        choices=COMPONENTS,
+        help="run only this component (repeatable)",
+    )
+    parser.add_argument(
+        "--req",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run only scenarios of matching requirement IDs (e.g. 'EH-*')",
+    )
+    parser.add_argument("-k", dest="keyword", help="select scenarios by pytest -k expression")
+    parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
+    parser.add_argument(
+        "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
+    )
+    parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
+    parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--markdown", type=report_path, metavar="FILE",
+                        help="write a Markdown summary")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="expected failures (YAML list of {id, reason})",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        type=report_path,
+        metavar="FILE",
+        help="write the failing requirements as a baseline",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="pytest's own report too")
+
+
+def pytest_args(args: argparse.Namespace) -> list[str]:
+    modules = [SUITE / f"test_{c.replace('-', '_')}.py" for c in args.component] or [SUITE]
+    found = [str(m) for m in modules if m.exists()]
+    if not found:
+        raise UsageError(f"no scenarios for component(s) {', '.join(args.component)}")
+    adapter_timeout = getattr(args, "adapter_timeout", DEFAULT_TIMEOUT)
+    argv = [
+        *found,
+        "--rootdir",
+        str(PACKAGE),
+        "-p",
+        "no:cacheprovider",
+        "--impl",
+        args.impl,
+        "--time-scale",
+        str(args.time_scale),
+        "--adapter-timeout",
+        str(adapter_timeout),
+        "-o",
+        f"timeout={adapter_timeout + SCENARIO_MARGIN:g}",
+    ]
+    argv += plugin_args()
+    argv += (
+        ["-v", "--tb=short"]
+        if getattr(args, "verbose", False)
+        else ["-qq", "--tb=short", "-p", "no:warnings"]
+    )
+    if args.keyword:
+        argv += ["-k", args.keyword]
+    if getattr(args, "markexpr", None):
+        argv += ["-m", args.markexpr]
+    return argv
+
+
+def report_path(text: str) -> Path:
+    """A file a report can be written to: not a directory, in a directory that exists."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: the directory {str(path.parent)!r} "
+                                         "does not exist")
+    return path
+
+
+def plugin_args() -> list[str]:
+    """The suite's pytest plugin: installing agent-tck loads it into no other pytest run."""
+    return ["-p", "agent_tck.kit.plugin"]
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    reqs = registry.load()
+    if args.component:
+        reqs = {k: v for k, v in reqs.items() if v.component in args.component}
+    baseline = reports.load_baseline(args.baseline, reqs) if args.baseline else {}
+    impl = make_driver(
+        args.impl, args.adapter_timeout
+    )  # a setup error is exit code 2, before any scenario runs
+    info = impl.info
+    impl.close()
+    collector = verdicts.Collector(args.req)
+    with _sigterm_interrupts(), private_basetemp() as basetemp:
+        code = pytest.main([*pytest_args(args), *basetemp], plugins=[collector])
+    if code in (
+        pytest.ExitCode.INTERRUPTED,
+        pytest.ExitCode.INTERNAL_ERROR,
+        pytest.ExitCode.USAGE_ERROR,
+    ):
+        print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
+        return 2
+    selected = bool(args.keyword or args.req or getattr(args, "markexpr", None))
+    if selected and all(r.verdict == verdicts.NOT_RUN for r in collector.results.values()):
+        print("agent-tck: error: the selection (-k, --req, -m) matched no scenario that ran; "
+              "nothing was judged", file=err)
+        return 2
+    folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
+    stale = reports.apply_baseline(folded, baseline)
+    ok = verdicts.conformant(folded, strict=args.strict, expected=baseline) and not stale
+    result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale)
+    _write_reports(args, result)
+    print(verdicts.table(folded, baseline), file=out)
+    for rid in stale:
+        print(
+            f"stale baseline entry: {rid} is listed as an expected failure but "
+            f"{next(v.verdict for v in folded if v.req.id == rid)}",
+            file=out,
+        )
+    partial = selected or bool(args.component)
+    total = len(registry.load()) if partial else None
+    print(verdicts.summary(folded, ok, total, baseline), file=out)
+    return 0 if ok else 1
+
+
+@contextlib.contextmanager
+def private_basetemp() -> Iterator[list[str]]:
+    """pytest options giving a run a temporary folder of its own, removed afterwards.
+    Concurrent pytest sessions that share /tmp/pytest-of-USER clean up each other's numbered
+    folders and race doing it (a warning that `filterwarnings = error` makes a failure)."""
+    with tempfile.TemporaryDirectory(prefix="agent-tck-run-", ignore_cleanup_errors=True) as tmp:
+        yield ["--basetemp", str(Path(tmp) / "basetemp")]
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM ends the run as Ctrl-C does (pytest tears down, so the driver stops the adapter
+    and what it started) instead of killing this process and orphaning the adapter."""
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
+    writers = (
+        (args.json, reports.to_json),
+        (args.junit, reports.to_junit),
+        (args.markdown, reports.to_markdown),
+    )
+    for path, render in writers:
+        if path is not None:
+            reports.write_atomically(path, render(result))
+    if args.write_baseline is not None:
+        text = reports.baseline_text(result.verdicts, date.today().isoformat())
+        reports.write_atomically(args.write_baseline, text)

@@ -1,0 +1,144 @@
+"""`agent-tck smoke --impl CMD`: does the adapter start, answer `start`, answer one request
+through the fake harness, and stop cleanly?
+
+Prints one line per check and a readable diagnosis of the first failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.drivers.protocol import PROTOCOL_VERSION
+from agent_tck.kit.drivers.stdio import AdapterProcess, StdioDriver
+from agent_tck.kit.errors import DriverError, UsageError
+from agent_tck.kit.observe import still_running
+
+SMOKE_ANSWER = "agent-tck smoke: ok"
+
+
+def diagnose_command(command: str) -> str | None:
+    """Why `command` cannot be started, or None when it looks startable."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        return f"cannot parse the command {command!r}: {exc}"
+    if not argv:
+        return "the command is empty"
+    program = argv[0]
+    if os.sep in program:
+        if not os.path.exists(program):
+            return f"{program!r} does not exist"
+        if not os.access(program, os.X_OK):
+            return f"{program!r} is not executable (chmod +x?)"
+        return None
+    if shutil.which(program) is None:
+        return f"{program!r} was not found on PATH"
+    return None
+
+
+def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
+    problem = diagnose_command(command)
+    if problem:
+        raise UsageError(f"--impl {command!r}: {problem}")
+    try:
+        driver = StdioDriver(command, timeout=timeout)
+    except DriverError as exc:
+        print(f"FAIL start: {_diagnosis(str(exc))}", file=out)
+        return 1
+    info = driver.info
+    print(
+        f"ok   start: {info.name} {info.version} ({info.language}), protocol "
+        f"{PROTOCOL_VERSION}, components {', '.join(info.components) or 'none'}, "
+        f"backends {', '.join(info.backends) or 'none'}",
+        file=out,
+    )
+    requested = _request(driver, out)
+    process = driver.process
+    driver.close()
+    if process is None:  # dropped after the failed request: there is no clean stop to see
+        return 1
+    return max(_report_stop(process, out), 0 if requested else 1)
+
+
+def _request(driver: StdioDriver, out: TextIO) -> bool:
+    """One request through the fake harness of the first declared backend: the answer must
+    be the harness's. A stall is explained from what the harness saw."""
+    info = driver.info
+    if "agent" not in info.components or not info.backends:
+        print("skip request: the implementation declares no agent component with a backend",
+              file=out)
+        return True
+    backend = info.backends[0]
+    with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
+        rig = HarnessRig(Path(tmp))
+        rig.use(Script(backend).init("smoke-session").text(SMOKE_ANSWER).done(SMOKE_ANSWER))
+        try:
+            agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": rig.path()}})
+            response = driver.agent_request(agent, "agent-tck smoke").response
+        except DriverError as exc:
+            print(f"FAIL request: {_stall(rig, backend)}\n{exc}", file=out)
+            return False
+        finally:
+            _end_harnesses(rig)
+    if (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER):
+        print(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
+              f"{backend}, got {response!r}", file=out)
+        return False
+    print(f"ok   request: the fake {backend} answered through the implementation", file=out)
+    return True
+
+
+def _stall(rig: HarnessRig, backend: str) -> str:
+    """What the fake harness saw of a request that got no answer."""
+    record = rig.record()
+    if not any(e["what"] == "start" for e in record):
+        return (f"the implementation never started the fake {backend!r} from the PATH it was "
+                "given (SDKs run their bundled CLI unless told: see docs/adapter-protocol.md)")
+    controls = [e["subtype"] for e in record if e["what"] == "control"]
+    if not any(e["what"] == "stdin" for e in record):
+        if controls:
+            return (f"the implementation wrote control request(s) {', '.join(map(str, controls))}"
+                    "; the harness answered; no user message followed")
+        return "the fake CLI started but got no prompt: stdin neither closed nor a user message"
+    return f"the fake {backend} got the prompt and answered; the implementation did not answer"
+
+
+def _end_harnesses(rig: HarnessRig) -> None:
+    """Kill fake harnesses of this check that are still running (a stalled implementation
+    may leave one waiting on stdin)."""
+    for start in (e for e in rig.record() if e["what"] == "start"):
+        if still_running([start["pid"]], within=0):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(start["pid"], signal.SIGKILL)
+
+
+def _report_stop(process: AdapterProcess, out: TextIO) -> int:
+    code = process.proc.returncode
+    noise = process.stderr_tail().strip()
+    print(f"{'ok  ' if code == 0 else 'FAIL'} stop: exit code {code}", file=out)
+    if noise:
+        print(f"note stderr: the adapter wrote to stderr: {noise[-300:]!r}", file=out)
+    return 0 if code == 0 else 1
+
+
+def _diagnosis(error: str) -> str:
+    hints = (
+        ("speaks protocol version", "wrong protocol version"),
+        ("no response within", "the adapter did not answer `start` (hang)"),
+        ("stray output", "the adapter printed something that is not a protocol message"),
+        ("closed stdout", "the adapter exited before answering"),
+        ("breaks start.response", "the `start` response does not match its schema"),
+    )
+    for needle, hint in hints:
+        if needle in error:
+            return f"{hint}\n{error}"
+    return error

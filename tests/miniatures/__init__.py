@@ -1,0 +1,1 @@
+"""Miniature implementations, each broken in one known way, for the self-tests."""

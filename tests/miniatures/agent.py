@@ -1,0 +1,610 @@
+"""Miniature broken implementations: the reference with exactly one defect each.
+
+Each factory is a driver for `--impl python:tests.miniatures.agent:<Name>`; tests/test_broken.py
+runs the suite against each one and checks it fails exactly the requirements its defect breaks.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+from abc import ABC, abstractmethod
+from collections import deque
+from dataclasses import replace
+from typing import Any
+
+from agent_tck.kit.drivers.inprocess import InProcessDriver
+from agent_tck.reference.adapter import Adapter
+from agent_tck.reference.agent import CodingAgent, create_agent, judge
+from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
+from agent_tck.reference.events import Event
+from agent_tck.reference.status import State, Status
+from agent_tck.reference.supervisor import CHUNK, LineSplitter, Supervisor, run_process
+
+
+class _BrokenAdapter(Adapter):
+    def __init__(self, make: Any) -> None:
+        super().__init__()
+        self.make = make
+
+    def make_agent(self, settings: dict[str, Any], observed: Any) -> CodingAgent:
+        agent: CodingAgent = self.make(settings, [observed.on_state])
+        return agent
+
+
+class _Broken(InProcessDriver, ABC):
+    def __init__(self) -> None:
+        super().__init__(_BrokenAdapter(self.make_agent))
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        agent = create_agent(listeners=listeners, **settings)
+        self.break_agent(agent)
+        return agent
+
+    @abstractmethod
+    def break_agent(self, agent: CodingAgent) -> None:
+        """Give `agent` this implementation's one defect."""
+
+
+class _Supervised(_Broken):
+    """The reference with its CLI run under a supervisor of one defect."""
+
+    supervisor: type[Supervisor] = Supervisor
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.run_process = functools.partial(run_process, supervisor=self.supervisor)
+
+
+class _Answers(_Broken):
+    """The reference with one defect in how it words or shapes its answer."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def changed(message: str, session_id: str | None) -> dict[str, Any]:
+            return self.change(run(message, session_id), agent)
+
+        agent._run = changed  # type: ignore[method-assign]
+
+    @abstractmethod
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        """The answer as this implementation gives it."""
+
+
+class _NoWait(Supervisor):
+    def _finish(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT)
+        assert info is not None
+        killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+        self.proc.returncode = -info.si_status if killed else info.si_status
+
+
+class NoReap(_Supervised):
+    """Never waits for the harness: it stays a zombie."""
+
+    supervisor = _NoWait
+
+
+class _ChildOnly(Supervisor):
+    def _signal(self, sig: signal.Signals) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+
+class SignalsOnlyTheChild(_Broken):
+    """Runs the harness in the agent's own process group and signals only the harness."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=kw["cwd"],
+                env=kw["env"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class StaysBusyAfterTimeout(_Broken):
+    """Forgets to return to READY when a request timed out."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        transition = agent._transition
+        stuck = []
+
+        def broken(state: State, reason: str) -> None:
+            stuck.extend(["timeout"] if Status.TIMEOUT.name.lower() in reason else [])
+            if not (stuck and state is State.READY):
+                transition(state, reason)
+
+        agent._transition = broken  # type: ignore[method-assign]
+
+
+class _Backend:
+    """Wraps a backend; subclasses change one thing."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.command = inner, inner.name, inner.command
+
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built: Invocation = self.inner.build(prompt, options)
+        return built
+
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        return events
+
+
+class _KeepJunk(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        if load_object(line) is None:
+            return [Event("text", text=line)]
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class KeepsMalformedLines(_Broken):
+    """Treats a line that is not a JSON event as text instead of skipping it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _KeepJunk(agent.backend)
+
+
+class _ResultsAsCalls(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        return [
+            replace(e, tool_id=f"{e.tool_id}/result") if e.kind == "tool_result" else e
+            for e in self.inner.parse_line(line)
+        ]
+
+
+class CountsToolResults(_Broken):
+    """Counts every tool result as one more tool call."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _ResultsAsCalls(agent.backend)
+
+
+class IgnoresWorkingDir(_Broken):
+    """Starts the harness in its own directory, whatever working_dir says."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.config = replace(agent.config, working_dir=None)
+
+
+class _PromptArgument(_Backend):
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built = self.inner.build(prompt, options)
+        argv = [a for a in built.argv if a != "-"]
+        return Invocation((*argv, prompt), b"")
+
+
+class PromptAsArgument(_Broken):
+    """Passes the prompt as a plain argument, where a leading dash makes it an option."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _PromptArgument(agent.backend)
+
+
+class _TrustExitCode(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        return [
+            replace(e, kind="done") if e.kind == "error" else e for e in self.inner.parse_line(line)
+        ]
+
+
+class TrustsExitCodeOnly(_Broken):
+    """Ignores errors reported in the stream; only the exit code counts."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _TrustExitCode(agent.backend)
+
+
+class StopsAtBlankLine(_Broken):
+    """Takes a blank line for the end of the output and ignores everything after it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            stopped = False
+
+            def until_blank(line: str) -> None:
+                nonlocal stopped
+                stopped = stopped or not line.strip()
+                if not stopped:
+                    on_line(line)
+
+            return run_process(argv, stdin, until_blank, **kw)
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _NoTail(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        more = super()._read(fd, splitter)
+        if not more and self.proc.stdout is not None and fd == self.proc.stdout.fileno():
+            splitter.pending, splitter.pending_size = [], 0
+        return more
+
+
+class DropsUnterminatedLastLine(_Supervised):
+    """Loses a last line that has no newline."""
+
+    supervisor = _NoTail
+
+
+class _AnyValue(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            return []
+        value.get("type")  # what `load_object` guards against: a list has no .get
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class AssumesObjects(_Broken):
+    """Takes every JSON line for an object and crashes on an array, string or number."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _AnyValue(agent.backend)
+
+
+class _DecodeErrorsOnly(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        try:
+            json.loads(line)
+        except json.JSONDecodeError:
+            return []
+        return self.inner.parse_line(line)  # type: ignore[no-any-return]
+
+
+class CatchesOnlyDecodeErrors(_Broken):
+    """Catches JSONDecodeError only, so a deeply nested line raises RecursionError."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _DecodeErrorsOnly(agent.backend)
+
+
+class KeepsOnlyRecentLines(_Broken):
+    """Bounds memory by keeping only the last 1000 stdout lines, parsed after the exit."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+            kept: deque[str] = deque(maxlen=1000)
+            outcome = run_process(argv, stdin, kept.append, **kw)
+            for line in kept:
+                on_line(line)
+            return outcome
+
+        agent.run_process = run  # type: ignore[assignment]
+
+
+class _DecodePerRead(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd != self.proc.stdout.fileno():
+            return super()._read(fd, splitter)
+        chunk = os.read(fd, 1 << 16)
+        splitter.feed(chunk.decode("utf-8", errors="replace").encode())
+        return bool(chunk)
+
+
+class DecodesEachRead(_Supervised):
+    """Decodes every read on its own, garbling a UTF-8 character split across two reads."""
+
+    supervisor = _DecodePerRead
+
+
+class _Unbounded(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        splitter.limit = sys.maxsize
+        return super()._read(fd, splitter)
+
+
+class NoLineLimit(_Supervised):
+    """Reads every stdout line whole, however long: memory grows with the line."""
+
+    supervisor = _Unbounded
+
+
+class CompletedTurnIgnoresExitCode(_Broken):
+    """Reports success after a completed turn, whatever the CLI's exit code."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def turn_first(backend: str, timeout: float, outcome: Any, fold: Any) -> Any:
+            if outcome.returncode > 0 and not outcome.timed_out and fold.completed:
+                return (Status.OK, None) if fold.error is None else judge(
+                    backend, timeout, outcome, fold)
+            return judge(backend, timeout, outcome, fold)
+
+        agent.judge = turn_first
+
+
+class VagueLaunchError(_Answers):
+    """Reports a CLI that cannot be started without saying which command or why."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.LAUNCH_FAILED:
+            response["message"] = response["error"] = "[Errno 2] No such file or directory"
+        return response
+
+
+class KeepsNestingVariable(_Broken):
+    """Hands the CLI its whole inherited environment, CLAUDECODE included."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def environment() -> dict[str, str]:
+            env = {**os.environ, **(agent.config.env or {})}
+            for name in agent.config.strip_env:
+                env.pop(name, None)
+            return env
+
+        agent._environment = environment  # type: ignore[method-assign]
+
+
+class IgnoresStripEnv(_Broken):
+    """Accepts strip_env and ignores it."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.config = replace(agent.config, strip_env=())
+
+
+class _RaisesOnBrokenPipe(Supervisor):
+    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        view = view[os.write(stdin.fileno(), view[:CHUNK]) :]  # EPIPE escapes
+        if not view:
+            sel.unregister(stdin)
+            stdin.close()
+        return view
+
+
+class CrashesOnBrokenPipe(_Supervised):
+    """Lets EPIPE from writing the prompt to a CLI that already exited fail the request."""
+
+    supervisor = _RaisesOnBrokenPipe
+
+
+class _KillsLate(Supervisor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.grace += 3.0
+
+
+class KillsLate(_Supervised):
+    """Sends SIGKILL three seconds after the grace period is over."""
+
+    supervisor = _KillsLate
+
+
+class _WaitsForEof(Supervisor):
+    def _done(self, readers: int) -> bool:
+        return self.exited_at is not None and readers == 0
+
+    def _wait_time(self) -> float:
+        return max(super()._wait_time(), 0.05)
+
+
+class WaitsForEof(_Supervised):
+    """After the CLI exits, waits for stdout to close, however long a grandchild holds it."""
+
+    supervisor = _WaitsForEof
+
+
+class RewordsItsMessages(_Answers):
+    """Not broken: words launch failures and late exits its own way, with the same facts
+    ("Permission denied: 'claude'", "exit status 1 ... once its turn had finished"). It must
+    pass."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response.get("error") is None:
+            return response
+        text, _, answer = str(response.get("message")).partition("\n")
+        backend = agent.config.backend
+        if "is not executable" in text:
+            text = f"Permission denied: {backend!r}"
+        elif "was not found on PATH" in text:
+            text = f"spawn {backend} ENOENT"
+        elif "after the turn completed" in text:
+            text = f"exit status 1 from {backend} once its turn had finished"
+        response["error"] = text
+        response["message"] = f"{text}\n{answer}" if answer else text
+        return response
+
+
+class ForgetsTheTurnCompleted(_Answers):
+    """Reports a failing exit after a completed turn without saying the turn had completed."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        text = str(response.get("message"))
+        if "after the turn completed" in text:
+            response["message"] = response["error"] = text.replace(
+                " after the turn completed", " before the turn completed")
+        return response
+
+
+class _OneBackend(InProcessDriver):
+    """Not broken: the reference with one backend only. It must be conformant, and the suite
+    must never ask it for an agent of the other backend."""
+
+    backend = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, backends=(self.backend,))
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        if settings.get("backend") != self.backend:
+            raise AssertionError(f"the suite asked a {self.backend}-only implementation "
+                                 f"for a {settings.get('backend')!r} agent")
+        return super().agent_create(settings)
+
+
+class CodexOnly(_OneBackend):
+    backend = "codex"
+
+
+class ClaudeOnly(_OneBackend):
+    backend = "claude"
+
+
+class _TimeoutInfo(InProcessDriver):
+    """The reference, but `agent.info` says the timeout is null in some cases."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.untimed: set[str] = set()
+
+    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        agent, states = super().agent_create(settings)
+        if self.null_for(settings):
+            self.untimed.add(agent)
+        return agent, states
+
+    def agent_info(self, agent: str) -> dict[str, Any]:
+        info = super().agent_info(agent)
+        return {**info, "timeout": None} if agent in self.untimed else info
+
+    def null_for(self, settings: dict[str, Any]) -> bool:
+        return True
+
+
+class HasNoDefaultTimeout(_TimeoutInfo):
+    """Not broken: has no timeout unless one is set, as the official SDKs (agent.info says
+    null). The default-timeout scenario is not applicable; everything else passes."""
+
+    def null_for(self, settings: dict[str, Any]) -> bool:
+        return "timeout" not in settings
+
+
+class ForgetsItsTimeout(_TimeoutInfo):
+    """Says it has no timeout even when created with one."""
+
+
+class RequiresSessionId(_Answers):
+    """Fails a turn whose stream never named a session, as if resuming were everything."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response.get("status") == 0 and not response.get("session_id"):
+            response.update(status=1, error="the CLI named no session")
+        return response
+
+
+KNOWN_TYPES = {
+    "claude": {"system", "assistant", "user", "result", "rate_limit_event", "stream_event"},
+    "codex": {"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
+              "item.updated", "item.completed", "error"},
+}
+
+
+class _StrictShapes(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        try:
+            value = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            return events
+        kind = value.get("type") if isinstance(value, dict) else None
+        if isinstance(kind, str) and kind not in KNOWN_TYPES[self.inner.name]:
+            return [Event("error", text=f"unknown event type {kind!r}", raw=value)]
+        return events
+
+
+class StopsAtUnknownShapes(_Broken):
+    """Ends the request with an error on the first line of an event type it does not know."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _StrictShapes(agent.backend)
+
+
+class HidesAnUnfinishedTurn(_Answers):
+    """Answers a stream that stopped before the turn's end as a plain success."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        response["warnings"] = [w for w in response.get("warnings", [])
+                                if "before the turn completed" not in w]
+        return response
+
+
+class _AllStderr(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd == self.proc.stdout.fileno():
+            return super()._read(fd, splitter)
+        chunk = os.read(fd, CHUNK)
+        self.__dict__.setdefault("chunks", []).append(chunk)
+        return bool(chunk)
+
+    def _finish(self) -> None:
+        self.stderr_tail = b"".join(self.__dict__.get("chunks", []))
+        super()._finish()
+
+
+class KeepsAllStderr(_Supervised):
+    """Keeps all of stderr and puts it in the error."""
+
+    supervisor = _AllStderr
+
+
+FIRST_LINE_WAIT = 5.0
+
+
+class _WaitsForFirstLine(Supervisor):
+    def __init__(self, proc: Any, timeout: float, grace: float, run_id: str = "") -> None:
+        super().__init__(proc, timeout, grace, run_id)
+        self.real_deadline = self.deadline
+        self.deadline += max(0.0, FIRST_LINE_WAIT - timeout)
+
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        assert self.proc.stdout is not None
+        if fd == self.proc.stdout.fileno() and not self.timed_out:
+            self.deadline = self.real_deadline
+        return super()._read(fd, splitter)
+
+
+class WaitsForTheFirstLine(_Supervised):
+    """Waits a fixed 5 s for the CLI's first line, whatever the request's timeout."""
+
+    supervisor = _WaitsForFirstLine
+
+
+class DropsTheAnswerOnExit(_Answers):
+    """After a completed turn and a failing exit, answers with the failure alone."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        response["message"] = str(response.get("message")).split("\n")[0]
+        return response
+
+
+class ProbesTheCliAtCreation(_Broken):
+    """Runs the CLI once when created (a login check), waiting for it like any request."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent._run("probe", None)
+
+
+class TrustsSessionIds(_Broken):
+    """Puts any session id it is given into the CLI's argv after `--resume`."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.check_session = lambda session_id: None  # type: ignore[method-assign]
+
+
+class DeclaresNothing(InProcessDriver):
+    """Declares no component: nothing can be judged, so it is not conformant."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, components=())

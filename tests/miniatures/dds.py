@@ -1,0 +1,61 @@
+"""Served agents with one defect each, for the transport suite to catch.
+
+    python tests/miniatures/dds.py DEFECT serve --backend claude ...
+
+Each defect is one small patch of the reference service:
+- twice:           every reply is published twice
+- ignores-target:  takes requests addressed to another agent
+- no-offline:      stops without publishing OFFLINE
+- no-resume:       never resumes a conversation's session
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent_tck.reference.dds import cli, types
+from agent_tck.reference.dds.service import AgentService
+
+_reply = AgentService._reply
+_start = AgentService._start
+
+
+def _reply_twice(self: AgentService, request: types.AgentRequest,
+                 response: dict[str, Any]) -> None:
+    """Publishes every reply twice."""
+    _reply(self, request, response)
+    _reply(self, request, response)
+
+
+def _any_target(self: AgentService, request: types.AgentRequest) -> bool:
+    """Takes requests addressed to another agent."""
+    return True
+
+
+def _silent_shutdown(self: AgentService, reason: str) -> None:
+    """Leaves without publishing OFFLINE."""
+    self.bus.close()
+
+
+def _never_resume(self: AgentService, pending: Any) -> None:
+    """Forgets every conversation before running a request."""
+    self.conversations.clear()
+    _start(self, pending)
+
+
+DEFECTS = {
+    "twice": ("_reply", _reply_twice),
+    "ignores-target": ("_addressed", _any_target),
+    "no-offline": ("shutdown", _silent_shutdown),
+    "no-resume": ("_start", _never_resume),
+}
+
+if __name__ == "__main__":
+    defect, *argv = sys.argv[1:]
+    attribute, patch = DEFECTS[defect]
+    setattr(AgentService, attribute, patch)
+    sys.exit(cli.main(argv))

@@ -1,0 +1,115 @@
+"""A scripted misbehaving adapter: the reference's adapter with one fault, for self-tests.
+
+    python -m tests.miniatures.fake_adapter FAULT [CMD [N [ONCE_FILE]]]
+
+misbehaves on the Nth request (default 1st) whose cmd is CMD (default `start`); with
+ONCE_FILE, only the first adapter process to get there does (it creates the file). FAULT is one
+of: crash, hang, junk (a non-JSON line before the response), wrong-seq, wrong-version,
+bad-schema (a response missing a required field), noise (stderr chatter, then behaves),
+sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
+initialize handshake), or broken:NAME (serve the broken agent tests.miniatures.agent.NAME,
+no fault).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from typing import Any
+
+from agent_tck.reference.adapter import Adapter
+
+
+def faulty(response: dict[str, Any], fault: str) -> list[str]:
+    """The lines to print instead of `response`."""
+    if fault == "crash":
+        os._exit(3)
+    if fault == "hang":
+        time.sleep(3600)
+    if fault == "junk":
+        return ["Loading model weights... done", json.dumps(response)]
+    if fault == "wrong-seq":
+        return [json.dumps({**response, "seq": response["seq"] + 7})]
+    if fault == "string-error":  # `error` must be an object with a message
+        return [json.dumps({"seq": response["seq"], "error": "it broke"})]
+    if fault == "wrong-version":
+        return [json.dumps({**response, "version": 99})]
+    if fault == "bad-schema":
+        return [
+            json.dumps(
+                {
+                    k: v
+                    for k, v in response.items()
+                    if k not in ("events", "response", "implementation")
+                }
+            )
+        ]
+    return [json.dumps(response)]
+
+
+def stall_like_an_sdk(path: str) -> None:
+    """Start `claude` as the Claude SDKs do, finish the initialize handshake, then never send
+    the prompt (what a deadlocked SDK adapter does)."""
+    claude = shutil.which("claude", path=path)
+    assert claude is not None
+    proc = subprocess.Popen(
+        [claude, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"type":"control_request","request_id":"r1",'
+                     b'"request":{"subtype":"initialize","hooks":null}}\n')
+    proc.stdin.flush()
+    proc.stdout.readline()
+    time.sleep(3600)
+
+
+def _first(once: str) -> bool:
+    """True unless another process of this fake already misbehaved (ONCE_FILE exists)."""
+    if not once:
+        return True
+    try:
+        os.close(os.open(once, os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
+def main(argv: list[str]) -> int:
+    fault, cmd, nth, once = [*argv, "start", "1", ""][:4] if len(argv) < 3 else [*argv, ""][:4]
+    adapter = Adapter()
+    if fault.startswith("broken:"):
+        from tests.miniatures import agent as broken
+
+        adapter = getattr(broken, fault.split(":", 1)[1])().adapter
+        fault = "none"
+    if fault == "noise":
+        print("warning: adapter starting in debug mode", file=sys.stderr, flush=True)
+    if fault == "stderr-flood":  # 8 MiB of log lines, then the last words
+        for _ in range(8 * 1024):
+            sys.stderr.write("x" * 1023 + "\n")
+        print("the last words", file=sys.stderr, flush=True)
+    seen, paths = 0, {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        if fault == "sdk-stall" and request.get("cmd") == "agent.request":
+            stall_like_an_sdk(paths[request["agent"]])
+        response = adapter.handle(request)
+        if request.get("cmd") == "agent.create":
+            paths[response.get("agent")] = request["settings"]["env"]["PATH"]
+        seen += request.get("cmd") == cmd
+        lines = [json.dumps(response)]
+        if seen == int(nth) and request["cmd"] == cmd and _first(once):
+            lines = faulty(response, fault)
+        sys.stdout.write("".join(f"{item}\n" for item in lines))
+        sys.stdout.flush()
+        if request.get("cmd") == "stop":
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""What the project's tests share: nested conformance runs, DDS domains, pipeline runs."""

@@ -1,0 +1,52 @@
+"""Shared by the DDS tests: distinct domain ids, served agents started and stopped by pid."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_tck.kit.drivers.dds import xdist_worker
+from agent_tck.reference.dds.config import LOOPBACK
+
+ROOT = Path(__file__).resolve().parent.parent
+# The suite uses 100..200 (see kit.drivers.dds); tests take 201..232: 16 per slot (module
+# offsets 0..13), two slots. Parallel pytest-xdist workers gw0 and gw1 (CI runs two) get a slot
+# each, so their DDS tests never meet; a plain run takes the slot of its pid's parity.
+_WORKER = xdist_worker()
+BASE_DOMAIN = 201 + 16 * ((os.getpid() if _WORKER is None else _WORKER) % 2)
+
+
+def domain(offset: int) -> int:
+    return BASE_DOMAIN + offset
+
+
+def start_served(name: str, domain_id: int, path: str, *args: str,
+                 env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`python -m agent_tck.reference.dds serve` with `path` as its PATH (the fake harness)."""
+    full_env = {**os.environ, **(env or {}), "PATH": path,
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                            os.environ.get("PYTHONPATH")]))}
+    argv = [sys.executable, "-m", "agent_tck.reference.dds", "serve", "--backend", "claude",
+            "--name", name, "--domain", str(domain_id), *args]
+    return subprocess.Popen(argv, env=full_env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> int:
+    """Signal by pid, wait, SIGKILL if it hangs; always reaped."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+    finally:
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+LOOPBACK_URI = f"file://{LOOPBACK}"
