@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+from agent_tck.kit import registry
 from agent_tck.kit.errors import TckError, UsageError
 
 USAGE_ERROR = 2
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec = sub.add_parser(
         "record", help="run a real CLI against a scripted model and save its raw stdout"
     )
-    rec.add_argument("--backend", required=True, choices=["claude", "codex"])
+    rec.add_argument("--backend", required=True, choices=registry.KNOWN_BACKENDS)
     rec.add_argument("--script", type=Path, required=True, help="the model script (JSON)")
     rec.add_argument("--out", type=Path, required=True, help="the transcript to write (.jsonl)")
     rec.add_argument("--prompt", default="Hello", help="the prompt, sent on stdin")

@@ -12,12 +12,14 @@ from pathlib import Path
 
 from agent_tck.kit import plainyaml
 from agent_tck.kit.errors import RegistryError
-from agent_tck.kit.paths import FEATURES
+from agent_tck.kit.paths import FEATURES, SCHEMAS
 
 LEVELS = ("MUST", "SHOULD")
 FIELDS = {"id", "level", "text", "source"}
 OPTIONAL = {"backends"}
-KNOWN_BACKENDS = ("claude", "codex")
+# The backends: the CLIs whose line shapes the kit knows (schemas/cli/<name>.schema.json).
+KNOWN_BACKENDS = tuple(sorted(p.name.removesuffix(".schema.json")
+                             for p in (SCHEMAS / "cli").glob("*.schema.json")))
 TAG = re.compile(r"@req:(\S+)")
 
 

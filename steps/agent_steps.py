@@ -178,7 +178,7 @@ def emits_junk(world: AgentWorld, junk: str) -> None:
 def emits_result(world: AgentWorld) -> None:
     world.final_text = "The result after junk"
     script = world.new_script()
-    if world.backend == "codex":  # Codex's turn end carries no text: its last message does
+    if not script.profile.done_carries_text:  # the last message carries it
         script.text(world.final_text)
     script.done(world.final_text)
 

@@ -322,31 +322,11 @@ def harness_saw_value(world: AgentWorld, name: str, value: str) -> None:
     assert _harness_env(world).get(name) == value, f"{name} = {_harness_env(world).get(name)!r}"
 
 
-# Valid JSON of shapes no version of the CLI printed yet (AG-H14): a new event type, a new
-# subtype or item type, a new content block. Printed as raw output, never as a real line.
-UNKNOWN_SHAPES = {
-    "claude": [
-        {"type": "system", "subtype": "context_checkpoint", "tokens": 81234, "uuid": "u-new-1"},
-        {"type": "telemetry_digest", "spans": [{"name": "tool", "ms": 12}], "uuid": "u-new-2"},
-        {"type": "assistant", "message": {"id": "msg_new", "type": "message",
-                                          "role": "assistant", "model": "claude-sonnet-4-5",
-                                          "content": [{"type": "citation_card", "cards": []}]},
-         "parent_tool_use_id": None, "uuid": "u-new-3"},
-    ],
-    "codex": [
-        {"type": "session.configured", "model": "gpt-5-codex", "sandbox": "workspace-write"},
-        {"type": "item.completed", "item": {"id": "item_90", "type": "collab_agent_call",
-                                            "status": "completed", "agents": ["reviewer"]}},
-        {"type": "item.updated", "item": {"id": "item_91", "type": "plan_update", "steps": []}},
-    ],
-}
-
-
 @given(parsers.parse(
     'the harness prints lines of shapes no version printed yet, then answers "{text}"'))
 def harness_unknown_shapes(world: AgentWorld, text: str) -> None:
     script = world.new_script().init()
-    for line in UNKNOWN_SHAPES[world.backend]:
+    for line in script.profile.unknown_shapes:
         script.add("out", json.dumps(line) + "\n")
     script.text(text).done(text)
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.doubles.backends import profile
 from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.drivers import Driver, RequestResult
@@ -104,7 +105,7 @@ def model_writes_and_lists(real: RealWorld, name: str, content: str) -> None:
     # A relative path: the file lands where the CLI runs, so a working_dir the agent ignored
     # shows as a missing file.
     for command in (f"printf '%s\\n' '{content}' > {name}", "ls"):
-        real.turns.append(_shell(real.backend, command))
+        real.turns.append(profile(real.backend).shell_tool(command))
 
 
 @given(parsers.parse('the model API answers every request with HTTP {status:d} "{message}"'))
@@ -116,7 +117,7 @@ def model_fails(real: RealWorld, status: int, message: str) -> None:
                      "then stalls for {seconds:g} seconds"))
 def model_stalls(real: RealWorld, seconds: float) -> None:
     command = "nohup sleep 300 > /dev/null 2>&1 & echo started > started.txt"
-    real.turns += [_shell(real.backend, command), {"stall": seconds}]
+    real.turns += [profile(real.backend).shell_tool(command), {"stall": seconds}]
 
 
 # --- WHEN ----------------------------------------------------------------------------------
@@ -191,7 +192,7 @@ def counts_tools(real: RealWorld, count: int) -> None:
 
 @then("the response's session_id is the one session the real CLI stored")
 def session_is_stored(real: RealWorld) -> None:
-    stored = _stored_sessions(real.root / "home", real.backend)
+    stored = profile(real.backend).stored_sessions(real.root / "home")
     assert len(stored) == 1, f"expected one stored session, found {stored}"
     assert real.response.get("session_id") == stored[0]
 
@@ -220,19 +221,6 @@ def agent_ready(real: RealWorld) -> None:
     assert real.driver.agent_info(real.agent)["state"] == "READY"
 
 
-def _shell(backend: str, command: str) -> dict[str, Any]:
-    """A model turn that runs `command` with the CLI's shell tool."""
-    if backend == "claude":
-        return {"tool": "Bash", "input": {"command": command, "description": command}}
-    return {"tool": "exec_command", "input": {"cmd": command}}
-
-
-def _stored_sessions(home: Path, backend: str) -> list[str]:
-    """The ids of the sessions the CLI stored under its HOME."""
-    if backend == "claude":
-        return sorted(p.stem for p in (home / ".claude" / "projects").glob("*/*.jsonl"))
-    rollouts = (home / ".codex" / "sessions").rglob("rollout-*.jsonl")
-    return sorted(p.stem[-36:] for p in rollouts)
 
 
 def _summary(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:

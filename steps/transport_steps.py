@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
@@ -309,8 +310,4 @@ def run_without_resume(transport: TransportWorld, number: int) -> None:
                     'for session "{session}".'))
 def run_with_resume(transport: TransportWorld, number: int, backend: str, session: str) -> None:
     argv = transport.rig.starts()[number - 1]["argv"]
-    if backend == "claude":  # claude -p ... --resume <session_id>
-        at = argv.index("--resume")
-        assert argv[at + 1] == session, f"argv: {argv}"
-    else:  # codex exec [flags] resume <thread_id> -: flags before `resume`, prompt on stdin
-        assert argv[0] == "exec" and argv[-3:] == ["resume", session, "-"], f"argv: {argv}"
+    assert profile(backend).resumed_session(argv) == session, f"argv: {argv}"

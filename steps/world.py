@@ -67,12 +67,9 @@ class AgentWorld:
         write, one line split across two) so reading line by line is put to the test."""
         script = self.new_script()
         self.final_text = "2 + 2 = 4"
-        if self.backend == "claude":
-            first = [script.claude.init(), script.claude.text("2 + 2 = 4")]
-            last = script.claude.result(self.final_text)
-        else:
-            first = [script.codex.thread_started(), script.codex.agent_message(self.final_text)]
-            last = script.codex.turn_completed()
+        turn = script.profile
+        first = [turn.init(), turn.text(self.final_text)]
+        last = turn.done(self.final_text)
         script.emitted += [*first, last]
         script.add("out", "".join(_json_line(line) for line in first))
         half = len(_json_line(last)) // 2

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.doubles.harness.fake import refusal
 from agent_tck.doubles.realcli import clis, isolation
 from agent_tck.doubles.realcli.options import OPTIONS_FILE, measure, run_real
@@ -51,22 +52,24 @@ REFUSED = {
     ],
 }
 
+START = {name: profile.start for name, profile in PROFILES.items()}
+
 
 @pytest.mark.parametrize(("name", "argv"), [(n, a) for n, argvs in TAKEN.items() for a in argvs])
 def test_what_the_sdks_pass_is_taken(name: str, argv: list[str]) -> None:
-    assert refusal(name, argv, COMMANDS) is None
+    assert refusal(START[name], argv, COMMANDS) is None
 
 
 def test_refusals_have_the_real_clis_words_and_exit_codes() -> None:
-    assert refusal("claude", ["-p", "--bogus"], COMMANDS) == (
+    assert refusal(START["claude"], ["-p", "--bogus"], COMMANDS) == (
         1, "error: unknown option '--bogus'\n")
-    assert refusal("claude", ["--permission-mode", "yolo"], COMMANDS) == (
+    assert refusal(START["claude"], ["--permission-mode", "yolo"], COMMANDS) == (
         1, "error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices "
            "are acceptEdits, auto, bypassPermissions, manual, dontAsk, plan.\n")
-    code, message = refusal("codex", ["exec", "--sandbox", "x"], COMMANDS) or (0, "")
+    code, message = refusal(START["codex"], ["exec", "--sandbox", "x"], COMMANDS) or (0, "")
     assert code == 2 and message.startswith(
         "error: invalid value 'x' for '--sandbox <SANDBOX_MODE>'\n  [possible values: read-only,")
-    code, message = refusal("codex", ["exec", "resume", "--bogus"], COMMANDS) or (0, "")
+    code, message = refusal(START["codex"], ["exec", "resume", "--bogus"], COMMANDS) or (0, "")
     assert code == 2 and "Usage: codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]" in message
 
 
@@ -82,7 +85,7 @@ PARSE_ERRORS = ("unknown option", "argument missing", "is invalid", "unexpected 
                          [(n, a) for n, argvs in REFUSED.items() for a in argvs])
 def test_the_fake_refuses_as_the_real_cli_does(name: str, argv: list[str]) -> None:
     real = run_real(name, *argv, timeout=30)
-    assert refusal(name, argv, COMMANDS) == (real.returncode, real.stderr)
+    assert refusal(START[name], argv, COMMANDS) == (real.returncode, real.stderr)
 
 
 @needs_real

@@ -73,6 +73,7 @@ class Harness:
         self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.stdin_read = False
         self.stdin_data = ""
+        self.clis: dict[str, dict[str, Any]] = script.get("clis", {})
         options = script.get("cli_options")
         self.cli_options: dict[str, Any] = {}
         if options:
@@ -90,7 +91,9 @@ class Harness:
 
     def play(self, name: str, argv: list[str]) -> int:
         self.term_mode = "exit"
-        self.streaming = name == "claude" and _option(argv, "--input-format") == "stream-json"
+        start = self.clis.get(name, {})
+        stream: list[str] = start.get("stream_input") or []
+        self.streaming = bool(stream) and _option(argv, stream[0]) == stream[1]
         signal.signal(signal.SIGTERM, self.on_term)
         env = {
             k: v
@@ -98,7 +101,8 @@ class Harness:
             if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)
         }
         # `codex exec --cd DIR` works in DIR, as the real codex does (the Codex SDK passes it).
-        workdir = (_option(argv, "--cd") or _option(argv, "-C")) if name == "codex" else None
+        workdir = next(filter(None, (_option(argv, o) for o in start.get("workdir_options", []))),
+                       None)
         try:
             if workdir:
                 os.chdir(workdir)
@@ -114,7 +118,7 @@ class Harness:
             pgid=os.getpgrp(),
             env=env,
         )
-        refused = refusal(name, argv, self.cli_options)
+        refused = refusal(start, argv, self.cli_options)
         if refused is None and workdir == "missing":
             refused = 1, "Error: No such file or directory (os error 2)\n"
         if refused is not None:
@@ -267,13 +271,17 @@ class Harness:
         return code
 
 
-def refusal(name: str, argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
-    """(exit code, stderr) as the real CLI refuses `argv`; None when it takes it."""
-    if name == "claude" and "claude" in commands:
-        return _commander(argv, commands["claude"])
-    if name == "codex" and argv[:1] == ["exec"] and "codex exec" in commands:
-        return _clap(argv[1:], commands)
-    return None
+def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]
+            ) -> tuple[int, str] | None:
+    """(exit code, stderr) as the real CLI refuses `argv`; None when it takes it. `start`:
+    the CLI's start facts from its profile (its subcommand, options and parser)."""
+    sub = start.get("subcommand", [])
+    if start.get("options") not in commands or argv[:len(sub)] != sub:
+        return None
+    rest = argv[len(sub):]
+    if start["parser"] == "commander":
+        return _commander(rest, commands[start["options"]])
+    return _clap(rest, commands, start["options"])
 
 
 def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -313,17 +321,18 @@ def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | No
 CLAP_HINT = "\nFor more information, try '--help'.\n"
 
 
-def _clap(argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
-    """codex exec's parser (clap): `resume` as the first positional is the subcommand."""
-    command, positionals, i = "codex exec", [], 0
+def _clap(argv: list[str], commands: dict[str, Any], base: str) -> tuple[int, str] | None:
+    """A clap parser (codex exec): a first positional that names a subcommand of `base`
+    (`codex exec resume`) is that subcommand."""
+    command, positionals, i = base, [], 0
     while i < len(argv):
         arg, i = argv[i], i + 1
         if arg == "--":
             positionals += argv[i:]
             break
         if not arg.startswith("-") or arg == "-":
-            if command == "codex exec" and not positionals and arg == "resume":
-                command = "codex exec resume"
+            if command == base and not positionals and f"{base} {arg}" in commands:
+                command = f"{base} {arg}"
             else:
                 positionals.append(arg)
             continue
@@ -343,7 +352,7 @@ def _clap(argv: list[str], commands: dict[str, Any]) -> tuple[int, str] | None:
         if option["choices"] and value not in option["choices"]:
             return 2, (f"error: invalid value '{value}' for '{option['flags']}'\n  [possible "
                        f"values: {', '.join(option['choices'])}]\n{CLAP_HINT}")
-    limit = 2 if command == "codex exec resume" else 1
+    limit = 1 if command == base else 2  # [PROMPT]; a subcommand: [SESSION_ID] [PROMPT]
     if len(positionals) > limit:
         usage = "\n".join(commands[command]["usage"])
         return 2, f"error: unexpected argument '{positionals[limit]}' found\n\n{usage}\n{CLAP_HINT}"

@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agent_tck.doubles.backends import NAMES, PROFILES
 from agent_tck.doubles.harness.script import Script, install, read_record, write_script
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
 from agent_tck.doubles.realcli.shapes import off_schema
@@ -37,8 +38,9 @@ class HarnessRig:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
         strays = {"strays": str(self.strays)} if self.strays else {}
+        clis = {name: PROFILES[name].start for name in NAMES}
         write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
-                     **strays)
+                     clis=clis, **strays)
 
     def close(self) -> None:
         (self.root / "closed").touch()

@@ -1,7 +1,7 @@
 """Scripts for the fake harness, and the bin directory that puts it on PATH.
 
-A `Script` is a list of steps (see `doubles.harness.fake`); `Script.for_backend` knows how each
-backend prints the normalized events the spec talks about, in that CLI's real format.
+A `Script` is a list of steps (see `doubles.harness.fake`); its backend's profile
+(`doubles.backends`) prints the normalized events the spec talks about in that CLI's format.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from typing import Any
 
 import jsonschema
 
+from agent_tck.doubles.backends import NAMES, profile
 from agent_tck.doubles.harness import fake
-from agent_tck.doubles.harness.lines import Claude, Codex
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.paths import SCHEMAS
-from agent_tck.kit.registry import KNOWN_BACKENDS
 
-HARNESS_NAMES = KNOWN_BACKENDS  # the CLIs the fake harness plays
+HARNESS_NAMES = NAMES  # the CLIs the fake harness plays
 
 
 @dataclass
@@ -37,8 +36,7 @@ class Script:
     time_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        self.claude = Claude()
-        self.codex = Codex()
+        self.profile = profile(self.backend)
 
     def add(self, op: str, arg: Any = True) -> Script:
         self.steps.append({op: arg})
@@ -48,11 +46,9 @@ class Script:
         self.emitted.append(value)
         return self.add("line", value)
 
-    # Normalized events, printed the way the backend's CLI prints them.
+    # Normalized events, printed the way the backend's CLI prints them (its profile).
     def init(self, session_id: str | None = None) -> Script:
-        if self.backend == "claude":
-            return self.line(self.claude.init(session_id))
-        return self.line(self.codex.thread_started(session_id or "019c7199-0000-7000-8000-1"))
+        return self.line(self.profile.init(session_id))
 
     def text(self, text: str) -> Script:
         return self.line(self.text_line(text))
@@ -62,41 +58,28 @@ class Script:
 
     def text_line(self, text: str) -> dict[str, Any]:
         """A text event as the backend's CLI prints it, not yet scripted."""
-        if self.backend == "claude":
-            return self.claude.text(text)
-        return self.codex.agent_message(text)
+        return self.profile.text(text)
 
     def done_line(self, text: str | None = None) -> dict[str, Any]:
-        if self.backend == "claude":
-            return self.claude.result(text)
-        return self.codex.turn_completed()
+        return self.profile.done(text)
 
     def failure_line(self, message: str) -> dict[str, Any]:
         """The turn failed, as the backend's CLI reports it in the stream."""
-        if self.backend == "claude":
-            return self.claude.result(message, subtype="success", is_error=True)
-        return self.codex.turn_failed(message)
+        return self.profile.failure(message)
 
     def tool(self, tool_id: str, *, result: bool) -> Script:
-        if self.backend == "claude":
-            line = self.claude.tool_result(tool_id) if result else self.claude.tool_use(tool_id)
-        else:
-            line = self.codex.command(tool_id, completed=result)
-        return self.line(line)
+        return self.line(self.profile.tool(tool_id, result=result))
 
     def echo(self, prefix: str = "echo: ") -> Script:
         """A final answer that repeats the prompt: `prefix` + what stdin said."""
-        if self.backend == "claude":
-            return self.add("line_stdin", self.claude.result(prefix + "{stdin}"))
-        self.add("line_stdin", self.codex.agent_message(prefix + "{stdin}"))
-        return self.line(self.codex.turn_completed())
+        answer, after = self.profile.echo(prefix)
+        self.add("line_stdin", answer)
+        return self.line(after) if after is not None else self
 
     def completes(self) -> bool:
         """The script plays a turn that ends well: the stream says the turn completed without
         an error, and the CLI neither exits non-zero nor dies by a signal."""
-        done = any(line.get("type") == "turn.completed"
-                   or (line.get("type") == "result" and line.get("is_error") is False)
-                   for line in self.emitted)
+        done = any(self.profile.ends_well(line) for line in self.emitted)
         failing = any(s.get("exit", 0) != 0 or "die" in s for s in self.steps)
         return done and not failing
 
@@ -124,9 +107,10 @@ def install(bin_dir: Path, script: Path, record: Path) -> None:
         shim.chmod(0o755)
 
 
-def write_script(path: Path, script: Script, **context: str) -> None:
+def write_script(path: Path, script: Script, **context: Any) -> None:
     """Write atomically, so a harness never reads half a script. `context`: the rig's token
-    (`rig`) and the session's stray log (`strays`), see `doubles.harness.fake`. A script that
+    (`rig`), the session's stray log (`strays`) and how each CLI is started (`clis`), see
+    `doubles.harness.fake`. A script that
     breaks schemas/harness/script.schema.json (a typo in a step) is an error of the suite."""
     document = {**script.to_json(), **context}
     errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))

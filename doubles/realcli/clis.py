@@ -15,11 +15,12 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.kit.errors import UsageError
 from agent_tck.kit.paths import PACKAGE
 
 DEFAULT_DIR = PACKAGE / "clis"
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+PACKAGES = {name: profile.package for name, profile in PROFILES.items()}
 
 
 def clis_dir() -> Path:

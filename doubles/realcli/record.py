@@ -18,15 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.doubles.models.script import ScriptError, parse
 from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.errors import UsageError
-
-ARGV = {
-    "claude": ["claude", "-p", "--output-format", "stream-json", "--verbose"],
-    "codex": ["codex", "exec", "--json", "--skip-git-repo-check", "-"],
-}
 
 
 @dataclass
@@ -42,14 +38,14 @@ def record(
     args: tuple[str, ...] = (),
 ) -> Recording:
     """One real run of `backend` against `script`; raises UsageError when it cannot run here."""
-    if backend not in ARGV:
-        raise UsageError(f"--backend {backend!r}: expected one of {', '.join(ARGV)}")
+    if backend not in PROFILES:
+        raise UsageError(f"--backend {backend!r}: expected one of {', '.join(PROFILES)}")
     reason = unavailable(backend)
     if reason:
         raise UsageError(f"cannot record {backend}: {reason}")
     cli = clis.binary(backend)
     assert cli is not None
-    argv = [*ARGV[backend][:-1], *args, "-"] if backend == "codex" else [*ARGV[backend], *args]
+    argv = PROFILES[backend].recording_argv(args)
     with (tempfile.TemporaryDirectory(prefix=f"agent-tck-record-{backend}-") as root,
           Sandbox(Path(root), backend, script, cli) as sandbox):
         proc = subprocess.Popen(argv, cwd=sandbox.work,

@@ -25,12 +25,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agent_tck.doubles.backends import PROFILES, profile
 from agent_tck.doubles.realcli import clis, isolation
 from agent_tck.kit.errors import TckError
 from agent_tck.kit.observe import carrying
 from agent_tck.kit.paths import PACKAGE
 
-API = {"claude": "anthropic", "codex": "openai"}
 MARK = "AGENT_TCK_SANDBOX"  # in the environment of every process the sandboxed CLI starts
 REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
 FAKE_KEY = "sk-agent-tck-scripted-model"
@@ -53,8 +53,8 @@ class SandboxError(TckError):
 
 class Sandbox:
     def __init__(self, root: Path, backend: str, script: dict[str, Any], cli: Path) -> None:
-        if backend not in API:
-            raise SandboxError(f"no real CLI for backend {backend!r}; known: {sorted(API)}")
+        if backend not in PROFILES:
+            raise SandboxError(f"no real CLI for backend {backend!r}; known: {sorted(PROFILES)}")
         problem = isolation.problem()
         if problem:
             raise SandboxError(problem)
@@ -116,7 +116,8 @@ class Sandbox:
 
     def _start_server(self) -> int:
         argv = [*isolation.unshare_argv(), "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-                sys.executable, "-m", "agent_tck.doubles.models.server", "--api", API[self.backend],
+                sys.executable, "-m", "agent_tck.doubles.models.server", "--api",
+                PROFILES[self.backend].model_api,
                 "--script", str(self.script_path), "--record", str(self.record_path)]
         with self.log_path.open("wb") as log:
             self.server = subprocess.Popen(argv, cwd=PACKAGE, stdin=subprocess.DEVNULL,
@@ -141,40 +142,14 @@ class Sandbox:
                                f"{(done.stdout + done.stderr).strip()}")
 
     def _configure_home(self) -> None:
-        url = f"http://127.0.0.1:{self.port}"
-        if self.backend == "claude":
-            settings = {"permissions": {"defaultMode": "acceptEdits",
-                                        "allow": ["Bash", "Edit", "Write", "Read"]}}
-            _write(self.home / ".claude" / "settings.json", json.dumps(settings, indent=2))
-            return
-        _write(self.home / ".codex" / "config.toml", "\n".join([
-            'model_provider = "scripted"',
-            'model = "scripted-model"',
-            'approval_policy = "never"',
-            'sandbox_mode = "workspace-write"',
-            "[features]",
-            "plugins = false  # no curated-plugin sync from GitHub at start-up",
-            "[analytics]",
-            "enabled = false  # no metrics export to the vendor at exit",
-            "[model_providers.scripted]",
-            'name = "agent-tck scripted model"',
-            f'base_url = "{url}/v1"',
-            'wire_api = "responses"',
-            'env_key = "OPENAI_API_KEY"',
-            "request_max_retries = 0",
-            "stream_max_retries = 0",
-            "",
-        ]))
+        profile(self.backend).configure_home(self.home, f"http://127.0.0.1:{self.port}")
 
     def _environment(self) -> dict[str, str]:
         common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                   MARK: self.token}
-        if self.backend == "claude":
-            return {**common, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}",
-                    "ANTHROPIC_API_KEY": FAKE_KEY, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                    "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
-        return {**common, "CODEX_HOME": str(self.home / ".codex"), "OPENAI_API_KEY": FAKE_KEY}
+        url = f"http://127.0.0.1:{self.port}"
+        return {**common, **profile(self.backend).environment(self.home, url, FAKE_KEY)}
 
     def _write_wrapper(self) -> None:
         assert self.server is not None
@@ -199,11 +174,6 @@ class Sandbox:
             encoding="utf-8",
         )
         wrapper.chmod(0o755)
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def _read_line(stream: Any, timeout: float) -> str:

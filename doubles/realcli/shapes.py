@@ -23,6 +23,7 @@ from typing import Any
 
 import jsonschema
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.kit.paths import SCHEMAS
 
 CLI_SCHEMAS = SCHEMAS / "cli"
@@ -31,19 +32,11 @@ STRICT_DEPTH = 4  # objects nested deeper are only checked to be objects
 FREE_FORM = {"input", "arguments", "result", "tool_use_result", "modelUsage"}
 JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
               (list, "array"), (dict, "object"), (type(None), "null"))
-TITLES = {"claude": "claude -p --output-format stream-json --verbose",
-          "codex": "codex exec --json"}
 
 
 def shape_of(backend: str, line: dict[str, Any]) -> str:
     """The shape a decoded line belongs to, e.g. `system/init` or `item.completed/agent_message`."""
-    kind = str(line.get("type"))
-    if backend == "claude" and kind in ("system", "result"):
-        return f"{kind}/{line.get('subtype')}"
-    item = line.get("item")
-    if backend == "codex" and isinstance(item, dict):
-        return f"{kind}/{item.get('type')}"
-    return kind
+    return PROFILES[backend].shape_of(line)
 
 
 def _json_type(value: Any) -> str:
@@ -84,7 +77,7 @@ def build(backend: str, lines: Iterable[str]) -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://agent-tck.dev/schemas/cli/{backend}.schema.json",
-        "title": f"Lines of `{TITLES[backend]}`",
+        "title": f"Lines of `{PROFILES[backend].title}`",
         "description": "Built by `python -m agent_tck.doubles.realcli.shapes` from "
                        "fixtures/transcripts/ (recorded real runs and documented shapes); do not "
                        "edit by hand.",
@@ -146,7 +139,7 @@ def write_schemas() -> None:
     from agent_tck.doubles.realcli.record import write_whole
 
     CLI_SCHEMAS.mkdir(exist_ok=True)
-    for backend in TITLES:
+    for backend in PROFILES:
         write_whole(schema_path(backend), (json.dumps(expected(backend), indent=2) + "\n").encode())
         print(f"wrote {schema_path(backend)}")
 

@@ -1,0 +1,102 @@
+"""A backend profile: everything the kit knows of one coding CLI, in one place.
+
+How the CLI is started (its command line, where the prompt goes, how it resumes), how it
+prints a turn (its line shapes, built by the harness's line builders), and how the real CLI
+is sandboxed (its model API, its configuration, where it stores sessions). The fake harness,
+the steps and the checks of recorded transcripts ask the profile; none of them names a CLI.
+Adding a backend is adding a profile (and its schema, fixtures and features): see
+docs/new-backend.md.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+Line = dict[str, Any]
+
+
+class Profile(ABC):
+    name: ClassVar[str]  # the command the implementation runs, and the backend's name
+    package: ClassVar[str]  # the npm package of the real, pinned CLI
+    model_api: ClassVar[str]  # the scripted model server its real CLI is pointed at
+    title: ClassVar[str]  # how it is run for its JSON-lines stream, as the docs name it
+    # What the fake harness needs to be started as this CLI (plain data, written into the
+    # harness's script): the option that makes stdin a stream of JSON messages and its value,
+    # the options that name a working directory, the subcommand and option parser whose
+    # refusals it copies (see fixtures/cli-options.json).
+    start: ClassVar[dict[str, Any]]
+    # Valid JSON of shapes no version of the CLI printed yet (AG-H14).
+    unknown_shapes: ClassVar[list[Line]]
+    # Whether the line that ends a turn carries the final text (else: the last message does).
+    done_carries_text: ClassVar[bool]
+
+    # The stream, in the CLI's own shapes. A profile instance keeps a turn's state (ids).
+    @abstractmethod
+    def init(self, session_id: str | None = None) -> Line: ...
+
+    @abstractmethod
+    def text(self, text: str) -> Line: ...
+
+    @abstractmethod
+    def done(self, text: str | None = None) -> Line: ...
+
+    @abstractmethod
+    def failure(self, message: str) -> Line:
+        """The turn failed, as the CLI reports it in the stream."""
+
+    @abstractmethod
+    def tool(self, tool_id: str, *, result: bool) -> Line:
+        """A tool call (`result=False`) or its result."""
+
+    @abstractmethod
+    def echo(self, prefix: str) -> tuple[Line, Line | None]:
+        """A final line whose text is `prefix` + stdin (`{stdin}`), and the line after it."""
+
+    @classmethod
+    @abstractmethod
+    def ends_well(cls, line: Line) -> bool:
+        """The line says the turn completed without an error."""
+
+    @classmethod
+    @abstractmethod
+    def shape_of(cls, line: Line) -> str:
+        """The shape a line belongs to in schemas/cli, e.g. `system/init`."""
+
+    # The command line.
+    @classmethod
+    @abstractmethod
+    def resumed_session(cls, argv: list[str]) -> str | None:
+        """The session `argv` resumes, or None when it starts a new one."""
+
+    @classmethod
+    @abstractmethod
+    def recording_argv(cls, args: tuple[str, ...]) -> list[str]:
+        """argv that records the real CLI's stream, prompt on stdin, with extra `args`."""
+
+    # The real CLI in its sandbox, against a scripted model.
+    @classmethod
+    @abstractmethod
+    def configure_home(cls, home: Path, url: str) -> None:
+        """Write the CLI's configuration under `home`: the model at `url`, no approvals."""
+
+    @classmethod
+    @abstractmethod
+    def environment(cls, home: Path, url: str, key: str) -> dict[str, str]:
+        """Variables that point the CLI at `home`, the scripted model at `url`, with `key`."""
+
+    @classmethod
+    @abstractmethod
+    def shell_tool(cls, command: str) -> dict[str, Any]:
+        """A scripted model turn that runs `command` with the CLI's shell tool."""
+
+    @classmethod
+    @abstractmethod
+    def stored_sessions(cls, home: Path) -> list[str]:
+        """The ids of the sessions the real CLI stored under `home`."""
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

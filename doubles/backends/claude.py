@@ -1,0 +1,95 @@
+"""Claude Code: `claude -p --output-format stream-json --verbose`, the prompt on stdin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agent_tck.doubles.backends.base import Line, Profile, write
+
+
+class ClaudeProfile(Profile):
+    name = "claude"
+    package = "@anthropic-ai/claude-code"
+    model_api = "anthropic"
+    title = "claude -p --output-format stream-json --verbose"
+    start: ClassVar[dict[str, Any]] = {
+        "stream_input": ["--input-format", "stream-json"],  # the Claude SDKs' control protocol
+        "workdir_options": [],
+        "subcommand": [],
+        "options": "claude",
+        "parser": "commander",
+    }
+    unknown_shapes: ClassVar[list[Line]] = [
+        {"type": "system", "subtype": "context_checkpoint", "tokens": 81234, "uuid": "u-new-1"},
+        {"type": "telemetry_digest", "spans": [{"name": "tool", "ms": 12}], "uuid": "u-new-2"},
+        {"type": "assistant", "message": {"id": "msg_new", "type": "message",
+                                          "role": "assistant", "model": "claude-sonnet-4-5",
+                                          "content": [{"type": "citation_card", "cards": []}]},
+         "parent_tool_use_id": None, "uuid": "u-new-3"},
+    ]
+    done_carries_text = True
+
+    def __init__(self) -> None:
+        # The builders fill lines from recorded ones, whose shapes the profile names: imported
+        # here, so the profiles load before the transcripts' shapes do.
+        from agent_tck.doubles.harness.lines import Claude
+
+        self.lines = Claude()
+
+    def init(self, session_id: str | None = None) -> Line:
+        return self.lines.init(session_id)
+
+    def text(self, text: str) -> Line:
+        return self.lines.text(text)
+
+    def done(self, text: str | None = None) -> Line:
+        return self.lines.result(text)
+
+    def failure(self, message: str) -> Line:
+        return self.lines.result(message, subtype="success", is_error=True)
+
+    def tool(self, tool_id: str, *, result: bool) -> Line:
+        return self.lines.tool_result(tool_id) if result else self.lines.tool_use(tool_id)
+
+    def echo(self, prefix: str) -> tuple[Line, Line | None]:
+        return self.lines.result(prefix + "{stdin}"), None
+
+    @classmethod
+    def ends_well(cls, line: Line) -> bool:
+        return line.get("type") == "result" and line.get("is_error") is False
+
+    @classmethod
+    def shape_of(cls, line: Line) -> str:
+        kind = str(line.get("type"))
+        return f"{kind}/{line.get('subtype')}" if kind in ("system", "result") else kind
+
+    @classmethod
+    def resumed_session(cls, argv: list[str]) -> str | None:  # claude -p ... --resume <id>
+        at = argv.index("--resume") if "--resume" in argv else -1
+        return argv[at + 1] if 0 <= at < len(argv) - 1 else None
+
+    @classmethod
+    def recording_argv(cls, args: tuple[str, ...]) -> list[str]:
+        return ["claude", "-p", "--output-format", "stream-json", "--verbose", *args]
+
+    @classmethod
+    def configure_home(cls, home: Path, url: str) -> None:
+        settings = {"permissions": {"defaultMode": "acceptEdits",
+                                    "allow": ["Bash", "Edit", "Write", "Read"]}}
+        write(home / ".claude" / "settings.json", json.dumps(settings, indent=2))
+
+    @classmethod
+    def environment(cls, home: Path, url: str, key: str) -> dict[str, str]:
+        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": key,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+                "CLAUDE_CODE_MAX_RETRIES": "0"}
+
+    @classmethod
+    def shell_tool(cls, command: str) -> dict[str, Any]:
+        return {"tool": "Bash", "input": {"command": command, "description": command}}
+
+    @classmethod
+    def stored_sessions(cls, home: Path) -> list[str]:
+        return sorted(p.stem for p in (home / ".claude" / "projects").glob("*/*.jsonl"))

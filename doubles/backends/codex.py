@@ -1,0 +1,110 @@
+"""OpenAI Codex: `codex exec --json [options] -`, the prompt on stdin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agent_tck.doubles.backends.base import Line, Profile, write
+
+THREAD = "019c7199-0000-7000-8000-1"
+
+
+class CodexProfile(Profile):
+    name = "codex"
+    package = "@openai/codex"
+    model_api = "openai"
+    title = "codex exec --json"
+    start: ClassVar[dict[str, Any]] = {
+        "stream_input": None,
+        "workdir_options": ["--cd", "-C"],  # works in DIR, as the real codex does
+        "subcommand": ["exec"],
+        "options": "codex exec",
+        "parser": "clap",
+    }
+    unknown_shapes: ClassVar[list[Line]] = [
+        {"type": "session.configured", "model": "gpt-5-codex", "sandbox": "workspace-write"},
+        {"type": "item.completed", "item": {"id": "item_90", "type": "collab_agent_call",
+                                            "status": "completed", "agents": ["reviewer"]}},
+        {"type": "item.updated", "item": {"id": "item_91", "type": "plan_update", "steps": []}},
+    ]
+    done_carries_text = False  # the turn's end carries no text: its last message does
+
+    def __init__(self) -> None:
+        # The builders fill lines from recorded ones, whose shapes the profile names: imported
+        # here, so the profiles load before the transcripts' shapes do.
+        from agent_tck.doubles.harness.lines import Codex
+
+        self.lines = Codex()
+
+    def init(self, session_id: str | None = None) -> Line:
+        return self.lines.thread_started(session_id or THREAD)
+
+    def text(self, text: str) -> Line:
+        return self.lines.agent_message(text)
+
+    def done(self, text: str | None = None) -> Line:
+        return self.lines.turn_completed()
+
+    def failure(self, message: str) -> Line:
+        return self.lines.turn_failed(message)
+
+    def tool(self, tool_id: str, *, result: bool) -> Line:
+        return self.lines.command(tool_id, completed=result)
+
+    def echo(self, prefix: str) -> tuple[Line, Line | None]:
+        return self.lines.agent_message(prefix + "{stdin}"), self.lines.turn_completed()
+
+    @classmethod
+    def ends_well(cls, line: Line) -> bool:
+        return line.get("type") == "turn.completed"
+
+    @classmethod
+    def shape_of(cls, line: Line) -> str:
+        kind, item = str(line.get("type")), line.get("item")
+        return f"{kind}/{item.get('type')}" if isinstance(item, dict) else kind
+
+    @classmethod
+    def resumed_session(cls, argv: list[str]) -> str | None:
+        # codex exec [flags] resume <thread_id> -: flags before `resume`, prompt on stdin
+        if argv[:1] == ["exec"] and len(argv) >= 3 and argv[-3] == "resume" and argv[-1] == "-":
+            return argv[-2]
+        return None
+
+    @classmethod
+    def recording_argv(cls, args: tuple[str, ...]) -> list[str]:
+        return ["codex", "exec", "--json", "--skip-git-repo-check", *args, "-"]
+
+    @classmethod
+    def configure_home(cls, home: Path, url: str) -> None:
+        write(home / ".codex" / "config.toml", "\n".join([
+            'model_provider = "scripted"',
+            'model = "scripted-model"',
+            'approval_policy = "never"',
+            'sandbox_mode = "workspace-write"',
+            "[features]",
+            "plugins = false  # no curated-plugin sync from GitHub at start-up",
+            "[analytics]",
+            "enabled = false  # no metrics export to the vendor at exit",
+            "[model_providers.scripted]",
+            'name = "agent-tck scripted model"',
+            f'base_url = "{url}/v1"',
+            'wire_api = "responses"',
+            'env_key = "OPENAI_API_KEY"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+        ]))
+
+    @classmethod
+    def environment(cls, home: Path, url: str, key: str) -> dict[str, str]:
+        return {"CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": key}
+
+    @classmethod
+    def shell_tool(cls, command: str) -> dict[str, Any]:
+        return {"tool": "exec_command", "input": {"cmd": command}}
+
+    @classmethod
+    def stored_sessions(cls, home: Path) -> list[str]:
+        rollouts = (home / ".codex" / "sessions").rglob("rollout-*.jsonl")
+        return sorted(p.stem[-36:] for p in rollouts)
