@@ -23,7 +23,83 @@ class RegistryError(TckError):
 
 
 class DriverError(TckError):
-    """An implementation could not be reached or broke the protocol."""
+    """An implementation could not be reached or broke the protocol. The facts are fields;
+    text is made only when the error is shown (`str`). `hint`: what the kind of failure
+    means, for a person (`agent-tck smoke` prints it, `{command}` filled in); `command` and
+    `seq`: the request it happened in; `evidence`: the exchange and the adapter's stderr."""
+
+    hint = ""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.command = ""
+        self.seq: int | None = None
+        self.evidence = ""
+
+    def during(self, command: str, seq: int, evidence: str) -> DriverError:
+        """The same error, told in which request it happened and with what evidence."""
+        self.command, self.seq, self.evidence = command, seq, evidence
+        return self
+
+    def explained(self) -> str:
+        """The hint for a person, or "" when this kind of failure has none."""
+        return self.hint.format(command=self.command or "the request")
+
+    def __str__(self) -> str:
+        text = f"{self.command} (seq {self.seq}): {self.message}" if self.command else self.message
+        return f"{text}\n{self.evidence}" if self.evidence else text
+
+
+class AdapterHung(DriverError):
+    """No response within `timeout` seconds."""
+
+    hint = "the adapter did not answer `{command}` (hang)"
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__(f"no response within {timeout:g} s (hang)")
+        self.timeout = timeout
+
+
+class AdapterExited(DriverError):
+    """The adapter closed its stdout, or its stdin, before answering; `code`: its exit code."""
+
+    hint = "the adapter exited before answering"
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class StrayOutput(DriverError):
+    """A line on stdout that is not a protocol message; `text`: its start."""
+
+    hint = "the adapter printed something that is not a protocol message"
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+class WrongVersion(DriverError):
+    """The implementation speaks protocol `theirs`; the suite speaks `ours`."""
+
+    hint = "wrong protocol version"
+
+    def __init__(self, theirs: object, ours: object) -> None:
+        super().__init__(f"the implementation speaks protocol version {theirs}; this suite "
+                         f"speaks {ours}")
+        self.theirs, self.ours = theirs, ours
+
+
+class BreaksSchema(DriverError):
+    """A response that does not match `schema`; `problems`: what is wrong with it."""
+
+    hint = "the `{command}` response does not match its schema"
+
+    def __init__(self, schema: str, problems: list[str]) -> None:
+        super().__init__(f"the response breaks {schema}.schema.json: {problems}")
+        self.schema, self.problems = schema, problems
 
 
 class UsageError(TckError):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -27,6 +27,16 @@ pytest_plugins = [
 ]
 
 NOT_APPLICABLE = "not applicable"
+
+
+class NotApplicable(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A scenario skipped because it does not apply to the implementation: its verdict is
+    "not applicable", told apart from other skips by its type, never by its words."""
+
+
+def not_applicable(reason: str) -> NoReturn:
+    """Skip the running scenario as not applicable, for `reason`."""
+    raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
 # Components that are not profiles of their own: the one they check with other means.
 CHECKS_COMPONENT = {"real-cli": "agent"}
 DEFAULT_TIME_SCALE = 0.02
@@ -134,10 +144,10 @@ def _applicable(request: pytest.FixtureRequest) -> None:
     impl: Driver = request.getfixturevalue("driver")
     component = CHECKS_COMPONENT.get(marker.args[0], marker.args[0])
     if component not in impl.info.components:
-        pytest.skip(f"{NOT_APPLICABLE}: component {component!r} not declared")
+        not_applicable(f"component {component!r} not declared")
 
 
 def require_backend(impl: Driver, backend: str) -> None:
     """Skip, as not applicable, when the implementation does not declare `backend`."""
     if backend not in impl.info.backends:
-        pytest.skip(f"{NOT_APPLICABLE}: backend {backend!r} not declared")
+        not_applicable(f"backend {backend!r} not declared")

@@ -188,7 +188,7 @@ def baseline_text(verdicts: list[ReqVerdict], run_date: str) -> str:
 
 
 def _first_line(scenarios: list[ScenarioResult]) -> str:
-    """The first error line pytest printed (`E   ...`), else the last line of evidence."""
+    """What failed first, in a line (the exception), else the last line of evidence."""
+    errors = [s.error for s in scenarios if s.error]
     lines = [line for s in scenarios for line in s.evidence.splitlines() if line.strip()]
-    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
     return (errors or lines[-1:] or ["no evidence recorded"])[0][:200]

@@ -52,7 +52,8 @@ def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
     try:
         driver = StdioDriver(command, timeout=timeout)
     except DriverError as exc:
-        print(f"FAIL start: {_diagnosis(str(exc))}", file=out)
+        hint = exc.explained()
+        print(f"FAIL start: {hint}\n{exc}" if hint else f"FAIL start: {exc}", file=out)
         return 1
     info = driver.info
     print(
@@ -128,17 +129,3 @@ def _report_stop(process: AdapterProcess, out: TextIO) -> int:
     if noise:
         print(f"note stderr: the adapter wrote to stderr: {noise[-300:]!r}", file=out)
     return 0 if code == 0 else 1
-
-
-def _diagnosis(error: str) -> str:
-    hints = (
-        ("speaks protocol version", "wrong protocol version"),
-        ("no response within", "the adapter did not answer `start` (hang)"),
-        ("stray output", "the adapter printed something that is not a protocol message"),
-        ("closed stdout", "the adapter exited before answering"),
-        ("breaks start.response", "the `start` response does not match its schema"),
-    )
-    for needle, hint in hints:
-        if needle in error:
-            return f"{hint}\n{error}"
-    return error

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent_tck.kit.errors import DriverError, SuiteError
-from agent_tck.kit.plugin import NOT_APPLICABLE
+from agent_tck.kit.plugin import NotApplicable
 from agent_tck.kit.registry import Requirement
 
 PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
@@ -36,7 +36,8 @@ class ScenarioResult:
     component: str
     reqs: tuple[str, ...]
     verdict: str = NOT_RUN
-    evidence: str = ""
+    evidence: str = ""  # pytest's report of the failure, or the reason of a skip
+    error: str = ""  # what failed, in a line: the exception's type and first line
     duration: float = 0.0
 
 
@@ -90,12 +91,16 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
     elif report.skipped:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         reason = reason.removeprefix("Skipped: ")
-        result.verdict = NA if reason.startswith(NOT_APPLICABLE) else SKIPPED
+        applies = call.excinfo is None or not call.excinfo.errisinstance(NotApplicable)
+        result.verdict = SKIPPED if applies else NA
         result.evidence = reason
     elif report.failed and result.verdict not in (FAILED, ERRORED):
         broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
         result.verdict = ERRORED if broke or report.when != "call" else FAILED
         result.evidence = _clip(report.longreprtext)
+        if call.excinfo is not None:
+            first = (str(call.excinfo.value).strip().splitlines() or [""])[0]
+            result.error = f"{call.excinfo.typename}: {first}" if first else call.excinfo.typename
 
 
 def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:

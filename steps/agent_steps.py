@@ -21,7 +21,7 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
 from agent_tck.kit.observe import process_state
-from agent_tck.kit.plugin import NOT_APPLICABLE, require_backend
+from agent_tck.kit.plugin import not_applicable, require_backend
 from agent_tck.steps.world import AgentWorld
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
@@ -463,7 +463,7 @@ def text_from_text_event(world: AgentWorld) -> None:
 def timeout_is(world: AgentWorld, seconds: float) -> None:
     timeout = world.driver.agent_info(world.ensure_agent())["timeout"]
     if timeout is None and "timeout" not in world.settings:
-        pytest.skip(f"{NOT_APPLICABLE}: the implementation has no default timeout "
+        not_applicable("the implementation has no default timeout "
                     "(agent.info says null)")
     assert timeout == seconds, f"agent.info says the timeout is {timeout!r}"
 
@@ -685,7 +685,7 @@ def created_within(world: AgentWorld, seconds: float) -> None:
 @when(parsers.parse('the agent answers "{message}" resuming the session "{session}"'))
 def agent_answers_resuming(world: AgentWorld, message: str, session: str) -> None:
     if not getattr(world.driver, "resumes_sessions", True):
-        pytest.skip(f"{NOT_APPLICABLE}: this driver resumes by conversation, not session_id")
+        not_applicable("this driver resumes by conversation, not session_id")
     world.new_script().init().text("resumed").done("resumed")
     world.rig.use(world.new_script())
     world.result = world.driver.agent_request(world.ensure_agent(), message, session)

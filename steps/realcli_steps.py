@@ -22,7 +22,7 @@ from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import still_running
-from agent_tck.kit.plugin import NOT_APPLICABLE, require_backend
+from agent_tck.kit.plugin import not_applicable, require_backend
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
@@ -126,7 +126,7 @@ def model_stalls(real: RealWorld, seconds: float) -> None:
 @when(parsers.parse('the agent is asked "{message}" in the same session'))
 def answers_in_session(real: RealWorld, message: str) -> None:
     if not getattr(real.driver, "resumes_sessions", True):
-        pytest.skip(f"{NOT_APPLICABLE}: this driver resumes by conversation, not session_id")
+        not_applicable("this driver resumes by conversation, not session_id")
     session = real.response.get("session_id")
     assert session, f"the first response has no session_id to resume: {real.response}"
     real.request(message, session)

@@ -22,7 +22,7 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
 from agent_tck.kit.observe import group_members, process_state
-from agent_tck.kit.plugin import NOT_APPLICABLE
+from agent_tck.kit.plugin import not_applicable
 
 if TYPE_CHECKING:
     from agent_tck.kit.drivers.dds import DdsDriver
@@ -83,9 +83,9 @@ def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: 
               ) -> Iterator[TransportWorld]:
     impl: str = pytestconfig.getoption("--impl")
     if not dds_available():
-        pytest.skip(f"{NOT_APPLICABLE}: Cyclone DDS (cyclonedds) is not installed")
+        not_applicable("Cyclone DDS (cyclonedds) is not installed")
     if impl != "reference" and impl != "dds" and not impl.startswith("dds:"):
-        pytest.skip(f"{NOT_APPLICABLE}: transport scenarios serve the reference or --impl dds")
+        not_applicable("transport scenarios serve the reference or --impl dds")
     from agent_tck.kit.drivers.dds import DdsDriver
 
     dds = DdsDriver(impl.partition(":")[2], domain_offset=1)

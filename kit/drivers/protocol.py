@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agent_tck.kit.drivers.base import ImplInfo, RequestResult
-from agent_tck.kit.errors import DriverError
+from agent_tck.kit.errors import DriverError, WrongVersion
 from agent_tck.kit.text import printable
 
 PROTOCOL_VERSION = 1
@@ -39,10 +39,7 @@ class ProtocolDriver(ABC):
     def handshake(self) -> ImplInfo:
         response = self.checked("start", version=PROTOCOL_VERSION)
         if response["version"] != PROTOCOL_VERSION:
-            raise DriverError(
-                f"the implementation speaks protocol version "
-                f"{response['version']}; this suite speaks {PROTOCOL_VERSION}"
-            )
+            raise WrongVersion(response["version"], PROTOCOL_VERSION)
         impl = response["implementation"]
         return ImplInfo(
             impl["name"],

@@ -25,7 +25,13 @@ from typing import Any
 from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.drivers.schemas import problems
-from agent_tck.kit.errors import DriverError
+from agent_tck.kit.errors import (
+    AdapterExited,
+    AdapterHung,
+    BreaksSchema,
+    DriverError,
+    StrayOutput,
+)
 from agent_tck.kit.text import printable
 
 # How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
@@ -85,7 +91,7 @@ class AdapterProcess:
             self.proc.stdin.write(line.encode() + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise DriverError(f"the adapter closed its stdin ({exc})") from exc
+            raise AdapterExited(f"the adapter closed its stdin ({exc})") from exc
 
     def receive(self, timeout: float) -> str:
         """One line of stdout, waiting at most `timeout` seconds. Chunks are kept in a list
@@ -100,11 +106,11 @@ class AdapterProcess:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self.buffer = b"".join(chunks)
-                    raise DriverError(f"no response within {timeout:g} s (hang)")
+                    raise AdapterHung(timeout)
                 if sel.select(left):
                     chunk = os.read(fd, 1 << 16)
                     if not chunk:
-                        raise DriverError(self._exit_text())
+                        raise self._exited()
                     chunks.append(chunk)
                     size += len(chunk)
                     if size > MAX_MESSAGE:
@@ -114,11 +120,11 @@ class AdapterProcess:
         self.transcript.append(f"<- {text[:500]}")
         return text
 
-    def _exit_text(self) -> str:
+    def _exited(self) -> AdapterExited:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=1)
         code = self.proc.returncode
-        return f"the adapter closed stdout (crashed? exit code {code})"
+        return AdapterExited(f"the adapter closed stdout (crashed? exit code {code})", code)
 
     def stderr_tail(self) -> str:
         if self.final_stderr is not None:
@@ -184,7 +190,7 @@ class StdioDriver(ProtocolDriver):
         except DriverError as exc:
             evidence = self._evidence(process)
             self._drop()
-            raise DriverError(f"{cmd} (seq {self.seq}): {exc}\n{evidence}") from None
+            raise exc.during(cmd, self.seq, evidence) from None
 
     def _exchange(self, process: AdapterProcess, request: dict[str, Any],
                   timeout: float | None = None) -> dict[str, Any]:
@@ -197,9 +203,11 @@ class StdioDriver(ProtocolDriver):
         try:
             response = json.loads(text)
         except ValueError:
-            raise DriverError(f"stray output or invalid JSON on stdout: {text[:200]!r}") from None
+            raise StrayOutput(f"stray output or invalid JSON on stdout: {text[:200]!r}",
+                              text[:200]) from None
         if not isinstance(response, dict):
-            raise DriverError(f"stray output: expected a JSON object, got {text[:200]!r}")
+            raise StrayOutput(f"stray output: expected a JSON object, got {text[:200]!r}",
+                              text[:200])
         if response.get("seq") != request["seq"]:
             raise DriverError(
                 f"expected a response with seq {request['seq']}, got seq {response.get('seq')!r}"
@@ -207,7 +215,7 @@ class StdioDriver(ProtocolDriver):
         schema = "common.error" if "error" in response else f"{cmd}.response"
         wrong = problems(schema, response) if schema != "common.error" else []
         if wrong:
-            raise DriverError(f"the response breaks {cmd}.response.schema.json: {wrong}")
+            raise BreaksSchema(f"{cmd}.response", wrong)
         return response
 
     def _evidence(self, process: AdapterProcess) -> str:
