@@ -16,8 +16,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from agent_tck.kit.options import DEFAULT_TIME_SCALE
 from agent_tck.kit.paths import ROOT
-from agent_tck.kit.plugin import DEFAULT_TIME_SCALE
 from agent_tck.kit.run import pytest_args
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from agent_tck.kit import registry
 from agent_tck.kit.errors import TckError, UsageError
+from agent_tck.kit.options import duration
 
 USAGE_ERROR = 2
 
@@ -72,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
-    smoke.add_argument("--timeout", type=run_command.duration, default=30.0,
+    smoke.add_argument("--timeout", type=duration, default=30.0,
                        help="seconds to wait for start")
     install = sub.add_parser(
         "install-clis", help="install the pinned real claude and codex CLIs (clis/package.json)"
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--out", type=Path, required=True, help="the transcript to write (.jsonl)")
     rec.add_argument("--prompt", default="Hello", help="the prompt, sent on stdin")
     rec.add_argument(
-        "--timeout", type=run_command.duration, default=120.0,
+        "--timeout", type=duration, default=120.0,
         help="seconds before the CLI is killed"
     )
     gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")

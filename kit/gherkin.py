@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tck.kit.errors import SpecError
+from agent_tck.kit.files import write_atomically
 
 KEYWORDS = {"GIVEN": "Given", "WHEN": "When", "THEN": "Then", "AND": "And", "BUT": "But"}
 STEP = re.compile(r"^(GIVEN|WHEN|THEN|AND|BUT)\s+(\S.*)$")
@@ -194,11 +195,8 @@ def convert_file(src: Path, out_dir: Path, id_prefix: str, origin: str | None = 
         doc, feature=feature_name(doc, fallback), id_prefix=id_prefix, origin=origin or src.name
     )
     check_gherkin(gherkin, str(src))
-    out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{src.stem}.feature"
-    tmp = target.with_suffix(".feature.tmp")
-    tmp.write_text(gherkin, encoding="utf-8")
-    tmp.replace(target)
+    write_atomically(target, gherkin)
     return target
 
 

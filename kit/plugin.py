@@ -13,7 +13,7 @@ import pytest
 
 from agent_tck.kit import registry
 from agent_tck.kit.drivers import Driver, make_driver
-from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
+from agent_tck.kit.options import add_shared
 
 pytest_plugins = [
     "agent_tck.steps.agent_steps",
@@ -39,29 +39,11 @@ def not_applicable(reason: str) -> NoReturn:
     raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
 # Components that are not profiles of their own: the one they check with other means.
 CHECKS_COMPONENT = {"real-cli": "agent"}
-DEFAULT_TIME_SCALE = 0.02
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agent-tck")
-    group.addoption(
-        "--impl",
-        default="reference",
-        help="implementation under test: 'reference', 'python:MODULE:FACTORY', "
-        "'dds[:options]' (served agents over DDS, see docs/dds.md) or an adapter command",
-    )
-    group.addoption(
-        "--adapter-timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT,
-        help="seconds to wait for an adapter's response before it counts as hung",
-    )
-    group.addoption(
-        "--time-scale",
-        type=float,
-        default=DEFAULT_TIME_SCALE,
-        help="factor applied to the spec's wall-clock durations (1 = literal)",
-    )
+    add_shared(group.addoption)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,8 +53,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "real-cli: runs the real, pinned claude and codex CLIs (features/real-cli)",
     ):
         config.addinivalue_line("markers", line)
-    if config.getoption("--time-scale") <= 0:
-        raise pytest.UsageError("--time-scale must be a positive number")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -6,8 +6,6 @@ Every writer goes through a temporary file and a rename, so a report is either w
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,14 +21,6 @@ from agent_tck.kit.text import markdown_inline, xml_safe
 from agent_tck.kit.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
 
 
 @dataclass

@@ -17,46 +17,15 @@ from agent_tck.kit import registry, reports, verdicts
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import UsageError
+from agent_tck.kit.files import write_atomically
+from agent_tck.kit.options import add_shared
 from agent_tck.kit.paths import PACKAGE, SUITE
-from agent_tck.kit.plugin import DEFAULT_TIME_SCALE
 
-MAX_SECONDS = 7 * 24 * 3600.0  # a week: more is no bound at all, and overflows timers
 COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 
 
-def duration(text: str) -> float:
-    """An argparse type: a positive number of seconds up to a week (NaN, inf and 1e300 are
-    refused by name)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= MAX_SECONDS:  # False for NaN
-        raise argparse.ArgumentTypeError(
-            f"must be a positive number of seconds up to {MAX_SECONDS:g}, got {text!r}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        default="reference",
-        help="'reference' (in-process, the default), an adapter command line, "
-        "or python:MODULE:FACTORY",
-    )
-    parser.add_argument(
-        "--adapter-timeout",
-        type=duration,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help="how long an adapter may take to answer before it counts as hung",
-    )
-    parser.add_argument(
-        "--time-scale",
-        type=duration,
-        default=DEFAULT_TIME_SCALE,
-        help="factor for the spec's wall-clock durations (1 = literal)",
-    )
+    add_shared(parser.add_argument)
     parser.add_argument(
         "--component",
         action="append",
@@ -224,7 +193,7 @@ def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
     )
     for path, render in writers:
         if path is not None:
-            reports.write_atomically(path, render(result))
+            write_atomically(path, render(result))
     if args.write_baseline is not None:
         text = reports.baseline_text(result.verdicts, date.today().isoformat())
-        reports.write_atomically(args.write_baseline, text)
+        write_atomically(args.write_baseline, text)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from agent_tck.kit import plainyaml, registry, reports
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.errors import RegistryError
-from agent_tck.kit.run import duration
+from agent_tck.kit.options import duration
 from agent_tck.kit.text import markdown_inline
 from agent_tck.kit.verdicts import FAILED, ReqVerdict, ScenarioResult
 from agent_tck.reference.adapter import Adapter, serve

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import shlex
 import sys
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import jsonschema
 from agent_tck.doubles.backends import NAMES, profile
 from agent_tck.doubles.harness import fake
 from agent_tck.kit.errors import SuiteError
+from agent_tck.kit.files import write_atomically
 from agent_tck.kit.paths import SCHEMAS
 
 HARNESS_NAMES = NAMES  # the CLIs the fake harness plays
@@ -118,9 +118,7 @@ def write_script(path: Path, script: Script, **context: Any) -> None:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"
         raise SuiteError(f"error of the suite: the fake harness's script is invalid at {where}: "
                          f"{errors[0].message}")
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(document))
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(document))
 
 
 @functools.cache

@@ -53,7 +53,8 @@ def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    from agent_tck.doubles.realcli.record import record, write_whole
+    from agent_tck.doubles.realcli.record import record
+    from agent_tck.kit.files import write_atomically
 
     wanted = [t for t in index() if not argv or t.name in argv]
     unknown = set(argv) - {t.name for t in wanted}
@@ -68,7 +69,7 @@ def main(argv: list[str]) -> int:
         if problems:
             print(f"{t.name}: the model script did not play: {problems}", file=sys.stderr)
             return 1
-        write_whole(t.path, done.stdout)
+        write_atomically(t.path, done.stdout)
         lines = done.stdout.count(b"\n")
         print(f"{t.name}: {lines} lines, exit {done.returncode}")
     print("now: pytest tests/test_transcripts.py; then python -m agent_tck.doubles.realcli.shapes")

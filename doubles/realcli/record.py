@@ -23,6 +23,7 @@ from agent_tck.doubles.models.script import ScriptError, parse
 from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.errors import UsageError
+from agent_tck.kit.files import write_atomically
 
 
 @dataclass
@@ -79,7 +80,7 @@ def record_command(backend: str, script_path: Path, out_path: Path, prompt: str,
         print(f"{backend} did not finish in {timeout:g} s; nothing written to {out_path}",
               file=out)
         return 1
-    write_whole(out_path, done.stdout)
+    write_atomically(out_path, done.stdout)
     lines = done.stdout.count(b"\n")
     ended = "timed out" if done.returncode is None else f"exited {done.returncode}"
     print(f"{backend} {ended}; {lines} lines written to {out_path}; "
@@ -92,18 +93,3 @@ def record_command(backend: str, script_path: Path, out_path: Path, prompt: str,
         for line in tail:
             print(f"  stderr: {line}", file=out)
     return 1 if problems else 0
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file and a rename: never a partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

@@ -136,11 +136,11 @@ def expected(backend: str) -> dict[str, Any]:
 
 
 def write_schemas() -> None:
-    from agent_tck.doubles.realcli.record import write_whole
+    from agent_tck.kit.files import write_atomically
 
     CLI_SCHEMAS.mkdir(exist_ok=True)
     for backend in PROFILES:
-        write_whole(schema_path(backend), (json.dumps(expected(backend), indent=2) + "\n").encode())
+        write_atomically(schema_path(backend), json.dumps(expected(backend), indent=2) + "\n")
         print(f"wrote {schema_path(backend)}")
 
 
