@@ -12,14 +12,20 @@ from agent_tck.kit.drivers.dds import xdist_worker
 from agent_tck.reference.dds.config import LOOPBACK
 
 ROOT = Path(__file__).resolve().parent.parent
-# The suite uses 100..200 (see kit.drivers.dds); tests take 201..232: 16 per slot (module
-# offsets 0..13), two slots. Parallel pytest-xdist workers gw0 and gw1 (CI runs two) get a slot
-# each, so their DDS tests never meet; a plain run takes the slot of its pid's parity.
+# The suite's runs under xdist use 100..(100 + 2 x workers) (see kit.drivers.dds); tests take
+# 177..232 (232 is the highest id of DDS's port mapping): 14 per slot (module offsets 0..13),
+# four slots. Parallel pytest-xdist workers gw0..gw3 get a slot each, so their DDS tests never
+# meet; a plain run takes the slot of its pid.
+SLOTS, PER_SLOT = 4, 14
 _WORKER = xdist_worker()
-BASE_DOMAIN = 201 + 16 * ((os.getpid() if _WORKER is None else _WORKER) % 2)
+BASE_DOMAIN = 233 - SLOTS * PER_SLOT + PER_SLOT * ((os.getpid() if _WORKER is None else _WORKER)
+                                                  % SLOTS)
 
 
 def domain(offset: int) -> int:
+    """This worker's DDS domain number `offset` (0..13)."""
+    if not 0 <= offset < PER_SLOT:
+        raise ValueError(f"DDS test domain offset {offset} is outside 0..{PER_SLOT - 1}")
     return BASE_DOMAIN + offset
 
 
