@@ -5,6 +5,11 @@ first line is the title, the rest its description; it becomes a `Rule:`. A block
 `;----` lines names a scenario; it becomes a `Scenario:`. Every GIVEN/WHEN/THEN (and AND/BUT)
 line is a step, kept word for word, in order, wherever it stands. Anything else that is not
 blank is an error naming its line: no step is ever dropped silently.
+
+A description line that Gherkin would read as syntax (it begins with a keyword such as
+"When ..." or "Scenario:", a tag, a table, a comment or a doc string) is kept word for word
+behind the marker `> `, which makes it plain description: the same rule for every such line,
+so the output is deterministic, and a reader sees the words of the source.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from agent_tck.kit.files import write_atomically
 KEYWORDS = {"GIVEN": "Given", "WHEN": "When", "THEN": "Then", "AND": "And", "BUT": "But"}
 STEP = re.compile(r"^(GIVEN|WHEN|THEN|AND|BUT)\s+(\S.*)$")
 RULER = re.compile(r"^;\s*(=|-)\1{3,}\s*$")
-# A description line that Gherkin would read as a keyword, a tag, a table or a doc string.
+# A description line that Gherkin would read as a keyword, a tag, a table or a doc string
+# (keywords are matched as the official parser does: case-sensitive, before any text).
+ESCAPE = "> "  # put before a description line that GHERKIN_SPECIAL matches
 GHERKIN_SPECIAL = re.compile(
     r"^\s*(Feature|Rule|Background|Scenario|Scenario Outline|Example|Examples|Scenarios)\s*:"
     r"|^\s*(Given|When|Then|And|But|\*)\s|^\s*[@|#]|^\s*(\"\"\"|```)"
@@ -154,10 +161,7 @@ def render(doc: Document, *, feature: str, id_prefix: str, origin: str) -> str:
         indent = "  "
         if section.title:
             out += ["", f"  Rule: {section.title}"]
-            out += [
-                f"    {_description(d, doc.source, section.line)}" if d else ""
-                for d in section.description
-            ]
+            out += [f"    {_description(d)}" if d else "" for d in section.description]
             indent = "    "
         for c_index, scenario in enumerate(section.scenarios, 1):
             out += ["", f"{indent}@req:{id_prefix}-{s_index}.{c_index}"]
@@ -166,12 +170,11 @@ def render(doc: Document, *, feature: str, id_prefix: str, origin: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _description(line: str, source: str, number: int) -> str:
-    if GHERKIN_SPECIAL.match(line):
-        raise SpecError(
-            f"{source}:{number}: description line {line!r} would be read as Gherkin syntax"
-        )
-    return line
+def _description(line: str) -> str:
+    """The line as Gherkin description: word for word, behind `ESCAPE` when Gherkin would
+    read it as syntax, or when it begins with the marker itself (so the marker is never
+    ambiguous)."""
+    return ESCAPE + line if GHERKIN_SPECIAL.match(line) or line.startswith(ESCAPE) else line
 
 
 def feature_name(doc: Document, fallback: str) -> str:

@@ -111,9 +111,31 @@ def test_bad_documents_get_an_error_naming_the_line(text: str, message: str) -> 
     assert str(caught.value) == message
 
 
-def test_description_line_that_gherkin_would_misread_is_refused() -> None:
-    with pytest.raises(SpecError, match="would be read as Gherkin syntax"):
-        convert(";====\n; T\n;\n; Scenario: not really\n;====\n;----\n; S\n;----\nGIVEN x.\n")
+MISREAD = [
+    "Feature: a second feature", "Rule: the agent stays ready", "Background: the setup",
+    "Scenario: not really", "Scenario Outline: of many", "Example: one", "Examples: many",
+    "Scenarios: several", "Given an agent, the spec says", "When the CLI exits, the agent",
+    "Then it answers", "And so on", "But not this", "* a star line", "@tag-like words",
+    "| a | table |", "# a comment-like line", '"""', "```", "> already marked",
+]
+
+
+@pytest.mark.parametrize("line", MISREAD)
+def test_a_description_line_gherkin_would_misread_is_kept_behind_a_marker(line: str) -> None:
+    """Each form is escaped the same way, parses with the official parser, keeps every word
+    and adds no step, rule or scenario."""
+    gherkin = convert(f";====\n; T\n;\n; {line}\n; plain words\n;====\n;----\n; S\n;----\n"
+                      "GIVEN x.\n")
+    rule = Parser().parse(gherkin)["feature"]["children"][0]["rule"]
+    assert [d.strip() for d in rule["description"].splitlines()] == [f"> {line}", "plain words"]
+    assert [c["scenario"]["name"] for c in rule["children"]] == ["S"]
+    assert steps_of(gherkin) == ["Given x."]
+
+
+def test_words_that_only_contain_a_keyword_are_not_marked() -> None:
+    gherkin = convert(";====\n; T\n;\n; Whenever it runs, Given that\n;====\n;----\n; S\n;----\n"
+                      "GIVEN x.\n")
+    assert "    Whenever it runs, Given that\n" in gherkin
 
 
 def test_converted_file_is_written_whole(tmp_path: Path) -> None:
