@@ -89,11 +89,12 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
     if report.passed and report.when == "call" and result.verdict == NOT_RUN:
         result.verdict = PASSED
     elif report.skipped:
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        reason = reason.removeprefix("Skipped: ")
-        applies = call.excinfo is None or not call.excinfo.errisinstance(NotApplicable)
-        result.verdict = SKIPPED if applies else NA
-        result.evidence = reason
+        skip = call.excinfo.value if call.excinfo is not None else None
+        result.verdict = NA if isinstance(skip, NotApplicable) else SKIPPED
+        if isinstance(skip, pytest.skip.Exception):
+            result.evidence = skip.msg or ""
+        else:
+            result.evidence = _reason(report)
     elif report.failed and result.verdict not in (FAILED, ERRORED):
         broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
         result.verdict = ERRORED if broke or report.when != "call" else FAILED
@@ -101,6 +102,12 @@ def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallI
         if call.excinfo is not None:
             first = (str(call.excinfo.value).strip().splitlines() or [""])[0]
             result.error = f"{call.excinfo.typename}: {first}" if first else call.excinfo.typename
+
+
+def _reason(report: pytest.TestReport) -> str:
+    """The reason pytest gives for a skip (an xfail, a skip mark), from its report."""
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return reason.removeprefix("Skipped: ")
 
 
 def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_tck.reference.dds import cli, types
 from agent_tck.reference.dds.service import AgentService

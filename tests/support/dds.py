@@ -11,7 +11,7 @@ from pathlib import Path
 from agent_tck.kit.drivers.dds import xdist_worker
 from agent_tck.reference.dds.config import LOOPBACK
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # The suite's runs under xdist use 100..(100 + 2 x workers) (see kit.drivers.dds); tests take
 # 177..232 (232 is the highest id of DDS's port mapping): 14 per slot (module offsets 0..13),
 # four slots. Parallel pytest-xdist workers gw0..gw3 get a slot each, so their DDS tests never

@@ -18,7 +18,7 @@ import pytest
 
 from agent_tck.kit.run import plugin_args, private_basetemp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PARAM = "broken_impl"
 
 
