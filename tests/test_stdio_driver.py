@@ -7,6 +7,7 @@ run; the reference's adapter gives the same verdicts as the in-process driver.
 from __future__ import annotations
 
 import io
+import os
 import signal
 import subprocess
 import sys
@@ -228,3 +229,19 @@ def test_an_adapters_stderr_flood_keeps_only_a_bounded_tail() -> None:
         assert len(process.kept) <= STDERR_KEEP
     finally:
         driver.close()
+
+
+def test_stopping_an_adapter_ends_the_descendants_it_left_in_its_group(tmp_path: Path) -> None:
+    """An adapter that exits cleanly on `stop` but never ended a child of its own: nothing of
+    it outlives the run (the kit's side of issue 17 item 15)."""
+    pid_file = tmp_path / "child.pid"
+    driver = StdioDriver(fake("leaves-child", "start", 1, pid_file))
+    child = int(pid_file.read_text())
+    try:
+        assert child in still_running([child], within=0), "the adapter's child never started"
+        driver.close()
+        assert still_running([child], within=5) == {}, f"the child {child} outlived its adapter"
+    finally:
+        driver.close()
+        if still_running([child], within=0):
+            os.kill(child, signal.SIGKILL)

@@ -110,7 +110,7 @@ class AdapterProcess:
                 if sel.select(left):
                     chunk = os.read(fd, 1 << 16)
                     if not chunk:
-                        raise self._exited()
+                        raise self._gone()
                     chunks.append(chunk)
                     size += len(chunk)
                     if size > MAX_MESSAGE:
@@ -120,7 +120,19 @@ class AdapterProcess:
         self.transcript.append(f"<- {text[:500]}")
         return text
 
-    def _exited(self) -> AdapterExited:
+    def _exited(self, within: float) -> bool:
+        """Whether the adapter exited within `within` seconds; it is left unreaped (a zombie
+        keeps its process group's id from being reused)."""
+        deadline = time.monotonic() + within
+        while True:
+            with contextlib.suppress(ChildProcessError):
+                if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+                    return True
+            if self.proc.returncode is not None or time.monotonic() >= deadline:
+                return self.proc.returncode is not None
+            time.sleep(0.01)
+
+    def _gone(self) -> AdapterExited:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=1)
         code = self.proc.returncode
@@ -134,7 +146,9 @@ class AdapterProcess:
         return printable(tail.decode("utf-8", errors="replace"))
 
     def stop(self, grace: float = 2.0) -> None:
-        """Close stdin, wait, SIGTERM the group, wait, SIGKILL; always reap."""
+        """Close stdin, wait, SIGTERM the group, wait, SIGKILL; then SIGKILL what is left of
+        the adapter's process group (descendants it never ended) while its exited leader still
+        holds the group's id, and reap the leader."""
         with contextlib.suppress(OSError):
             if self.proc.stdin:
                 self.proc.stdin.close()
@@ -142,9 +156,10 @@ class AdapterProcess:
             if sig is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=grace)
+            if self._exited(within=grace):
                 break
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
         with contextlib.suppress(OSError):
             if self.proc.stdout:

@@ -7,8 +7,9 @@ ONCE_FILE, only the first adapter process to get there does (it creates the file
 of: crash, hang, junk (a non-JSON line before the response), wrong-seq, wrong-version,
 bad-schema (a response missing a required field), noise (stderr chatter, then behaves),
 sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
-initialize handshake), or broken:NAME (serve the broken agent tests.miniatures.agent.NAME,
-no fault).
+initialize handshake), leaves-child (start a `sleep` it never ends, write its pid into
+ONCE_FILE, then behave and exit cleanly on `stop`), or broken:NAME (serve the broken agent
+tests.miniatures.agent.NAME, no fault).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from agent_tck.reference.adapter import Adapter
@@ -88,6 +90,11 @@ def main(argv: list[str]) -> int:
         fault = "none"
     if fault == "noise":
         print("warning: adapter starting in debug mode", file=sys.stderr, flush=True)
+    if fault == "leaves-child":  # a descendant in the adapter's group, never waited for
+        child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        Path(once).write_text(str(child.pid))
+        fault, once = "none", ""
     if fault == "stderr-flood":  # 8 MiB of log lines, then the last words
         for _ in range(8 * 1024):
             sys.stderr.write("x" * 1023 + "\n")
