@@ -5,7 +5,9 @@ loop (no thread, no pipe deadlock); stdout is split into lines with a size cap, 
 only its tail, so memory stays bounded whatever the child prints. At the deadline the whole
 group gets SIGTERM, after the grace period SIGKILL; descendants left behind are killed, those
 that left the group too (found by the run id in their environment, see reference/strays.py);
-the child is always reaped.
+the child is always reaped. On Linux the child also gets SIGTERM from the kernel if the
+agent's thread that started it dies first (killed with SIGKILL): a coding task never runs on
+unsupervised, and a served request asked again elsewhere never runs twice at once.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent_tck.reference import strays
 from agent_tck.reference.exceptions import LaunchError
@@ -28,6 +30,30 @@ from agent_tck.reference.exceptions import LaunchError
 log = logging.getLogger(__name__)
 
 CHUNK = 1 << 16
+PR_SET_PDEATHSIG = 1
+
+
+def _find_prctl() -> Any:
+    """libc's prctl, found once here: a child between fork and exec must not load anything."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()
+
+
+def _ends_with(parent: int) -> Callable[[], None]:
+    """For the child before exec: SIGTERM when its parent dies; at once if it already has."""
+    def arm() -> None:
+        if _PRCTL is not None:
+            _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+    return arm
 MAX_LINE = 16 << 20  # lines up to 16 MiB are read whole (D-6); longer ones are skipped
 STDERR_TAIL = 4096
 LINGER = 0.2  # how long to keep reading after the child exits, for a descendant's output
@@ -104,6 +130,7 @@ def spawn(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=_ends_with(os.getpid()),
         )
     except OSError as exc:
         raise LaunchError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc

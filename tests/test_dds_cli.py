@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,3 +142,50 @@ def test_python_dash_m_reference_dds_runs(rig: HarnessRig) -> None:
         assert ask("ping", "--agent", "dash-m", "--timeout", "20")[:2] == (0, "echo: ping\n")
     finally:
         assert stop(proc) == 0
+
+
+def _wait(client: object, what: str, until: object, seconds: float = 30) -> None:
+    from agent_tck.reference.dds.client import Client
+
+    assert isinstance(client, Client) and callable(until)
+    deadline = time.monotonic() + seconds
+    while not until() and time.monotonic() < deadline:
+        client.pump(0.2)
+    assert until(), f"{what}: not within {seconds} s; agents seen: {client.agents}"
+
+
+def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
+        tmp_path: Path) -> None:
+    """Agent `a` takes the request and is killed with SIGKILL while its CLI runs; its CLI gets
+    SIGTERM from the kernel (never left running the task), the client asks again and agent
+    `b` answers it: one reply, from `b`, under the id the caller has."""
+    from agent_tck.reference.dds.client import Client
+
+    hangs, answers = HarnessRig(tmp_path / "a"), HarnessRig(tmp_path / "b")
+    hangs.use(Script("claude").init().add("sleep", 300))
+    answers.use(Script("claude").init("sess-b").echo())
+    client = Client(domain(1))
+    first = start_served("a", domain(1), hangs.path())
+    second = None
+    try:
+        _wait(client, "agent a ready", lambda: ("a", "READY") in client.agents.values())
+        rid = client.submit("take me", timeout=40)
+        _wait(client, "agent a ran the CLI", lambda: bool(hangs.starts()))
+        second = start_served("b", domain(1), answers.path())
+        _wait(client, "agent b ready", lambda: ("b", "READY") in client.agents.values())
+        first.kill()
+        reply = client.result(rid)
+        orphan = hangs.starts()[0]["pid"]
+        _wait(client, "the killed agent's CLI got SIGTERM",
+              lambda: hangs.signals(orphan) == ["SIGTERM"], seconds=10)
+    finally:
+        for proc in (first, second):
+            if proc is not None:
+                stop(proc, signal.SIGKILL if proc is first else signal.SIGTERM)
+        for start in hangs.starts():  # the killed agent's CLI leads its own process group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(start["pgid"], signal.SIGKILL)
+        client.close()
+    assert (reply.request_id, reply.service_instance_tag, reply.status) == (rid, "b", 0)
+    assert reply.message == "echo: take me"
+    assert len(answers.starts()) == 1 and len(hangs.starts()) == 1

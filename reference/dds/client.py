@@ -3,6 +3,11 @@
 A client is the arbiter of its own requests: it grants each request to the first agent
 that offers to take it, exactly once, and accepts a reply only from that agent. One client
 can have many requests in flight (`submit`, then `result` for each).
+
+When the agent a request was granted to is gone before it replied (killed: its liveliness
+is lost and its status instance disposed), the client asks again under a new request id
+(`<id>~<n>`), so another agent can take it; the reply is returned under the original id. The
+request ran at most once to completion: the dead agent can no longer reply.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_tck.reference.dds import types
@@ -53,6 +58,8 @@ class _Ask:
     granted: str | None = None
     offered_by: set[str] = field(default_factory=set)
     reply: Reply | None = None
+    original: str = ""  # the request id the caller knows (the request's own until re-asked)
+    asked: int = 1  # how many times it was published
 
     def accepts(self, offer: types.AgentOffer) -> bool:
         request = self.request
@@ -84,7 +91,7 @@ class Client:
             target_service_guid=agent if by_guid else "",
             service_instance_tag="" if by_guid else agent,
             metadata=dumps({"timeout": timeout, "client": self.name}))
-        self.asks[rid] = _Ask(request, time.monotonic() + timeout)
+        self.asks[rid] = _Ask(request, time.monotonic() + timeout, original=rid)
         self.requests.write(request)
         return rid
 
@@ -109,13 +116,14 @@ class Client:
         for sample in self.replies.take()[0]:
             ask = self.asks.get(sample.request_id)
             if ask and ask.reply is None and sample.replier_service_guid == ask.granted:
-                ask.reply = Reply.from_sample(sample)
+                ask.reply = replace(Reply.from_sample(sample), request_id=ask.original)
         data, gone = self.statuses.take()
         for status in data:
             self.agents[status.agent_guid] = (status.agent_name, status.state)
         for key in gone:
             name = self.agents.get(key.agent_guid, ("?", ""))[0]
             self.agents[key.agent_guid] = (name, "OFFLINE")
+            self._ask_again(key.agent_guid)
 
     def close(self) -> None:
         self.bus.close()
@@ -129,14 +137,28 @@ class Client:
             ask.granted = offer.agent_guid
             self.grants.write(types.AgentGrant(offer.request_id, offer.agent_guid))
 
+    def _ask_again(self, gone: str) -> None:
+        """Publish again, under a new id, each unanswered request granted to the agent `gone`."""
+        for ask in [a for rid, a in self.asks.items() if a.request.request_id == rid]:
+            if ask.granted == gone and ask.reply is None:
+                self._unpublish(ask.request)
+                ask.asked += 1
+                ask.request = replace(ask.request, request_id=f"{ask.original}~{ask.asked}")
+                ask.granted = None
+                self.asks[ask.request.request_id] = ask
+                self.requests.write(ask.request)
+
     def _retire(self, ask: _Ask) -> None:
         """Settle the request for every agent and drop it from the writers' history."""
-        rid = ask.request.request_id
         if ask.reply is None and ask.granted is None:
-            self.grants.write(types.AgentGrant(rid, ""))  # withdrawn
-        self.requests.unregister_instance(ask.request)
-        self.grants.unregister_instance(types.AgentGrant(rid, ""))
-        del self.asks[rid]
+            self.grants.write(types.AgentGrant(ask.request.request_id, ""))  # withdrawn
+        self._unpublish(ask.request)
+        for rid in [rid for rid, a in self.asks.items() if a is ask]:
+            del self.asks[rid]
+
+    def _unpublish(self, request: types.AgentRequest) -> None:
+        self.requests.unregister_instance(request)
+        self.grants.unregister_instance(types.AgentGrant(request.request_id, ""))
 
     def _why(self, ask: _Ask) -> str:
         request = ask.request
