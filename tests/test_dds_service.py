@@ -115,3 +115,41 @@ def test_configuration_defaults_to_loopback() -> None:
 def test_domain_ids_are_checked(bad: int) -> None:
     with pytest.raises(ConfigError, match=r"DDS domain id must be 0\.\.232"):
         check_domain(bad)
+
+
+def test_what_waits_at_an_agent_is_bounded(service: AgentService,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """By count and by size; a request over the bound is left on the bus, not queued here."""
+    monkeypatch.setattr(service_module, "MAX_PENDING", 2)
+    monkeypatch.setattr(service_module, "MAX_PENDING_CHARS", 100)
+    service.pending["a"] = service_module.Pending(request("a"), time.monotonic() + 60)
+    assert not service._full(request("b"))
+    big = types.AgentRequest("big", "x" * 99, "", "", "", "{}")
+    assert service._full(big)
+    service.pending["b"] = service_module.Pending(request("b"), time.monotonic() + 60)
+    assert service._full(request("c"))
+
+
+def test_a_request_cannot_wait_for_ever(service: AgentService,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `timeout` of 1e400 (infinity in JSON) waits a day at most, not for ever."""
+    sample = types.AgentRequest("forever", "hi", "", "", "", '{"timeout": 1e400}')
+    monkeypatch.setattr(service, "requests", _Inbox([sample]))
+    service._read_requests(0.0)
+    assert service.pending["forever"].deadline == service_module.MAX_REQUEST_TTL
+
+
+def test_remembered_conversations_are_bounded_newest_kept(
+        service: AgentService, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service_module, "MAX_CONVERSATIONS", 2)
+    for name in ("c1", "c2", "c1", "c3"):
+        service._remember(name, service_module.Conversation("owner", None))
+    assert list(service.conversations) == ["c1", "c3"]
+
+
+class _Inbox:
+    def __init__(self, data: list[types.AgentRequest]) -> None:
+        self.data = data
+
+    def take(self) -> tuple[list[types.AgentRequest], list[types.AgentRequest]]:
+        return self.data, []

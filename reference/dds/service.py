@@ -36,6 +36,10 @@ DEFAULT_REQUEST_TTL = 3600.0  # how long a request waits for an agent when it sa
 REPLY_RETENTION = 60.0  # how long a reply stays in the writer's history for late readers
 ACK_WAIT = 1.0  # on shutdown, how long to wait for readers to acknowledge the last samples
 SETTLED_MEMORY = 10_000  # request ids remembered as taken elsewhere
+MAX_REQUEST_TTL = 24 * 3600.0  # a request's own `timeout` is honoured up to this
+MAX_PENDING = 1_000  # requests waiting at one agent at once
+MAX_PENDING_CHARS = 64 << 20  # their messages and metadata together
+MAX_CONVERSATIONS = 10_000  # conversations remembered (their owner and session), newest kept
 
 
 class StopFlag(threading.Event):
@@ -164,10 +168,23 @@ class AgentService:
             rid = request.request_id
             if rid in self.settled or rid in self.pending or not self._addressed(request):
                 continue
+            if self._full(request):
+                continue  # still on the bus for other agents, and for its client's timeout
             ttl = _number(loads_object(request.metadata).get("timeout"), DEFAULT_REQUEST_TTL)
-            self.pending[rid] = Pending(request, now + ttl)
+            self.pending[rid] = Pending(request, now + min(ttl, MAX_REQUEST_TTL))
         for key in gone:  # the client went away: nobody waits for an answer
             self._settle(key.request_id)
+
+    def _full(self, request: types.AgentRequest) -> bool:
+        """Whether queuing `request` would pass the bounds on what waits here."""
+        chars = sum(len(p.request.message) + len(p.request.metadata)
+                    for p in self.pending.values())
+        size = len(request.message) + len(request.metadata)
+        if len(self.pending) < MAX_PENDING and chars + size <= MAX_PENDING_CHARS:
+            return False
+        log.warning("not queuing request %s (%d characters): %d requests of %d characters "
+                    "already wait here", request.request_id, size, len(self.pending), chars)
+        return True
 
     def _read_grants(self) -> None:
         data, gone = self.grants.take()
@@ -202,8 +219,14 @@ class AgentService:
         known = self.conversations.get(reply.conversation_id)
         if not isinstance(session, str):
             session = known.session_id if known else None
-        self.conversations[reply.conversation_id] = Conversation(reply.replier_service_guid,
-                                                                 session)
+        self._remember(reply.conversation_id, Conversation(reply.replier_service_guid, session))
+
+    def _remember(self, conversation_id: str, conversation: Conversation) -> None:
+        """Keep the newest MAX_CONVERSATIONS conversations: the map is in order of last use."""
+        self.conversations.pop(conversation_id, None)
+        self.conversations[conversation_id] = conversation
+        while len(self.conversations) > MAX_CONVERSATIONS:
+            del self.conversations[next(iter(self.conversations))]
 
     # --- deciding --------------------------------------------------------------------------
 
@@ -288,7 +311,7 @@ class AgentService:
         if request.conversation_id:
             known = self.conversations.get(request.conversation_id)
             session = response.get("session_id") or (known.session_id if known else None)
-            self.conversations[request.conversation_id] = Conversation(self.guid, session)
+            self._remember(request.conversation_id, Conversation(self.guid, session))
         self._settle(rid)
 
     def _forget_replies(self, now: float) -> None:
