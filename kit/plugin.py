@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from fnmatch import fnmatch
+from typing import Any
 
 import pytest
 
-from agent_tck.kit import registry
+from agent_tck.kit import registry, verdicts
 from agent_tck.kit.drivers import Driver, make_driver
 from agent_tck.kit.options import add_shared
 
@@ -26,17 +27,6 @@ pytest_plugins = [
     "agent_tck.steps.realcli_steps",
 ]
 
-NOT_APPLICABLE = "not applicable"
-
-
-class NotApplicable(pytest.skip.Exception):  # type: ignore[name-defined,misc]
-    """A scenario skipped because it does not apply to the implementation: its verdict is
-    "not applicable", told apart from other skips by its type, never by its words."""
-
-
-def not_applicable(reason: str) -> NoReturn:
-    """Skip the running scenario as not applicable, for `reason`."""
-    raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
 # Components that are not profiles of their own: the one they check with other means.
 CHECKS_COMPONENT = {"real-cli": "agent"}
 
@@ -44,6 +34,30 @@ CHECKS_COMPONENT = {"real-cli": "agent"}
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agent-tck")
     add_shared(group.addoption)
+    group.addoption("--req", action="append", default=[], metavar="PATTERN",
+                    help="run only scenarios of matching requirement IDs (e.g. 'EH-*')")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--req` patterns (fnmatch) deselect scenarios that check none of the matching
+    requirements (in each xdist worker alike)."""
+    patterns = config.getoption("--req")
+    if not patterns:
+        return
+    keep = [i for i in items
+            if any(fnmatch(m.args[0], p) for m in i.iter_markers("req") for p in patterns)]
+    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+    items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Each report carries its scenario's outcome, read where it ran (verdicts.outcome)."""
+    report: pytest.TestReport = yield
+    if item.get_closest_marker("component") is not None:
+        report.user_properties.append((verdicts.KEY, verdicts.outcome(item, report, call)))
+    return report
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -124,10 +138,10 @@ def _applicable(request: pytest.FixtureRequest) -> None:
     impl: Driver = request.getfixturevalue("driver")
     component = CHECKS_COMPONENT.get(marker.args[0], marker.args[0])
     if component not in impl.info.components:
-        not_applicable(f"component {component!r} not declared")
+        verdicts.not_applicable(f"component {component!r} not declared")
 
 
 def require_backend(impl: Driver, backend: str) -> None:
     """Skip, as not applicable, when the implementation does not declare `backend`."""
     if backend not in impl.info.backends:
-        not_applicable(f"backend {backend!r} not declared")
+        verdicts.not_applicable(f"backend {backend!r} not declared")

@@ -40,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         help="run only scenarios of matching requirement IDs (e.g. 'EH-*')",
     )
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=workers,
+        metavar="N",
+        help="run the scenarios on N worker processes ('auto': one per CPU), each with its own "
+        "implementation (adapter); the same verdicts in the same order as without",
+    )
     parser.add_argument("-k", dest="keyword", help="select scenarios by pytest -k expression")
     parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
     parser.add_argument(
@@ -91,11 +99,26 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         if getattr(args, "verbose", False)
         else ["-qq", "--tb=short", "-p", "no:warnings"]
     )
+    for pattern in getattr(args, "req", None) or []:
+        argv += ["--req", pattern]
+    workers = getattr(args, "workers", None)
+    if workers is not None:
+        argv += ["-n", str(workers), "--dist", "load"]
     if args.keyword:
         argv += ["-k", args.keyword]
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
     return argv
+
+
+def workers(text: str) -> int | str:
+    """An argparse type: a number of worker processes from 1 to 64, or 'auto'."""
+    if text == "auto":
+        return text
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"expected a number of workers from 1 to 64 or "
+                                         f"'auto', got {text!r}")
+    return int(text)
 
 
 def report_path(text: str) -> Path:
@@ -124,7 +147,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )  # a setup error is exit code 2, before any scenario runs
     info = impl.info
     impl.close()
-    collector = verdicts.Collector(args.req)
+    collector = verdicts.Collector()
     with _sigterm_interrupts(), private_basetemp() as basetemp:
         code = pytest.main([*pytest_args(args), *basetemp], plugins=[collector])
     if code in (

@@ -1,7 +1,10 @@
 """Verdicts: what each scenario and each requirement came to in a conformance run.
 
-A pytest plugin (`Collector`) records every scenario's outcome with its `req` markers; the
-functions below fold them into requirement verdicts and the run's verdict. A MUST whose
+Where a scenario runs (the session itself, or a pytest-xdist worker), the suite's plugin
+reads its outcome from the exception and puts it on pytest's report (`outcome`, as a user
+property); the `Collector` reads the reports where they arrive (the session, or xdist's
+controller), so a run with workers gives the same verdicts as one without. The functions
+below fold them into requirement verdicts and the run's verdict. A MUST whose
 scenarios did not run counts as failed; SHOULD failures make the run not conformant only with
 `strict`.
 """
@@ -10,14 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from agent_tck.kit.errors import DriverError, SuiteError
-from agent_tck.kit.plugin import NotApplicable
 from agent_tck.kit.registry import Requirement
+
+KEY = "agent-tck"  # the user property a report's outcome travels in
+NOT_APPLICABLE = "not applicable"
+
+
+class NotApplicable(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A scenario skipped because it does not apply to the implementation: its verdict is
+    "not applicable", told apart from other skips by its type, never by its words."""
+
+
+def not_applicable(reason: str) -> NoReturn:
+    """Skip the running scenario as not applicable, for `reason`."""
+    raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
+
 
 PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
     "passed",
@@ -49,59 +64,84 @@ class ReqVerdict:
 
 
 class Collector:
-    """pytest plugin: one ScenarioResult per selected scenario; `reqs` patterns (fnmatch)
-    deselect scenarios that check none of the matching requirements."""
+    """pytest plugin: one ScenarioResult per selected scenario, from the outcomes the reports
+    carry (`outcome`), in collection order."""
 
-    def __init__(self, reqs: Iterable[str] = ()) -> None:
+    def __init__(self) -> None:
         self.results: dict[str, ScenarioResult] = {}
-        self.patterns = list(reqs)
+        self.order: list[str] = []
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(
-        self, config: pytest.Config, items: list[pytest.Item]
-    ) -> None:
-        if self.patterns:
-            keep = [
-                i
-                for i in items
-                if any(fnmatch(m.args[0], p) for m in i.iter_markers("req") for p in self.patterns)
-            ]
-            config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-            items[:] = keep
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Without workers: every selected scenario, "not run" until its reports arrive."""
         for item in items:
-            component = item.get_closest_marker("component")
-            reqs = tuple(m.args[0] for m in item.iter_markers("req"))
-            self.results[item.nodeid] = ScenarioResult(
-                item.nodeid, item.name, component.args[0] if component else "", reqs
-            )
+            self.results[item.nodeid] = ScenarioResult(item.nodeid, *_identity(item))
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-        report: pytest.TestReport = yield
-        result = self.results.get(item.nodeid)
-        if result is not None:
-            result.duration += report.duration
-            _apply(result, report, call)
-        return report
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """With workers: the order the scenarios were collected in (every worker's is one)."""
+        self.order = self.order or list(ids)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = dict(report.user_properties).get(KEY)
+        if not isinstance(data, dict):
+            return
+        result = self.results.get(report.nodeid)
+        if result is None:
+            result = ScenarioResult(report.nodeid, data["name"], data["component"],
+                                    tuple(data["reqs"]))
+            self.results[report.nodeid] = result
+        result.duration += report.duration
+        _apply(result, data)
+
+    def pytest_sessionfinish(self) -> None:
+        if self.order:
+            rank = {nodeid: i for i, nodeid in enumerate(self.order)}
+            ordered = sorted(self.results.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+            self.results = dict(ordered)
 
 
-def _apply(result: ScenarioResult, report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
-    if report.passed and report.when == "call" and result.verdict == NOT_RUN:
-        result.verdict = PASSED
+def _identity(item: pytest.Item) -> tuple[str, str, tuple[str, ...]]:
+    component = item.get_closest_marker("component")
+    # Sorted: pytest-bdd keeps tags in a set, whose order changes with each process's hashing.
+    reqs = tuple(sorted({m.args[0] for m in item.iter_markers("req")}))
+    return item.name, component.args[0] if component else "", reqs
+
+
+def outcome(item: pytest.Item, report: pytest.TestReport,
+            call: pytest.CallInfo[None]) -> dict[str, Any]:
+    """What one phase of a scenario came to, as plain data that travels with its report:
+    `kind` (passed, not applicable, skipped, errored, failed, or None for a phase that
+    decides nothing), `evidence`, `error`, and the scenario's name, component and reqs."""
+    name, component, reqs = _identity(item)
+    found: dict[str, Any] = {"name": name, "component": component, "reqs": list(reqs),
+                             "kind": None, "evidence": "", "error": ""}
+    skip = call.excinfo.value if call.excinfo is not None else None
+    if report.passed and report.when == "call":
+        found["kind"] = PASSED
     elif report.skipped:
-        skip = call.excinfo.value if call.excinfo is not None else None
-        result.verdict = NA if isinstance(skip, NotApplicable) else SKIPPED
-        if isinstance(skip, pytest.skip.Exception):
-            result.evidence = skip.msg or ""
-        else:
-            result.evidence = _reason(report)
-    elif report.failed and result.verdict not in (FAILED, ERRORED):
+        found["kind"] = NA if isinstance(skip, NotApplicable) else SKIPPED
+        skipped = isinstance(skip, pytest.skip.Exception)
+        found["evidence"] = str(getattr(skip, "msg", "") or "") if skipped else _reason(report)
+    elif report.failed:
         broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
-        result.verdict = ERRORED if broke or report.when != "call" else FAILED
-        result.evidence = _clip(report.longreprtext)
+        found["kind"] = ERRORED if broke or report.when != "call" else FAILED
+        found["evidence"] = _clip(report.longreprtext)
         if call.excinfo is not None:
             first = (str(call.excinfo.value).strip().splitlines() or [""])[0]
-            result.error = f"{call.excinfo.typename}: {first}" if first else call.excinfo.typename
+            found["error"] = f"{call.excinfo.typename}: {first}" if first else (
+                call.excinfo.typename)
+    return found
+
+
+def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
+    kind = data["kind"]
+    if kind == PASSED and result.verdict == NOT_RUN:
+        result.verdict = PASSED
+    elif kind in (NA, SKIPPED):
+        result.verdict, result.evidence = kind, data["evidence"]
+    elif kind in (FAILED, ERRORED) and result.verdict not in (FAILED, ERRORED):
+        result.verdict, result.evidence, result.error = kind, data["evidence"], data["error"]
 
 
 def _reason(report: pytest.TestReport) -> str:

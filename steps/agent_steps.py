@@ -21,7 +21,8 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
 from agent_tck.kit.observe import process_state
-from agent_tck.kit.plugin import not_applicable, require_backend
+from agent_tck.kit.plugin import require_backend
+from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.

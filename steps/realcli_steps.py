@@ -22,7 +22,8 @@ from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import still_running
-from agent_tck.kit.plugin import not_applicable, require_backend
+from agent_tck.kit.plugin import require_backend
+from agent_tck.kit.verdicts import not_applicable
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc

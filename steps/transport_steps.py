@@ -22,7 +22,7 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
 from agent_tck.kit.observe import group_members, process_state
-from agent_tck.kit.plugin import not_applicable
+from agent_tck.kit.verdicts import not_applicable
 
 if TYPE_CHECKING:
     from agent_tck.kit.drivers.dds import DdsDriver

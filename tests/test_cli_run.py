@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_tck.kit import registry
 from agent_tck.kit.cli import main
 from agent_tck.kit.drivers.inprocess import InProcessDriver
@@ -153,3 +155,43 @@ def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
                        "parse_line 1", "--component", "backends", "-k", "init_line")
     assert code == 1 and out.splitlines()[-1].startswith("PARTIAL: ")
     assert "NOT CONFORMANT, nothing was judged (1 errored" in out.splitlines()[-1]
+
+
+def _report(path: Path) -> dict[str, Any]:
+    """A JSON report without what changes from run to run: times, temporary paths."""
+    import json
+
+    report = json.loads(path.read_text())
+    report["header"].pop("finished")
+    for scenario in report["scenarios"]:
+        scenario.pop("duration")
+        scenario["evidence"] = "evidence" if scenario["evidence"] else ""
+    return report
+
+
+def test_workers_give_the_report_of_one_process(tmp_path: Path) -> None:
+    """Same verdicts, same scenarios in the same order, the same JSON apart from times."""
+    args = ("--component", "runner", "--component", "backends")
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert run(*args, "--json", str(one))[0] == 0
+    code, out, _ = run(*args, "-n", "2", "--json", str(two))
+    assert code == 0, out
+    assert _report(two) == _report(one)
+
+
+def test_workers_fail_what_one_process_fails(tmp_path: Path) -> None:
+    args = ("--impl", "python:tests.miniatures.agent:PromptAsArgument", "--component", "agent",
+            "-k", "flag or stdin", "--strict")
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert run(*args, "--json", str(one))[0] == 1
+    assert run(*args, "-n", "2", "--json", str(two))[0] == 1
+    assert _report(two) == _report(one)
+    assert "failed" in {s["verdict"] for s in _report(one)["scenarios"]}
+
+
+@pytest.mark.parametrize("bad", ["0", "65", "two", "-1"])
+def test_a_bad_number_of_workers_is_a_usage_error_naming_it(bad: str) -> None:
+    code, _, err = run("-n", bad)
+    assert code == 2
+    assert err.splitlines()[-1] == ("agent-tck: error: argument -n/--workers: expected a number "
+                                    f"of workers from 1 to 64 or 'auto', got {bad!r}")
