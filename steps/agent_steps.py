@@ -35,7 +35,7 @@ QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 @pytest.fixture
 def world(driver: Driver, harness_rig: HarnessRig, tmp_path: Path,
           time_scale: float, scenario_backend: str | None) -> AgentWorld:
-    world = AgentWorld(driver, harness_rig, tmp_path / "sandbox", time_scale)
+    world = AgentWorld(driver, tmp_path / "sandbox", time_scale, harness_rig)
     if scenario_backend is not None:
         world.backend, world.pinned = scenario_backend, True
     return world
@@ -60,7 +60,7 @@ def agent_in_state(world: AgentWorld, state: str) -> None:
 
 @given(parsers.parse('a CodingGenesisAgent with working_dir "{path}".'))
 def agent_with_working_dir(world: AgentWorld, path: str) -> None:
-    sandboxed = world.sandbox / path.lstrip("/")
+    sandboxed = world.root / path.lstrip("/")
     sandboxed.mkdir(parents=True)
     world.settings["working_dir"] = str(sandboxed)
 
@@ -319,7 +319,7 @@ def _spec_parser() -> Driver:
 
 @then(parsers.parse('the subprocess cwd is set to "{path}".'))
 def cwd_is(world: AgentWorld, path: str) -> None:
-    expected = world.sandbox / path.lstrip("/")
+    expected = world.root / path.lstrip("/")
     assert Path(world.rig.last_start()["cwd"]) == expected
 
 

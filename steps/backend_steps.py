@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pytest_bdd import parsers, then, when
 
@@ -13,10 +14,12 @@ from agent_tck.steps.world import ParseWorld
 
 
 @when(parsers.parse("the {backend} backend parses:"), target_fixture="parsed")
-def backend_parses(driver: Driver, backend: str, docstring: str) -> ParseWorld:
+def backend_parses(driver: Driver, tmp_path: Path, time_scale: float, backend: str,
+                   docstring: str) -> ParseWorld:
     require_backend(driver, backend)
     lines = [as_printed(backend, line) for line in docstring.splitlines() if line.strip()]
-    return ParseWorld(lines, [driver.parse_line(backend, line) for line in lines])
+    events = [driver.parse_line(backend, line) for line in lines]
+    return ParseWorld(driver, tmp_path, time_scale, lines, events)
 
 
 @then("the events are:")

@@ -92,7 +92,7 @@ def harness_never_finishes(world: AgentWorld) -> None:
 
 @given("the harness command is missing from PATH")
 def harness_missing(world: AgentWorld) -> None:
-    empty = world.sandbox / "empty-bin"
+    empty = world.root / "empty-bin"
     empty.mkdir(parents=True)
     world.path_override = str(empty)
 
@@ -284,7 +284,7 @@ def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
 
 @given("the harness command is on PATH but is not executable")
 def harness_not_executable(world: AgentWorld) -> None:
-    plain = world.sandbox / "plain-bin"
+    plain = world.root / "plain-bin"
     plain.mkdir(parents=True)
     for name in HARNESS_NAMES:
         (plain / name).write_text("#!/bin/sh\necho never run\n")

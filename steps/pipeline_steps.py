@@ -26,10 +26,10 @@ from agent_tck.steps.pipeline_world import (
 
 
 @pytest.fixture
-def pipeline(driver: Driver, tmp_path: Path) -> PipelineWorld:
-    sandbox = tmp_path / "project"
-    sandbox.mkdir()
-    return PipelineWorld(driver, sandbox)
+def pipeline(driver: Driver, tmp_path: Path, time_scale: float) -> PipelineWorld:
+    project = tmp_path / "project"
+    project.mkdir()
+    return PipelineWorld(driver, project, time_scale)
 
 
 def _names(text: str) -> list[str]:
@@ -139,7 +139,7 @@ def schema_title(contract: str, words: str) -> None:
 
 @given(parsers.parse('the source file "{path}", last modified at {mtime:d}'))
 def source_file(pipeline: PipelineWorld, path: str, mtime: int) -> None:
-    target = pipeline.sandbox / path
+    target = pipeline.root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("class Subject\nend\n", encoding="utf-8")
     os.utime(target, (mtime, mtime))
@@ -176,7 +176,7 @@ def agent_crashes_writing(pipeline: PipelineWorld, agent: str) -> None:
 
 @given(parsers.parse('the metadata file "{path}" holds:'))
 def metadata_holds(pipeline: PipelineWorld, path: str, docstring: str) -> None:
-    target = pipeline.sandbox / path
+    target = pipeline.root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(docstring + "\n", encoding="utf-8")
 
@@ -244,13 +244,13 @@ def agents_ran(pipeline: PipelineWorld, count: int) -> None:
 
 @then(parsers.parse('the only metadata file is "{path}"'))
 def only_metadata_file(pipeline: PipelineWorld, path: str) -> None:
-    found = sorted(str(p.relative_to(pipeline.sandbox))
-                   for p in (pipeline.sandbox / "tmp").rglob("*") if p.is_file())
+    found = sorted(str(p.relative_to(pipeline.root))
+                   for p in (pipeline.root / "tmp").rglob("*") if p.is_file())
     assert found == [path], f"files under tmp/: {found}"
 
 
 def _metadata(pipeline: PipelineWorld, path: str) -> Any:
-    target = pipeline.sandbox / path
+    target = pipeline.root / path
     assert target.is_file(), f"{path} does not exist"
     return yaml.safe_load(target.read_text(encoding="utf-8"))
 
@@ -269,7 +269,7 @@ def metadata_lacks(pipeline: PipelineWorld, path: str, marker: str) -> None:
 
 @then(parsers.parse('"{directory}" holds no other file'))
 def holds_no_other_file(pipeline: PipelineWorld, directory: str) -> None:
-    found = sorted(p.name for p in (pipeline.sandbox / directory).iterdir())
+    found = sorted(p.name for p in (pipeline.root / directory).iterdir())
     assert found == ["app_services_payment_processor.yml"], f"{directory} holds {found}"
 
 
@@ -281,5 +281,5 @@ def refused(pipeline: PipelineWorld, words: str) -> None:
 
 @then("the sandbox holds no metadata file")
 def no_metadata_anywhere(pipeline: PipelineWorld) -> None:
-    found = [str(p) for p in pipeline.sandbox.parent.rglob("*.yml")]
+    found = [str(p) for p in pipeline.root.parent.rglob("*.yml")]
     assert found == [], f"metadata written: {found}"

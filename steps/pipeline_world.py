@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from agent_tck.kit.drivers import Driver
 from agent_tck.kit.paths import SCHEMAS
+from agent_tck.steps.world import World
 
 # The seed's Agent Sequence (seed 002, Pipeline Protocol).
 AGENTS = ("discovery-agent", "code-analyzer", "isolation-decider", "test-architect",
@@ -27,9 +26,8 @@ def _default_agents() -> dict[str, dict[str, Any]]:
 
 
 @dataclass
-class PipelineWorld:
-    driver: Driver
-    sandbox: Path
+class PipelineWorld(World):
+    """`root` is the project the pipeline runs in."""
     document: str | None = None
     contract: str | None = None
     verdict: dict[str, Any] | None = None
@@ -48,7 +46,7 @@ class PipelineWorld:
 
     def run_pipeline(self, source: str, start_at: str | None = None) -> dict[str, Any]:
         agents = [self.agents[name] for name in self.order]
-        self.run = self.driver.pipeline_run(str(self.sandbox), source, agents, start_at)
+        self.run = self.driver.pipeline_run(str(self.root), source, agents, start_at)
         return self.run
 
     @property

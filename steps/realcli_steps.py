@@ -24,15 +24,16 @@ from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import still_running
 from agent_tck.kit.plugin import require_backend
 from agent_tck.kit.verdicts import not_applicable
+from agent_tck.steps.world import World
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
 
 
 @dataclass
-class RealWorld:
-    driver: Driver
-    root: Path
+class RealWorld(World):
+    """The real CLI in its sandbox: `root` holds its HOME and working directory."""
+
     backend: str = "claude"
     timeout: float = 60.0
     turns: list[dict[str, Any]] = field(default_factory=list)
@@ -71,8 +72,8 @@ class RealWorld:
 
 
 @pytest.fixture
-def real(driver: Driver, tmp_path: Path) -> Iterator[RealWorld]:
-    world = RealWorld(driver, tmp_path)
+def real(driver: Driver, tmp_path: Path, time_scale: float) -> Iterator[RealWorld]:
+    world = RealWorld(driver, tmp_path, time_scale)
     try:
         yield world
     finally:

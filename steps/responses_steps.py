@@ -9,16 +9,20 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
 
 from agent_tck.kit.drivers import Driver
+from agent_tck.steps.world import World
 
 
 @dataclass
-class ParseCase:
+class ResponsesWorld(World):
+    """A Responses API payload, a pristine copy of it, and what the parser answered."""
+
     payload: Any = None
     pristine: Any = None
     answer: dict[str, Any] = field(default_factory=dict)
@@ -30,43 +34,45 @@ class ParseCase:
 
 
 @pytest.fixture
-def parse_case() -> ParseCase:
-    return ParseCase()
+def responses_world(driver: Driver, tmp_path: Path, time_scale: float) -> ResponsesWorld:
+    return ResponsesWorld(driver, tmp_path, time_scale)
 
 
 @given("the Responses API object:")
-def responses_object(parse_case: ParseCase, docstring: str) -> None:
-    parse_case.payload = json.loads(docstring)
-    parse_case.pristine = copy.deepcopy(parse_case.payload)
+def responses_object(responses_world: ResponsesWorld, docstring: str) -> None:
+    responses_world.payload = json.loads(docstring)
+    responses_world.pristine = copy.deepcopy(responses_world.payload)
 
 
 @given(parsers.parse("the JSON payload {value}"))
-def json_payload(parse_case: ParseCase, value: str) -> None:
-    responses_object(parse_case, value)
+def json_payload(responses_world: ResponsesWorld, value: str) -> None:
+    responses_object(responses_world, value)
 
 
 @when("the parser reads it")
-def parser_reads(parse_case: ParseCase, driver: Driver) -> None:
-    parse_case.answer = driver.responses_parse(parse_case.payload)
+def parser_reads(responses_world: ResponsesWorld, driver: Driver) -> None:
+    responses_world.answer = driver.responses_parse(responses_world.payload)
 
 
 @then("the messages are:")
-def messages_are(parse_case: ParseCase, docstring: str) -> None:
-    assert "messages" in parse_case.answer, f"the payload was rejected: {parse_case.answer}"
-    assert parse_case.answer["messages"] == json.loads(docstring)
+def messages_are(responses_world: ResponsesWorld, docstring: str) -> None:
+    answer = responses_world.answer
+    assert "messages" in answer, f"the payload was rejected: {answer}"
+    assert responses_world.answer["messages"] == json.loads(docstring)
 
 
 @then(parsers.parse('the parser rejects it at "{path}"'))
-def rejected_at(parse_case: ParseCase, path: str) -> None:
-    assert parse_case.rejection().get("path") == path, parse_case.answer
+def rejected_at(responses_world: ResponsesWorld, path: str) -> None:
+    assert responses_world.rejection().get("path") == path, responses_world.answer
 
 
 @then(parsers.parse('the error message contains "{text}"'))
-def error_contains(parse_case: ParseCase, text: str) -> None:
-    assert text in str(parse_case.rejection().get("message")), parse_case.answer
+def error_contains(responses_world: ResponsesWorld, text: str) -> None:
+    assert text in str(responses_world.rejection().get("message")), responses_world.answer
 
 
 @then("the payload is unchanged")
-def payload_unchanged(parse_case: ParseCase) -> None:
-    assert "messages" in parse_case.answer, f"the payload was rejected: {parse_case.answer}"
-    assert parse_case.payload == parse_case.pristine
+def payload_unchanged(responses_world: ResponsesWorld) -> None:
+    answer = responses_world.answer
+    assert "messages" in answer, f"the payload was rejected: {answer}"
+    assert responses_world.payload == responses_world.pristine

@@ -12,7 +12,8 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from pytest_bdd import given, parsers, then, when
@@ -23,6 +24,7 @@ from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
 from agent_tck.kit.observe import group_members, process_state
 from agent_tck.kit.verdicts import not_applicable
+from agent_tck.steps.world import World
 
 if TYPE_CHECKING:
     from agent_tck.kit.drivers.dds import DdsDriver
@@ -33,15 +35,19 @@ REPLY_WAIT = 60.0
 
 
 @dataclass
-class TransportWorld:
-    dds: DdsDriver
+class TransportWorld(World):
+    """`driver` is the DDS driver: served agents and the clients that ask them."""
+
     rig: HarnessRig
-    time_scale: float
     backend: str = "claude"
     names: dict[str, str] = field(default_factory=dict)  # label in the scenario -> name
     script: Script | None = None
     sent: dict[str, str] = field(default_factory=dict)  # request_id -> message
     codes: dict[str, int | None] = field(default_factory=dict)
+
+    @property
+    def dds(self) -> DdsDriver:
+        return cast("DdsDriver", self.driver)  # the fixture below makes it one
 
     def new_script(self) -> Script:
         if self.script is None:
@@ -79,8 +85,8 @@ class TransportWorld:
 
 
 @pytest.fixture
-def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: float
-              ) -> Iterator[TransportWorld]:
+def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: float,
+              tmp_path: Path) -> Iterator[TransportWorld]:
     impl: str = pytestconfig.getoption("--impl")
     if not dds_available():
         not_applicable("Cyclone DDS (cyclonedds) is not installed")
@@ -90,7 +96,7 @@ def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: 
 
     dds = DdsDriver(impl.partition(":")[2], domain_offset=1)
     try:
-        yield TransportWorld(dds, harness_rig, time_scale)
+        yield TransportWorld(dds, tmp_path, time_scale, harness_rig)
     finally:
         dds.close()
 

@@ -18,11 +18,21 @@ from agent_tck.kit.drivers import Driver, RequestResult
 
 
 @dataclass
-class AgentWorld:
+class World:
+    """The shape of every component's world: the implementation under test (`driver`), the
+    scenario's own folder (`root`) and the factor applied to the spec's durations
+    (`time_scale`). A component's world adds what its scenarios arrange and observe; one is
+    made per scenario by its step module's fixture. tests/test_layout.py keeps every world
+    in steps/ of this shape."""
+
     driver: Driver
-    rig: HarnessRig
-    sandbox: Path
+    root: Path
     time_scale: float
+
+
+@dataclass
+class AgentWorld(World):
+    rig: HarnessRig
     backend: str = "claude"
     pinned: bool = False  # the backend is the run's, whatever the scenario's steps name
     settings: dict[str, Any] = field(default_factory=dict)
@@ -89,11 +99,12 @@ def _json_line(value: dict[str, Any]) -> str:
 
 
 @dataclass
-class ParseWorld:
-    """Lines handed to a backend's parse_line and the events each one gave."""
+class ParseWorld(World):
+    """The backends component: lines handed to a backend's parse_line and the events each
+    one gave."""
 
-    lines: list[str]
-    events: list[list[dict[str, Any]]]
+    lines: list[str] = field(default_factory=list)
+    events: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def without_raw(self) -> list[dict[str, Any]]:
         return [{k: v for k, v in e.items() if k != "raw"} for batch in self.events for e in batch]

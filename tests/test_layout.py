@@ -86,3 +86,21 @@ def test_steps_holds_step_modules_and_their_worlds_only() -> None:
               if p.parent.name != "suite" and p.name != "__init__.py"
               and not p.stem.endswith(("_steps", "world"))]
     assert others == []
+
+
+def test_every_world_has_the_same_shape() -> None:
+    """Each class in steps/ is a component's world: `World` (the implementation under test,
+    the scenario's folder, the time scale) or a subclass of it, named for what it holds."""
+    from agent_tck.steps import world
+
+    found = {}
+    for path in sorted((ROOT / "steps").glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                found[f"{path.name}:{node.name}"] = bases
+    odd = {name: bases for name, bases in found.items()
+           if not name.endswith("World") or (bases != ["World"] and not name.endswith(":World"))}
+    assert odd == {}
+    assert [f.name for f in world.World.__dataclass_fields__.values()] == [
+        "driver", "root", "time_scale"]
