@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 
@@ -33,3 +34,10 @@ def test_the_claude_agent_sdk_example_fails_exactly_its_baseline() -> None:
     expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
     assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
     assert verdicts["RP-1.1"] == "passed" and verdicts["RP-1.2"] == "not applicable"
+    counts = [len(verdicts)] + [sum(v in kinds for v in verdicts.values()) for kinds in (
+        ("passed",), ("not applicable",), ("failed", "errored"))]
+    page = (ROOT / "docs" / "adapter-protocol.md").read_text(encoding="utf-8")
+    said = re.search(r"Of the (\d+) agent requirements, (\d+) pass, (\d+) are not applicable"
+                     r"[^)]*\) and (\d+) fail", " ".join(page.split()))
+    assert said is not None, "docs/adapter-protocol.md no longer says how the SDK fares"
+    assert [int(n) for n in said.groups()] == counts, "docs/adapter-protocol.md's counts"
