@@ -33,6 +33,7 @@ class Run:
     conformant: bool
     expected: dict[str, str]  # baselined requirement -> reason
     stale: list[str]
+    summary: str = ""  # the one-line verdict the terminal shows (verdicts.summary)
 
 
 def to_json(run: Run) -> str:
@@ -61,6 +62,7 @@ def to_json(run: Run) -> str:
         "footer": {
             "conformant": run.conformant,
             "stale_baseline_entries": run.stale,
+            "summary": run.summary,
             "counts": _counts(v.verdict for v in run.verdicts),
         },
     }

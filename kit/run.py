@@ -13,7 +13,7 @@ from typing import TextIO
 
 import pytest
 
-from agent_tck.kit import registry, reports, verdicts
+from agent_tck.kit import html_report, registry, reports, verdicts
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import UsageError
@@ -57,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
     parser.add_argument("--markdown", type=report_path, metavar="FILE",
                         help="write a Markdown summary")
+    parser.add_argument("--html", type=report_path, metavar="FILE",
+                        help="write a self-contained HTML report (no script, no network)")
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -165,7 +167,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
     stale = reports.apply_baseline(folded, baseline)
     ok = verdicts.conformant(folded, strict=args.strict, expected=baseline) and not stale
-    result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale)
+    partial = selected or bool(args.component)
+    total = len(registry.load()) if partial else None
+    line = verdicts.summary(folded, ok, total, baseline)
+    result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale,
+                         line)
     _write_reports(args, result)
     print(verdicts.table(folded, baseline), file=out)
     for rid in stale:
@@ -174,9 +180,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{next(v.verdict for v in folded if v.req.id == rid)}",
             file=out,
         )
-    partial = selected or bool(args.component)
-    total = len(registry.load()) if partial else None
-    print(verdicts.summary(folded, ok, total, baseline), file=out)
+    print(line, file=out)
     return 0 if ok else 1
 
 
@@ -213,6 +217,7 @@ def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
         (args.json, reports.to_json),
         (args.junit, reports.to_junit),
         (args.markdown, reports.to_markdown),
+        (args.html, html_report.render),
     )
     for path, render in writers:
         if path is not None:

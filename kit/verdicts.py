@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import pytest
+from pytest_bdd.reporting import scenario_reports_registry
 
 from agent_tck.kit.errors import DriverError, SuiteError
 from agent_tck.kit.registry import Requirement
@@ -54,6 +55,11 @@ class ScenarioResult:
     evidence: str = ""  # pytest's report of the failure, or the reason of a skip
     error: str = ""  # what failed, in a line: the exception's type and first line
     duration: float = 0.0
+    # The Gherkin scenario, known once its first step started: its title, where it is written
+    # (feature file:line), and [keyword, text, passed / failed / skipped] per step.
+    title: str = ""
+    where: str = ""
+    steps: list[list[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -112,10 +118,11 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
             call: pytest.CallInfo[None]) -> dict[str, Any]:
     """What one phase of a scenario came to, as plain data that travels with its report:
     `kind` (passed, not applicable, skipped, errored, failed, or None for a phase that
-    decides nothing), `evidence`, `error`, and the scenario's name, component and reqs."""
+    decides nothing), `evidence`, `error`, the scenario's name, component and reqs, and what
+    `_gherkin` tells of it."""
     name, component, reqs = _identity(item)
     found: dict[str, Any] = {"name": name, "component": component, "reqs": list(reqs),
-                             "kind": None, "evidence": "", "error": ""}
+                             "kind": None, "evidence": "", "error": "", **_gherkin(item)}
     skip = call.excinfo.value if call.excinfo is not None else None
     if report.passed and report.when == "call":
         found["kind"] = PASSED
@@ -134,8 +141,37 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
     return found
 
 
+def _gherkin(item: pytest.Item) -> dict[str, Any]:
+    """The scenario's `title`, `where` it is written and its `steps`, from pytest-bdd's report
+    of it; empty values when it stopped (a skip, a fixture's error) before its first step."""
+    report = scenario_reports_registry.get(item)
+    if report is None:
+        return {"title": "", "where": "", "steps": []}
+    scenario = report.scenario
+    # The suite reads features/<component>/: pytest-bdd names files from <component>/ on.
+    return {"title": scenario.name,
+            "where": f"features/{scenario.feature.rel_filename}:{scenario.line_number}",
+            "steps": _steps(report)}
+
+
+def _steps(report: Any) -> list[list[str]]:
+    """Each step with how it went: after the failed step (pytest-bdd marks the rest failed
+    too) and from a step that never finished (a skip inside it), the rest did not run."""
+    ran, steps, went_on = report.step_reports, [], True
+    for index, step in enumerate(report.scenario.steps):
+        done = ran[index] if index < len(ran) else None
+        status = SKIPPED
+        if went_on and done is not None and done.stopped is not None:
+            status = FAILED if done.failed else PASSED
+        went_on = status == PASSED
+        steps.append([step.keyword, step.name, status])
+    return steps
+
+
 def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
     kind = data["kind"]
+    if data.get("steps"):
+        result.title, result.where, result.steps = data["title"], data["where"], data["steps"]
     if kind == PASSED and result.verdict == NOT_RUN:
         result.verdict = PASSED
     elif kind in (NA, SKIPPED):

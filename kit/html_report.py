@@ -1,0 +1,259 @@
+"""The HTML report of a conformance run: one self-contained file a person opens in a browser.
+
+The verdict comes first (the run's, then counts by verdict and level), then each component's
+requirements, each one a `<details>` (with an anchor: `report.html#RP-5.1`) that opens to its
+scenarios written as Gherkin, every step marked passed, failed or skipped, and the evidence of
+a failure. Filters by verdict, level and component are radio buttons and CSS: the file has no
+script, loads nothing from anywhere, and works with JavaScript off. Every piece of text goes
+through `_text` (an implementation's name, its errors and its stderr are hostile).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from datetime import UTC, datetime
+
+from agent_tck.kit.reports import BAD, Run
+from agent_tck.kit.text import xml_safe
+from agent_tck.kit.verdicts import (
+    ERRORED,
+    FAILED,
+    NA,
+    NOT_RUN,
+    PASSED,
+    SKIPPED,
+    ReqVerdict,
+    ScenarioResult,
+)
+
+VERDICTS = (FAILED, ERRORED, PASSED, NA, NOT_RUN)  # a requirement's, worst first
+LEVELS = ("MUST", "SHOULD")
+MARKS = {PASSED: "\u2713", FAILED: "\u2717", SKIPPED: "-"}  # how a step went
+
+CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:72em;padding:1em;color:#222}
+h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.5em}
+.outcome{font-size:1.6em;font-weight:bold;margin:.2em 0}.good{color:#176b1c}.bad{color:#b00020}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.15em .6em;text-align:right}
+th:first-child,td:first-child{text-align:left}dt{font-weight:bold;float:left;width:8em}
+dd{margin-left:8em}.f{position:absolute;opacity:0;pointer-events:none}
+nav{margin:1em 0}nav div{margin:.2em 0}
+nav label{border:1px solid #aaa;border-radius:3px;padding:0 .4em;cursor:pointer}
+details.req{border:1px solid #ddd;border-radius:3px;margin:.3em 0;padding:.2em .5em}
+details.req>summary{cursor:pointer}.rid{font-family:monospace;font-weight:bold}
+.verdict{border-radius:3px;padding:0 .3em;font-size:.9em}
+.v-passed{background:#dff3e0}.v-failed,.v-errored{background:#fbdde1}
+.v-not-applicable,.v-not-run,.v-skipped{background:#eee}
+.gherkin{font-family:monospace;margin:.3em 0 .3em 1em}.steps{list-style:none;padding-left:2em}
+.step.passed .mark{color:#176b1c}.step.failed{color:#b00020;font-weight:bold}
+.step.skipped{color:#888}.kw{font-weight:bold}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+.meta{color:#666;font-size:.85em}
+"""
+
+
+def render(run: Run, finished: str | None = None) -> str:
+    """The whole report; `finished` (ISO date and time) defaults to now."""
+    when = finished or datetime.now(UTC).isoformat(timespec="seconds")
+    components = list(dict.fromkeys(v.req.component for v in run.verdicts))
+    title = _text(f"agent-tck: {run.impl.name} {run.impl.version}")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>",
+        f"<style>{CSS}{_filter_css(components)}</style></head><body>",
+        *_radios(components),
+        _summary(run, when),
+        _filters(components),
+        "<main>",
+        *(_component(c, [v for v in run.verdicts if v.req.component == c], run)
+          for c in components),
+        "</main></body></html>",
+        "",
+    ])
+
+
+def _text(value: object) -> str:
+    """Any text, inert in HTML content and attribute values."""
+    return html.escape(xml_safe(str(value)), quote=True)
+
+
+def _slug(value: str) -> str:
+    """A class or id fragment: 'not applicable' -> 'not-applicable'."""
+    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+
+
+# Filters: one radio group per axis (verdict, level, component), checked "all" by default.
+# The inputs are hidden siblings before <nav> and <main>; their labels in <nav> toggle them.
+def _axes(components: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(group, what it filters, values) per filter axis."""
+    return [("fv", "verdict", VERDICTS), ("fl", "level", LEVELS),
+            ("fc", "component", tuple(components))]
+
+
+def _radios(components: list[str]) -> list[str]:
+    return [f'<input type="radio" class="f" name="{group}" id="{group}-{_slug(value)}"'
+            f'{" checked" if value == "all" else ""}>'
+            for group, _, values in _axes(components) for value in ("all", *values)]
+
+
+def _filters(components: list[str]) -> str:
+    rows = [f'<div>{what}: ' + " ".join(
+        f'<label for="{group}-{_slug(v)}">{_text(v)}</label>' for v in ("all", *values)) + "</div>"
+        for group, what, values in _axes(components)]
+    return '<nav aria-label="filters"><h2>Requirements</h2>' + "".join(rows) + "</nav>"
+
+
+def _filter_css(components: list[str]) -> str:
+    """Hide what the checked radio of each axis excludes; mark the checked label. A component
+    left with nothing to show is hidden too, where the browser knows `:has`."""
+    prefix = {"fv": "v", "fl": "l", "fc": "c"}
+    rules = []
+    for group, _, values in _axes(components):
+        for value in ("all", *values):
+            radio = f"#{group}-{_slug(value)}:checked"
+            label = f'nav label[for="{group}-{_slug(value)}"]'
+            rules.append(f"{radio}~{label}{{background:#333;color:#fff}}")
+            rules.append(f"#{group}-{_slug(value)}:focus-visible~{label}{{outline:2px solid}}")
+            if value != "all":
+                cls = f"{prefix[group]}-{_slug(value)}"
+                rules.append(f"{radio}~main .req:not(.{cls}){{display:none}}")
+                rules.append(f"{radio}~main .comp:not(:has(.req.{cls})){{display:none}}")
+    return "\n".join(rules)
+
+
+def _summary(run: Run, when: str) -> str:
+    impl = run.impl
+    outcome = "CONFORMANT" if run.conformant else "NOT CONFORMANT"
+    parts = [
+        "<header>",
+        f"<h1>agent-tck: {_text(impl.name)} {_text(impl.version)}</h1>",
+        f'<p id="outcome" class="outcome {"good" if run.conformant else "bad"}">{outcome}</p>',
+        f'<p id="summary">{_text(run.summary)}</p>' if run.summary else "",
+        "<dl>",
+        f"<dt>name</dt><dd>{_text(impl.name)}</dd>",
+        f"<dt>version</dt><dd>{_text(impl.version)}</dd>",
+        f"<dt>language</dt><dd>{_text(impl.language)}</dd>",
+        f"<dt>components</dt><dd>{_text(', '.join(impl.components))}</dd>",
+        f"<dt>backends</dt><dd>{_text(', '.join(impl.backends))}</dd>",
+        f"<dt>finished</dt><dd><time>{_text(when)}</time></dd>",
+        "</dl>",
+        _counts_table(run.verdicts),
+        _bad_list(run),
+        _stale(run.stale),
+        "</header>",
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+def _counts_table(verdicts: list[ReqVerdict]) -> str:
+    """Requirements by verdict (rows) and level (columns), with totals."""
+    counts = Counter((v.verdict, v.req.level) for v in verdicts)
+    head = "<tr><th>verdict</th>" + "".join(f"<th>{lvl}</th>" for lvl in LEVELS) + "<th>all</th>"
+    rows = [head + "</tr>"]
+    for verdict in VERDICTS:
+        cells = [counts[verdict, level] for level in LEVELS]
+        rows.append(f'<tr class="v-{_slug(verdict)}"><td>{verdict}</td>'
+                    + "".join(f"<td>{n}</td>" for n in [*cells, sum(cells)]) + "</tr>")
+    totals = [sum(v.req.level == level for v in verdicts) for level in LEVELS]
+    rows.append("<tr><th>all</th>" + "".join(f"<th>{n}</th>" for n in [*totals, len(verdicts)])
+                + "</tr>")
+    return '<table id="counts">' + "".join(rows) + "</table>"
+
+
+def _bad_list(run: Run) -> str:
+    """Links to the failed and errored requirements, MUSTs first."""
+    bad = sorted((v for v in run.verdicts if v.verdict in BAD),
+                 key=lambda v: LEVELS.index(v.req.level) if v.req.level in LEVELS else 2)
+    if not bad:
+        return ""
+    items = "".join(
+        f'<li><a href="#{_text(v.req.id)}">{_text(v.req.id)}</a> {_text(v.req.level)} '
+        f"{_text(v.verdict)}{_expected(run, v)}</li>" for v in bad)
+    return f'<h2>Failed requirements</h2><ul id="failing">{items}</ul>'
+
+
+def _expected(run: Run, verdict: ReqVerdict) -> str:
+    return " (expected)" if verdict.req.id in run.expected else ""
+
+
+def _stale(stale: list[str]) -> str:
+    if not stale:
+        return ""
+    links = ", ".join(f'<a href="#{_text(rid)}">{_text(rid)}</a>' for rid in stale)
+    return f'<p id="stale">Stale baseline entries (now passing): {links}</p>'
+
+
+def _component(name: str, verdicts: list[ReqVerdict], run: Run) -> str:
+    reqs = "\n".join(_requirement(v, run) for v in verdicts)
+    return (f'<section class="comp c-{_slug(name)}" id="component-{_slug(name)}">'
+            f"<h2>{_text(name)}</h2>\n{reqs}\n</section>")
+
+
+def _requirement(v: ReqVerdict, run: Run) -> str:
+    req = v.req
+    classes = f"req v-{_slug(v.verdict)} l-{_slug(req.level)} c-{_slug(req.component)}"
+    reason = run.expected.get(req.id)
+    return "\n".join(p for p in [
+        f'<details class="{classes}" id="{_text(req.id)}"{" open" if v.verdict in BAD else ""}>',
+        f'<summary><span class="rid">{_text(req.id)}</span> {_text(req.level)} '
+        f'<span class="verdict v-{_slug(v.verdict)}">{_text(v.verdict)}'
+        f"{_expected(run, v)}</span> {_text(req.text)}</summary>",
+        f'<p class="meta">source: {_text(req.source)}</p>',
+        f'<p class="expected">expected failure: {_text(reason)}</p>' if reason else "",
+        _scenarios(v.scenarios),
+        "</details>",
+    ] if p)
+
+
+def _scenarios(scenarios: list[ScenarioResult]) -> str:
+    if not scenarios:
+        return '<p class="meta">no scenario of this requirement was selected</p>'
+    return "<ol class=\"scenarios\">" + "".join(
+        f"<li>{_scenario(s)}</li>" for s in scenarios) + "</ol>"
+
+
+def _scenario(s: ScenarioResult) -> str:
+    return "\n".join(p for p in [
+        f'<details class="scenario v-{_slug(s.verdict)}"{" open" if s.verdict in BAD else ""}>',
+        f'<summary><span class="verdict v-{_slug(s.verdict)}">{_text(s.verdict)}</span> '
+        f"{_text(s.title or s.name)}{_text(_param(s.name))}</summary>",
+        f'<p class="meta">{_text(s.where) + ", " if s.where else ""}'
+        f"<code>{_text(s.nodeid)}</code>, {s.duration:.2f} s</p>",
+        _gherkin(s),
+        f'<p class="error">{_text(s.error)}</p>' if s.error else "",
+        _evidence(s),
+        "</details>",
+    ] if p)
+
+
+def _gherkin(s: ScenarioResult) -> str:
+    """The scenario's steps, each marked; without recorded steps, a line that says so."""
+    if not s.steps:
+        return '<p class="meta">no step ran</p>'
+    tags = " ".join(f"@req:{rid}" for rid in s.reqs)
+    return (f'<div class="gherkin"><div class="meta">{_text(tags)}</div>'
+            f'<div><span class="kw">Scenario:</span> {_text(s.title)}</div>'
+            f'<ol class="steps">{"".join(_step(*step) for step in s.steps)}</ol></div>')
+
+
+def _param(name: str) -> str:
+    """The parameter of a scenario's run, ' [claude]' of 'test_x[claude]', else ''."""
+    return f" [{name.partition('[')[2]}" if name.endswith("]") else ""
+
+
+def _step(keyword: str, text: str, status: str) -> str:
+    mark = MARKS.get(status, "?")
+    return (f'<li class="step {_slug(status)}"><span class="mark" title="{_text(status)}">'
+            f'{mark}</span> <span class="kw">{_text(keyword)}</span> {_text(text)}</li>')
+
+
+def _evidence(s: ScenarioResult) -> str:
+    if not s.evidence:
+        return ""
+    if s.verdict in BAD:
+        return f'<pre class="evidence">{_text(s.evidence)}</pre>'
+    return f'<p class="reason">{_text(s.evidence)}</p>'

@@ -1,0 +1,266 @@
+"""`agent-tck run --html`: one self-contained page, the verdict first, every requirement with
+its anchor, its scenarios as Gherkin with marked steps, and the evidence, all text inert."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from agent_tck.kit import html_report, registry, reports
+from agent_tck.kit.cli import main
+from agent_tck.kit.drivers import make_driver
+from agent_tck.kit.drivers.base import ImplInfo
+from agent_tck.kit.verdicts import FAILED, PASSED, SKIPPED, ReqVerdict, ScenarioResult
+
+VOID = {"meta", "input", "br", "hr", "img", "link", "source", "embed"}
+LOADERS = {"script", "link", "img", "iframe", "object", "embed", "source", "audio", "video"}
+BROKEN = ("--impl", "python:tests.miniatures.agent:NoReap", "--component", "agent",
+          "-k", "exceeds_timeout")
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[Node | str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+
+class Tree(HTMLParser):
+    """The page as a tree; an end tag that closes anything but the open element fails."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {})
+        self.stack, self.all = [self.root], [self.root]
+        self.feed(page)
+        self.close()
+        assert [n.tag for n in self.stack] == ["#document"], "unclosed elements"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        self.all.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+    def find(self, tag: str, cls: str = "", under: Node | None = None) -> list[Node]:
+        nodes = self.all if under is None else _descendants(under)
+        return [n for n in nodes if n.tag == tag and (not cls or cls in n.classes())]
+
+    def by_id(self, ident: str) -> Node:
+        [node] = [n for n in self.all if n.attrs.get("id") == ident]
+        return node
+
+
+def _descendants(node: Node) -> list[Node]:
+    found = []
+    for child in node.children:
+        if isinstance(child, Node):
+            found += [child, *_descendants(child)]
+    return found
+
+
+def _run(tmp: Path, *argv: str) -> tuple[int, str, Tree, dict[str, object]]:
+    page, report = tmp / "report.html", tmp / "report.json"
+    out = io.StringIO()
+    code = main(["run", *argv, "--html", str(page), "--json", str(report)], out, io.StringIO())
+    return code, out.getvalue(), Tree(page.read_text(encoding="utf-8")), json.loads(
+        report.read_text())
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Tree, dict[str, object]]:
+    return _run(tmp_path_factory.mktemp("good"), "--component", "runner")
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Tree, dict[str, object]]:
+    return _run(tmp_path_factory.mktemp("broken"), *BROKEN)
+
+
+def _steps(tree: Tree, scenario: Node) -> list[tuple[str, str]]:
+    """(status, text) of each step of a scenario's Gherkin."""
+    return [(next(iter(s.classes() - {"step"})), " ".join(s.text().split()[2:]))
+            for s in tree.find("li", "step", scenario)]
+
+
+def test_a_conformant_run_says_so_before_its_requirements_each_with_an_anchor(
+        good: tuple[int, str, Tree, dict[str, object]]) -> None:
+    code, out, tree, _ = good
+    assert code == 0
+    outcome = tree.by_id("outcome")
+    assert outcome.text() == "CONFORMANT"
+    assert tree.by_id("summary").text() == out.splitlines()[-1]
+    reqs = tree.find("details", "req")
+    assert tree.all.index(outcome) < tree.all.index(reqs[0])
+    runner = [r.id for r in registry.load().values() if r.component == "runner"]
+    assert [r.attrs["id"] for r in reqs] == runner
+    assert all(tree.by_id(rid) is req for rid, req in zip(runner, reqs, strict=True))
+
+
+def test_the_summary_names_the_implementation_and_counts_by_verdict_and_level(
+        good: tuple[int, str, Tree, dict[str, object]]) -> None:
+    _, _, tree, _ = good
+    impl = make_driver("reference", 5.0)
+    info = impl.info
+    impl.close()
+    facts = dict(zip((n.text() for n in tree.find("dt")), (n.text() for n in tree.find("dd")),
+                     strict=True))
+    assert {k: facts[k] for k in ("name", "version", "language")} == {
+        "name": info.name, "version": info.version, "language": info.language}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", facts["finished"])
+    runner = [r for r in registry.load().values() if r.component == "runner"]
+    levels = [sum(r.level == level for r in runner) for level in ("MUST", "SHOULD")]
+    rows = {}
+    for row in tree.find("tr", under=tree.by_id("counts")):
+        first, *cells = [c.text() for c in row.children if isinstance(c, Node)]
+        rows[first] = cells
+    assert rows["passed"] == [*map(str, levels), str(len(runner))]
+    assert rows["all"] == rows["passed"]
+    assert rows["failed"] == rows["errored"] == rows["not applicable"] == ["0", "0", "0"]
+
+
+def test_passed_scenarios_show_every_step_passed(
+        good: tuple[int, str, Tree, dict[str, object]]) -> None:
+    _, _, tree, report = good
+    scenarios = tree.find("details", "scenario")
+    assert len(scenarios) >= len(report["scenarios"])  # type: ignore[arg-type]
+    for scenario in scenarios:
+        steps = _steps(tree, scenario)
+        assert steps and {status for status, _ in steps} == {PASSED}, scenario.text()[:200]
+
+
+def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_evidence(
+        broken: tuple[int, str, Tree, dict[str, object]]) -> None:
+    code, _, tree, _ = broken
+    assert code == 1
+    assert tree.by_id("outcome").text() == "NOT CONFORMANT"
+    req = tree.by_id("EH-1.1")
+    assert {"v-failed", "l-must", "c-agent"} <= req.classes() and "open" in req.attrs
+    assert [a.attrs["href"] for a in tree.find("a", under=tree.by_id("failing"))] == ["#EH-1.1"]
+    scenarios = tree.find("details", "scenario", req)
+    assert len(scenarios) == 2  # once per backend
+    for scenario in scenarios:
+        assert _steps(tree, scenario) == [
+            *[(PASSED, text) for text in (
+                "a CodingGenesisAgent with timeout 10.0 seconds.",
+                "the subprocess runs for longer than 10 seconds without completing.",
+                "the timeout is reached.",
+                "the subprocess is terminated via SIGTERM.")],
+            (FAILED, "the subprocess is waited on to prevent zombie processes."),
+            *[(SKIPPED, text) for text in (
+                'the response contains key "status" with a non-zero value.',
+                'the response contains key "message" with text containing "timed out".',
+                'the agent transitions to "READY" state, not "DEGRADED".')],
+        ]
+        [error] = tree.find("p", "error", scenario)
+        assert re.fullmatch(r"AssertionError: harness pid \d+ is still there in state 'Z' "
+                            r"\(Z = zombie\)", error.text())
+        [evidence] = tree.find("pre", "evidence", scenario)
+        assert "in no_zombie" in evidence.text() and error.text() in evidence.text()
+
+
+def test_the_json_report_keeps_its_fields_and_adds_the_steps(
+        broken: tuple[int, str, Tree, dict[str, object]]) -> None:
+    _, out, _, report = broken
+    scenario = report["scenarios"][0]  # type: ignore[index]
+    assert set(scenario) == {"nodeid", "name", "component", "reqs", "verdict", "evidence",
+                             "error", "duration", "title", "where", "steps"}
+    assert scenario["title"] == "Subprocess exceeds timeout."
+    assert scenario["where"] == "features/agent/001_error_handling.feature:11"
+    assert [status for _, _, status in scenario["steps"]] == [PASSED] * 4 + [FAILED] + [
+        SKIPPED] * 3
+    assert report["footer"]["summary"] == out.splitlines()[-1]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("which", ["good", "broken"])
+def test_the_page_loads_nothing_from_anywhere(which: str, request: pytest.FixtureRequest) -> None:
+    tree: Tree = request.getfixturevalue(which)[2]
+    assert not [n.tag for n in tree.all if n.tag in LOADERS]
+    assert not [n for n in tree.all if "src" in n.attrs or "srcset" in n.attrs]
+    hrefs = [n.attrs["href"] for n in tree.all if "href" in n.attrs]
+    assert hrefs == [h for h in hrefs if h.startswith("#")]
+    ids = {n.attrs["id"] for n in tree.all if "id" in n.attrs}
+    assert {h[1:] for h in hrefs} <= ids
+    [style] = tree.find("style")
+    assert not re.search(r"@import|url\(|//", style.text())
+
+
+def test_the_filters_work_without_a_script(
+        broken: tuple[int, str, Tree, dict[str, object]]) -> None:
+    _, _, tree, report = broken
+    [style] = tree.find("style")
+    css = style.text()
+    radios = {n.attrs["id"]: n for n in tree.find("input") if n.attrs.get("type") == "radio"}
+    labels = [n.attrs["for"] for n in tree.find("label")]
+    assert sorted(labels) == sorted(radios)
+    assert {r for r in radios if "checked" in radios[r].attrs} == {"fv-all", "fl-all", "fc-all"}
+    for radio, cls in (("fv-failed", "v-failed"), ("fv-not-run", "v-not-run"),
+                       ("fl-should", "l-should"), ("fc-agent", "c-agent")):
+        assert f"#{radio}:checked~main .req:not(.{cls}){{display:none}}" in css
+    main_index = tree.all.index(tree.find("main")[0])
+    assert all(tree.all.index(r) < main_index for r in radios.values())
+    judged = {r["id"]: r for r in report["requirements"]}  # type: ignore[attr-defined]
+    reqs = registry.load()
+    for req in tree.find("details", "req"):
+        rid = req.attrs["id"]
+        verdict = judged[rid]["verdict"].replace(" ", "-")
+        assert req.classes() == {"req", f"v-{verdict}", f"l-{reqs[rid].level.lower()}",
+                                 f"c-{reqs[rid].component}"}
+
+
+HOSTILE = "<script>alert(1)</script>\x1b]0;pwned\x07\ud800\" onmouseover=\"alert(2)"
+
+
+def hostile_run() -> reports.Run:
+    req = next(iter(registry.load().values()))
+    scenario = ScenarioResult(
+        "node<b>", HOSTILE, "agent", (req.id,), FAILED, evidence=HOSTILE,
+        error=f"AssertionError: {HOSTILE}", title=HOSTILE, where=HOSTILE,
+        steps=[["Given", HOSTILE, PASSED], ["Then", HOSTILE, FAILED + HOSTILE]])
+    info = ImplInfo(HOSTILE, HOSTILE, HOSTILE, ("agent",), (HOSTILE,))
+    return reports.Run(info, [scenario], [ReqVerdict(req, FAILED, [scenario])], False, {},
+                       [], summary=HOSTILE)
+
+
+def test_hostile_text_stays_text() -> None:
+    page = html_report.render(hostile_run())
+    page.encode("utf-8")  # a lone surrogate could not be written
+    tree = Tree(page)
+    assert not [n.tag for n in tree.all if n.tag in LOADERS]
+    assert not [n for n in tree.all if any(k.startswith("on") for k in n.attrs)]
+    shown = "<script>alert(1)</script>\\x1b]0;pwned\\x07\ufffd\" onmouseover=\"alert(2)"
+    [evidence] = tree.find("pre", "evidence")
+    assert evidence.text() == shown
+    assert tree.find("h1")[0].text() == f"agent-tck: {shown} {shown}"
+    assert tree.find("title")[0].text() == f"agent-tck: {shown} {shown}"
+    assert tree.by_id("summary").text() == shown
+    assert [s.text().split(" ", 2)[2] for s in tree.find("li", "step")] == [shown, shown]
+    assert "\x1b" not in page and "<script>" not in page
+
+
+def test_a_report_path_that_is_a_directory_is_a_usage_error(tmp_path: Path) -> None:
+    err = io.StringIO()
+    code = main(["run", "--component", "runner", "--html", str(tmp_path)], io.StringIO(), err)
+    assert code == 2
+    assert err.getvalue().endswith(f"argument --html: {str(tmp_path)!r} is a directory, not a "
+                                   "file to write\n")
