@@ -71,6 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     from agent_tck.kit import run as run_command
 
     run_command.add_arguments(sub.add_parser("run", help="run the conformance suite"))
+    report = sub.add_parser("report", help="JSON reports of several runs side by side")
+    report.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+                        help="a report of `agent-tck run --json`")
+    report.add_argument("--html", type=run_command.report_path, metavar="FILE",
+                        help="write the matrix as a self-contained HTML page")
+    report.add_argument("--markdown", type=run_command.report_path, metavar="FILE",
+                        help="write the matrix as Markdown (without --html: printed)")
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
     smoke.add_argument("--timeout", type=duration, default=30.0,
@@ -130,6 +137,24 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return run_command.run(args, out, err)
 
 
+def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit import html_report, reports
+    from agent_tck.kit.files import write_atomically
+
+    judged = reports.load_reports(args.reports)
+    markdown = reports.matrix_markdown(judged)
+    if args.html is None and args.markdown is None:
+        print(markdown, file=out, end="")
+        return 0
+    for path, text in ((args.markdown, markdown), (args.html, html_report.render_matrix(judged))):
+        if path is not None:
+            write_atomically(path, text)
+    rows = reports.matrix(judged)
+    print(f"{len(judged)} reports, {sum(r.differs for r in rows)} of {len(rows)} requirements "
+          "differ", file=out)
+    return 0
+
+
 def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.smoke import smoke
 
@@ -166,7 +191,7 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "run": _run, "smoke": _smoke, "record": _record, "install-clis": _install,
+    "run": _run, "report": _report, "smoke": _smoke, "record": _record, "install-clis": _install,
     "gherkin": _gherkin,
 }
 

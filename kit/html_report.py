@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 
-from agent_tck.kit.reports import BAD, Run
+from agent_tck.kit.reports import ABSENT, BAD, Judged, MatrixRow, Run, matrix
 from agent_tck.kit.text import xml_safe
 from agent_tck.kit.verdicts import (
     ERRORED,
@@ -58,13 +58,8 @@ def render(run: Run, finished: str | None = None) -> str:
     """The whole report; `finished` (ISO date and time) defaults to now."""
     when = finished or datetime.now(UTC).isoformat(timespec="seconds")
     components = list(dict.fromkeys(v.req.component for v in run.verdicts))
-    title = _text(f"agent-tck: {run.impl.name} {run.impl.version}")
     return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>",
-        f"<style>{CSS}{_filter_css(components)}</style></head><body>",
+        _head(f"agent-tck: {run.impl.name} {run.impl.version}", CSS + _filter_css(components)),
         *_radios(components),
         _summary(run, when),
         _filters(components),
@@ -73,6 +68,16 @@ def render(run: Run, finished: str | None = None) -> str:
           for c in components),
         "</main></body></html>",
         "",
+    ])
+
+
+def _head(title: str, css: str) -> str:
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_text(title)}</title>",
+        f"<style>{css}</style></head><body>",
     ])
 
 
@@ -257,3 +262,68 @@ def _evidence(s: ScenarioResult) -> str:
     if s.verdict in BAD:
         return f'<pre class="evidence">{_text(s.evidence)}</pre>'
     return f'<p class="reason">{_text(s.evidence)}</p>'
+
+
+# Several runs side by side (`agent-tck report`): a requirement per row, a report per column.
+MATRIX_CSS = """
+tr.differs{background:#fff4d6}tr.differs td:first-child{border-left:4px solid #b00020}
+td.absent{color:#999}td.text{text-align:left;font-size:.85em}
+#fd-differ:checked~main tr.same{display:none}
+#fd-all:checked~nav label[for="fd-all"],#fd-differ:checked~nav label[for="fd-differ"]
+{background:#333;color:#fff}
+"""
+
+
+def render_matrix(judged: list[Judged]) -> str:
+    """The reports' verdicts side by side; the rows where they differ marked, and a filter
+    (CSS, no script) that shows only those."""
+    rows = matrix(judged)
+    differ = sum(r.differs for r in rows)
+    return "\n".join([
+        _head(f"agent-tck: {len(judged)} reports side by side", CSS + MATRIX_CSS),
+        '<input type="radio" class="f" name="fd" id="fd-all" checked>',
+        '<input type="radio" class="f" name="fd" id="fd-differ">',
+        f"<header><h1>agent-tck: {len(judged)} reports side by side</h1>",
+        _reports_table(judged),
+        f'<p id="differ">{differ} of {len(rows)} requirements differ.</p></header>',
+        '<nav aria-label="filters">show: <label for="fd-all">all</label> '
+        '<label for="fd-differ">differences only</label></nav>',
+        f"<main>{_matrix_table(judged, rows)}</main></body></html>",
+        "",
+    ])
+
+
+def _reports_table(judged: list[Judged]) -> str:
+    head = ("<tr><th>#</th><th>implementation</th><th>language</th><th>verdict</th>"
+            "<th>summary</th><th>report</th></tr>")
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{_text(j.name)} {_text(j.version)}</td>"
+        f"<td>{_text(j.language)}</td>"
+        f'<td class="{"good" if j.conformant else "bad"}">'
+        f"{'CONFORMANT' if j.conformant else 'NOT CONFORMANT'}</td>"
+        f'<td class="text">{_text(j.summary)}</td><td><code>{_text(j.source)}</code></td></tr>'
+        for i, j in enumerate(judged, 1))
+    return f'<table id="reports">{head}{rows}</table>'
+
+
+def _matrix_table(judged: list[Judged], rows: list[MatrixRow]) -> str:
+    head = "<tr><th>requirement</th><th>level</th><th>text</th>" + "".join(
+        f"<th>{i}. {_text(j.name)} {_text(j.version)}</th>" for i, j in enumerate(judged, 1))
+    body = "".join(
+        f'<tr id="{_text(r.id)}" class="{"differs" if r.differs else "same"}">'
+        f'<td><a href="#{_text(r.id)}">{_text(r.id)}</a></td><td>{_text(r.level)}</td>'
+        f'<td class="text">{_text(r.text)}</td>'
+        + "".join(_cell(v, j.evidence.get(r.id, [])) for v, j in zip(r.verdicts, judged,
+                                                                       strict=True))
+        + "</tr>" for r in rows)
+    return f'<table id="matrix">{head}</tr>{body}</table>'
+
+
+def _cell(verdict: str, evidence: list[str]) -> str:
+    if verdict == ABSENT:
+        return '<td class="absent" title="not in this report">-</td>'
+    shown = _text(verdict)
+    if verdict in BAD and evidence:
+        shown = (f"<details><summary>{shown}</summary><pre class=\"evidence\">"
+                 f"{_text(chr(10).join(evidence))}</pre></details>")
+    return f'<td class="v-{_slug(verdict)}">{shown}</td>'

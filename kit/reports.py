@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -184,3 +185,121 @@ def _first_line(scenarios: list[ScenarioResult]) -> str:
     errors = [s.error for s in scenarios if s.error]
     lines = [line for s in scenarios for line in s.evidence.splitlines() if line.strip()]
     return (errors or lines[-1:] or ["no evidence recorded"])[0][:200]
+
+
+# Several runs side by side (`agent-tck report A.json B.json ...`): the JSON reports read back
+# (a report can come from anyone: each is bounded in size and checked field by field), then
+# one row per requirement and one column per report.
+MAX_REPORT_BYTES = 64 * 2**20
+MAX_REPORTS = 32
+ABSENT = "absent"  # the requirement is not in that report (another kit, other components)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the matrix reads of one JSON report."""
+
+    source: str
+    name: str
+    version: str
+    language: str
+    conformant: bool
+    summary: str
+    reqs: dict[str, tuple[str, str, str]]  # requirement ID -> (level, text, verdict)
+    evidence: dict[str, list[str]]  # requirement ID -> what its failed scenarios showed
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    id: str
+    level: str
+    text: str
+    verdicts: tuple[str, ...]  # one per report, ABSENT where it has no such requirement
+    differs: bool  # the reports that judged it did not all come to the same verdict
+
+
+def load_reports(paths: list[Path]) -> list[Judged]:
+    if len(paths) > MAX_REPORTS:
+        raise RegistryError(f"{len(paths)} reports: at most {MAX_REPORTS} side by side")
+    return [load_report(path) for path in paths]
+
+
+def load_report(path: Path) -> Judged:
+    """One `agent-tck run --json` report; RegistryError naming the file and the JSON path."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_REPORT_BYTES:
+            raise RegistryError(f"report {path}: {size} bytes, more than {MAX_REPORT_BYTES}")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RegistryError(f"report {path}: cannot read it as JSON: {exc}") from None
+    where = f"report {path}"
+    impl = _member(data, "header", dict, where, "$")
+    impl = _member(impl, "implementation", dict, where, "$.header")
+    facts = {k: _member(impl, k, str, where, "$.header.implementation")
+             for k in ("name", "version", "language")}
+    footer = _member(data, "footer", dict, where, "$")
+    rows = _member(data, "requirements", list, where, "$")
+    return Judged(
+        str(path), facts["name"], facts["version"], facts["language"],
+        _member(footer, "conformant", bool, where, "$.footer"),
+        str(footer.get("summary", "")),  # reports before the field have none
+        {str(r["id"]): (r["level"], r["text"], r["verdict"])
+         for r in (_requirement(row, where, i) for i, row in enumerate(rows))},
+        {str(row["id"]): [str(e) for e in row.get("evidence") or []] for row in rows},
+    )
+
+
+def _requirement(row: object, where: str, index: int) -> dict[str, str]:
+    at = f"$.requirements[{index}]"
+    if not isinstance(row, dict):
+        raise RegistryError(f"{where}: {at} is not an object")
+    evidence = row.get("evidence", [])
+    if not isinstance(evidence, list):
+        raise RegistryError(f"{where}: {at}.evidence is not a list")
+    return {k: _member(row, k, str, where, at) for k in ("id", "level", "text", "verdict")}
+
+
+def _member(obj: Any, key: str, kind: type, where: str, at: str) -> Any:
+    """obj[key], which must be a `kind`; `at`: where obj is in the report (a JSON path)."""
+    if not isinstance(obj, dict):
+        raise RegistryError(f"{where}: {at} is not an object")
+    if key not in obj:
+        raise RegistryError(f"{where}: {at}.{key} is missing")
+    if not isinstance(obj[key], kind):
+        raise RegistryError(f"{where}: {at}.{key} is not a {kind.__name__}: "
+                            f"{type(obj[key]).__name__}")
+    return obj[key]
+
+
+def matrix(judged: list[Judged]) -> list[MatrixRow]:
+    """One row per requirement any report judged, in the order they first appear."""
+    ids = list(dict.fromkeys(rid for j in judged for rid in j.reqs))
+    rows = []
+    for rid in ids:
+        level, text, _ = next(j.reqs[rid] for j in judged if rid in j.reqs)
+        cells = tuple(j.reqs[rid][2] if rid in j.reqs else ABSENT for j in judged)
+        rows.append(MatrixRow(rid, level, text, cells, len(set(cells) - {ABSENT}) > 1))
+    return rows
+
+
+def matrix_markdown(judged: list[Judged]) -> str:
+    rows = matrix(judged)
+    numbers = " | ".join(str(i) for i in range(1, len(judged) + 1))
+    lines = [f"## agent-tck: {len(judged)} reports side by side", "",
+             "| # | implementation | language | verdict | summary | report |",
+             "|---|---|---|---|---|---|", *map(_report_line, range(1, len(judged) + 1), judged),
+             "", f"{sum(r.differs for r in rows)} of {len(rows)} requirements differ "
+             "(marked **≠**).", "",
+             f"| requirement | level | {numbers} |", "|---|---|" + "---|" * len(judged)]
+    lines += [f"| {'**≠** ' if r.differs else ''}{markdown_inline(r.id)} | "
+              f"{markdown_inline(r.level)} | "
+              + " | ".join(markdown_inline(v) for v in r.verdicts) + " |" for r in rows]
+    return "\n".join([*lines, ""])
+
+
+def _report_line(number: int, j: Judged) -> str:
+    verdict = "conformant" if j.conformant else "**not conformant**"
+    cells = [markdown_inline(f"{j.name} {j.version}"), markdown_inline(j.language), verdict,
+             markdown_inline(j.summary), markdown_inline(j.source)]
+    return f"| {number} | " + " | ".join(cells) + " |"

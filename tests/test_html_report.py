@@ -264,3 +264,113 @@ def test_a_report_path_that_is_a_directory_is_a_usage_error(tmp_path: Path) -> N
     assert code == 2
     assert err.getvalue().endswith(f"argument --html: {str(tmp_path)!r} is a directory, not a "
                                    "file to write\n")
+
+
+# `agent-tck report A.json B.json ...`: several runs side by side.
+
+
+def _report(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["report", *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def reports_of_one_selection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """JSON reports of the reference and of NoReap, for the same selection."""
+    tmp = tmp_path_factory.mktemp("matrix")
+    reference, broken = tmp / "reference.json", tmp / "broken.json"
+    selection = BROKEN[2:]
+    assert main(["run", *selection, "--json", str(reference)], io.StringIO(),
+                io.StringIO()) == 0
+    assert main(["run", *BROKEN, "--json", str(broken)], io.StringIO(), io.StringIO()) == 1
+    return reference, broken
+
+
+def _assert_self_contained(tree: Tree) -> None:
+    assert not [n.tag for n in tree.all if n.tag in LOADERS]
+    assert not [n for n in tree.all if "src" in n.attrs or "srcset" in n.attrs]
+    hrefs = [n.attrs["href"] for n in tree.all if "href" in n.attrs]
+    assert hrefs == [h for h in hrefs if h.startswith("#")]
+    [style] = tree.find("style")
+    assert not re.search(r"@import|url\(|//", style.text())
+
+
+def test_reports_side_by_side_mark_where_they_differ(
+        reports_of_one_selection: tuple[Path, Path], tmp_path: Path) -> None:
+    reference, broken = reports_of_one_selection
+    page, markdown = tmp_path / "matrix.html", tmp_path / "matrix.md"
+    code, out, _ = _report(str(reference), str(broken), "--html", str(page),
+                           "--markdown", str(markdown))
+    agent = sum(r.component == "agent" for r in registry.load().values())
+    assert (code, out) == (0, f"2 reports, 1 of {agent} requirements differ\n")
+    tree = Tree(page.read_text(encoding="utf-8"))
+    _assert_self_contained(tree)
+    rows = tree.find("tr", under=tree.by_id("matrix"))[1:]
+    assert len(rows) == agent
+    assert [r.attrs["id"] for r in rows if "differs" in r.classes()] == ["EH-1.1"]
+    assert {c for r in rows for c in r.classes()} == {"differs", "same"}
+    cells = [c for c in tree.by_id("EH-1.1").children if isinstance(c, Node)][3:]
+    assert [c.classes() for c in cells] == [{"v-passed"}, {"v-failed"}]
+    assert cells[0].text() == "passed"
+    assert "(Z = zombie)" in tree.find("pre", under=cells[1])[0].text()
+    [verdicts] = [[c.text() for c in r.children if isinstance(c, Node)][3] for r in tree.find(
+        "tr", under=tree.by_id("reports"))[1:2]]
+    assert verdicts == "CONFORMANT"
+    assert "#fd-differ:checked~main tr.same{display:none}" in tree.find("style")[0].text()
+    table = markdown.read_text().splitlines()
+    assert [line for line in table if "≠** " in line] == [
+        "| **≠** EH\\-1.1 | MUST | passed | failed |"]
+    assert "| 2 | agent\\-tck reference 0.1.0 | python | **not conformant** | PARTIAL: " in (
+        "\n".join(table))
+
+
+def test_a_hostile_report_stays_text_side_by_side(tmp_path: Path) -> None:
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(reports.to_json(hostile_run()))
+    page = tmp_path / "matrix.html"
+    code, _, _ = _report(str(hostile), "--html", str(page))
+    assert code == 0
+    text = page.read_text(encoding="utf-8")
+    tree = Tree(text)
+    _assert_self_contained(tree)
+    assert not [n for n in tree.all if any(k.startswith("on") for k in n.attrs)]
+    shown = "<script>alert(1)</script>\\x1b]0;pwned\\x07\ufffd\" onmouseover=\"alert(2)"
+    [evidence] = tree.find("pre", "evidence")
+    assert evidence.text() == shown
+    assert tree.find("td", under=tree.by_id("reports"))[1].text() == f"{shown} {shown}"
+    assert "\x1b" not in text and "<script>" not in text
+    code, out, _ = _report(str(hostile))  # no file asked for: the Markdown, printed
+    assert code == 0 and "<script>" not in out and "\x1b" not in out
+    assert out.splitlines()[4].startswith("| 1 | &lt;script&gt;alert\\(1\\)&lt;/script&gt;")
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ("{", "cannot read it as JSON: Expecting property name"),
+    ("5", "$ is not an object"),
+    ('{"header": {"implementation": {"name": "x", "version": 1}}}',
+     "$.header.implementation.version is not a str: int"),
+    ('{"header": {"implementation": {"name": "x", "version": "1", "language": "go"}},'
+     ' "footer": {}, "requirements": []}', "$.footer.conformant is missing"),
+    ('{"header": {"implementation": {"name": "x", "version": "1", "language": "go"}},'
+     ' "footer": {"conformant": true}, "requirements": [{"id": "A-1", "level": "MUST",'
+     ' "text": "t", "verdict": null}]}', "$.requirements[0].verdict is not a str: NoneType"),
+    ("[" * 100_000 + "]" * 100_000, "cannot read it as JSON: maximum recursion depth"),
+])
+def test_a_file_that_is_not_a_report_is_named_with_where(
+        tmp_path: Path, content: str, problem: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, out, err = _report(str(path))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"agent-tck: error: report {path}: {problem}"), err
+
+
+def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.json"
+    path.write_text(" " * 101)
+    monkeypatch.setattr(reports, "MAX_REPORT_BYTES", 100)
+    code, _, err = _report(str(path))
+    assert (code, err) == (2, f"agent-tck: error: report {path}: 101 bytes, more than 100\n")
+    code, _, err = _report(*[str(path)] * 33)
+    assert (code, err) == (2, "agent-tck: error: 33 reports: at most 32 side by side\n")
