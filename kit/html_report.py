@@ -182,7 +182,8 @@ def _bad_list(run: Run) -> str:
 
 
 def _expected(run: Run, verdict: ReqVerdict) -> str:
-    return " (expected)" if verdict.req.id in run.expected else ""
+    """' (expected)' after a failure the baseline expects, as the terminal's table says."""
+    return " (expected)" if verdict.req.id in run.expected and verdict.verdict in BAD else ""
 
 
 def _stale(stale: list[str]) -> str:
