@@ -374,3 +374,21 @@ def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert (code, err) == (2, f"agent-tck: error: report {path}: 101 bytes, more than 100\n")
     code, _, err = _report(*[str(path)] * 33)
     assert (code, err) == (2, "agent-tck: error: 33 reports: at most 32 side by side\n")
+
+
+@pytest.mark.parametrize(("verdict", "mark"), [(FAILED, "failed (expected)"), (PASSED, "passed")])
+def test_a_baselined_requirement_says_expected_only_when_it_failed(verdict: str,
+                                                                   mark: str) -> None:
+    req = next(iter(registry.load().values()))
+    scenario = ScenarioResult("node", "test_x", req.component, (req.id,), verdict)
+    stale = [req.id] if verdict == PASSED else []
+    run = reports.Run(ImplInfo("x", "go", "1", (), ()), [scenario],
+                      [ReqVerdict(req, verdict, [scenario])], True, {req.id: "known: why"}, stale)
+    tree = Tree(html_report.render(run))
+    assert tree.find("span", "verdict", tree.by_id(req.id))[0].text() == mark  # its summary's
+    assert tree.find("p", "expected")[0].text() == "expected failure: known: why"
+    if stale:
+        links = tree.find("a", under=tree.by_id("stale"))
+        assert [a.attrs["href"] for a in links] == [f"#{req.id}"]
+    else:
+        assert "stale" not in {n.attrs.get("id") for n in tree.all}
