@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import pytest
-from pytest_bdd.reporting import scenario_reports_registry
+from pytest_bdd import reporting as bdd_reporting
 
 from agent_tck.kit.errors import DriverError, SuiteError
 from agent_tck.kit.registry import Requirement
@@ -143,8 +143,9 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
 
 def _gherkin(item: pytest.Item) -> dict[str, Any]:
     """The scenario's `title`, `where` it is written and its `steps`, from pytest-bdd's report
-    of it; empty values when it stopped (a skip, a fixture's error) before its first step."""
-    report = scenario_reports_registry.get(item)
+    of it; empty values when it stopped (a skip, a fixture's error) before its first step.
+    The registry is not pytest-bdd's documented API: without it, only the steps are missing."""
+    report = getattr(bdd_reporting, "scenario_reports_registry", {}).get(item)
     if report is None:
         return {"title": "", "where": "", "steps": []}
     scenario = report.scenario
