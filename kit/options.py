@@ -46,6 +46,12 @@ SHARED: dict[str, dict[str, Any]] = {
         "default": DEFAULT_TIME_SCALE,
         "help": "factor for the spec's wall-clock durations (1 = literal)",
     },
+    "--req": {
+        "action": "append",
+        "default": [],
+        "metavar": "PATTERN",
+        "help": "run only scenarios of matching requirement IDs (e.g. 'EH-*')",
+    },
 }
 
 

@@ -34,8 +34,6 @@ CHECKS_COMPONENT = {"real-cli": "agent"}
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agent-tck")
     add_shared(group.addoption)
-    group.addoption("--req", action="append", default=[], metavar="PATTERN",
-                    help="run only scenarios of matching requirement IDs (e.g. 'EH-*')")
 
 
 @pytest.hookimpl(trylast=True)
