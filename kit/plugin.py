@@ -36,10 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_shared(group.addoption)
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`--req` patterns (fnmatch) deselect scenarios that check none of the matching
-    requirements (in each xdist worker alike)."""
+    requirements (in each xdist worker alike); before the collector (trylast) lists them."""
     patterns = config.getoption("--req")
     if not patterns:
         return

@@ -195,3 +195,13 @@ def test_a_bad_number_of_workers_is_a_usage_error_naming_it(bad: str) -> None:
     assert code == 2
     assert err.splitlines()[-1] == ("agent-tck: error: argument -n/--workers: expected a number "
                                     f"of workers from 1 to 64 or 'auto', got {bad!r}")
+
+
+def test_req_runs_only_the_scenarios_of_matching_requirements(tmp_path: Path) -> None:
+    import json
+
+    report = tmp_path / "r.json"
+    code, out, _ = run("--component", "runner", "--req", "RUN-SIG-*", "--json", str(report))
+    assert code == 0, out
+    reqs = {r for s in json.loads(report.read_text())["scenarios"] for r in s["reqs"]}
+    assert reqs and all(r.startswith("RUN-SIG-") for r in reqs), reqs
