@@ -104,7 +104,11 @@ def _compose(text: str, source: str, limits: Limits) -> Node | None:
     except yaml.MarkedYAMLError as exc:
         line, column = _position(exc.problem_mark or exc.context_mark)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise DocumentError(source, line, column, "$", f"YAML syntax error: {problem}") from None
+        if "nesting depth" in problem:  # PyYAML >= 6.0.4 stops at its own limit (1000) first
+            problem = f"document nests deeper than {limits.max_depth}"
+        else:
+            problem = f"YAML syntax error: {problem}"
+        raise DocumentError(source, line, column, "$", problem) from None
     except yaml.YAMLError as exc:
         raise DocumentError(source, 1, 1, "$", f"YAML error: {exc}") from None
 
