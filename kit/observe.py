@@ -14,6 +14,19 @@ def process_state(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[0]
 
 
+def unreaped(pid: int, parent: int) -> str | None:
+    """What is left of a process `pid` started by `parent` (itself started by the
+    implementation, or the implementation) once both should have been waited for: `pid`
+    still there (running, or a zombie nobody reaped), or `parent` a zombie; None when
+    nothing is."""
+    state = process_state(pid)
+    if state is not None:
+        return f"harness pid {pid} is still there in state {state!r} (Z = zombie)"
+    if process_state(parent) == "Z":
+        return f"the harness's parent {parent}, started by the implementation, is left a zombie"
+    return None
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) processes whose process group is `pgid`."""
     members = []

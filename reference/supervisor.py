@@ -8,6 +8,11 @@ that left the group too (found by the run id in their environment, see reference
 the child is always reaped. On Linux the child also gets SIGTERM from the kernel if the
 agent's thread that started it dies first (killed with SIGKILL): a coding task never runs on
 unsupervised, and a served request asked again elsewhere never runs twice at once.
+
+On Linux the CLI runs under the reaper (reference/reaper.py), a child subreaper: every process
+the CLI starts stays in its tree however it hides (its own session, a cleared environment, a
+parent that exits), and is killed when the request ends. Elsewhere the group and the run tag
+are what is left (reference/strays.py).
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent_tck.reference import strays
+from agent_tck.reference import reaper, strays
 from agent_tck.reference.exceptions import LaunchError
 
 log = logging.getLogger(__name__)
@@ -54,9 +60,13 @@ def _ends_with(parent: int) -> Callable[[], None]:
         if os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGTERM)
     return arm
+
+
 MAX_LINE = 16 << 20  # lines up to 16 MiB are read whole (D-6); longer ones are skipped
 STDERR_TAIL = 4096
 LINGER = 0.2  # how long to keep reading after the child exits, for a descendant's output
+REAPER = (sys.executable, "-I", "-S", reaper.__file__)
+REAPER_EXIT = 5.0  # how long the reaper may take to empty its tree once told to
 
 
 @dataclass(frozen=True)
@@ -118,12 +128,14 @@ class LineSplitter:
 
 
 def spawn(
-    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None
+    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None, *, reaped: bool = False
 ) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new process group with all three pipes."""
+    """Start `argv` in a new process group with all three pipes; under the reaper when
+    `reaped`. LaunchError naming the command when it cannot start."""
+    report, told = os.pipe() if reaped else (-1, -1)
     try:
-        return subprocess.Popen(
-            list(argv),
+        proc = subprocess.Popen(
+            [*REAPER, str(told), *argv] if reaped else list(argv),
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.PIPE,
@@ -131,13 +143,34 @@ def spawn(
             stderr=subprocess.PIPE,
             start_new_session=True,
             preexec_fn=_ends_with(os.getpid()),
+            pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
         raise LaunchError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+    finally:
+        if reaped:
+            os.close(told)
+    if reaped:
+        _started(proc, report, argv[0])
+    return proc
+
+
+def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
+    """Wait for the reaper's word on the exec: nothing (it ran) or the errno of a failure."""
+    with os.fdopen(report, "rb") as pipe:
+        errno = pipe.read()
+    if errno:
+        proc.communicate()
+        code = int(errno)
+        raise LaunchError(f"cannot start {command!r}: {os.strerror(code)}")
 
 
 class Supervisor:
-    """Feeds stdin, drains stdout and stderr, enforces the deadline, reaps."""
+    """Feeds stdin, drains stdout and stderr, enforces the deadline, reaps.
+
+    `reaped` (a class setting): the CLI runs under the reaper, where the kernel offers it."""
+
+    reaped = reaper.works()
 
     def __init__(
         self, proc: subprocess.Popen[bytes], timeout: float, grace: float, run_id: str = ""
@@ -249,8 +282,16 @@ class Supervisor:
             self.abandon_at = now + max(self.grace, LINGER)
 
     def _signal(self, sig: signal.Signals) -> None:
+        """`sig` to the CLI's group. Under the reaper it goes to the reaper, which relays
+        SIGTERM to the CLI's group and every descendant outside it; SIGKILL is asked of it
+        with SIGUSR1 (it must outlive its tree to find it)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, sig)
+            if self.reaped and sig == signal.SIGKILL:
+                os.kill(self.proc.pid, signal.SIGUSR1)
+            else:
+                os.killpg(self.proc.pid, sig)
+        if self.reaped:
+            return
         if self.run_id and strays.signal_tagged(self.run_id, sig):
             log.debug("%s sent to processes of run %s outside the group", sig.name, self.run_id)
 
@@ -265,6 +306,13 @@ class Supervisor:
             if pipe is not None:
                 with contextlib.suppress(OSError):
                     pipe.close()
+        if self.reaped:
+            try:
+                self.proc.wait(REAPER_EXIT)
+            except subprocess.TimeoutExpired:
+                log.warning("the reaper of pid %d did not end: killing its group", self.proc.pid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 
 
@@ -324,4 +372,5 @@ def run_process(
 ) -> Outcome:
     """Run `argv` to completion under `supervisor`; raises LaunchError when it cannot start."""
     tagged_env, run_id = strays.tag_env(env)
-    return supervisor(spawn(argv, cwd, tagged_env), timeout, grace, run_id).run(stdin, on_line)
+    proc = spawn(argv, cwd, tagged_env, reaped=supervisor.reaped)
+    return supervisor(proc, timeout, grace, run_id).run(stdin, on_line)

@@ -20,7 +20,7 @@ from pytest_bdd import given, parsers, then, when
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
-from agent_tck.kit.observe import process_state
+from agent_tck.kit.observe import unreaped
 from agent_tck.kit.plugin import require_backend
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
@@ -351,9 +351,9 @@ def _timing(world: AgentWorld) -> str:
 @then("the subprocess is waited on to prevent zombie processes.")
 @then("no zombie process remains.")
 def no_zombie(world: AgentWorld) -> None:
-    pid = world.rig.last_start()["pid"]
-    state = process_state(pid)
-    assert state is None, f"harness pid {pid} is still there in state {state!r} (Z = zombie)"
+    start = world.rig.last_start()
+    left = unreaped(start["pid"], start["ppid"])
+    assert left is None, left
 
 
 # --- THEN: the response -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
-from agent_tck.kit.observe import process_state, still_running
+from agent_tck.kit.observe import still_running, unreaped
 from agent_tck.steps.world import AgentWorld
 
 
@@ -128,6 +128,18 @@ def harness_escaped_exit(world: AgentWorld, text: str) -> None:
     world.new_script().init().text(text).done().add("spawn_escaped", 500).add("exit", 0)
 
 
+@given("the harness starts a process that hides from it, then never finishes")
+def harness_hidden_timeout(world: AgentWorld) -> None:
+    world.new_script().add("spawn_hidden", 500).init().add("sleep", 10_000)
+
+
+@given(parsers.parse(
+    'the harness answers "{text}", starts a process that hides from it, and exits'
+))
+def harness_hidden_exit(world: AgentWorld, text: str) -> None:
+    world.new_script().init().text(text).done().add("spawn_hidden", 500).add("exit", 0)
+
+
 @given("the harness ignores SIGTERM and never finishes")
 def harness_ignores_sigterm(world: AgentWorld) -> None:
     world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)
@@ -181,8 +193,9 @@ def own_process_group(world: AgentWorld) -> None:
 
 @then("neither the harness nor its grandchild is left running")
 def nothing_left(world: AgentWorld) -> None:
-    harness = world.rig.last_start()["pid"]
-    assert process_state(harness) is None, f"harness {harness} is {process_state(harness)!r}"
+    start = world.rig.last_start()
+    left = unreaped(start["pid"], start["ppid"])
+    assert left is None, left
     # A killed grandchild is reparented to init, which reaps it: a zombie there is dead.
     grandchildren = [e["pid"] for e in world.rig.record() if e["what"] == "grandchild"]
     running = still_running(grandchildren)

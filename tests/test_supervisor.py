@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.reference.exceptions import LaunchError
-from agent_tck.reference.supervisor import LineSplitter, resolve, run_process
+from agent_tck.reference.supervisor import LineSplitter, Supervisor, resolve, run_process
 
 
 def split(chunks: list[bytes], limit: int = 10) -> tuple[list[str], int]:
@@ -127,18 +127,109 @@ print(child.pid, flush=True)
 """
 
 
+class TagsOnly(Supervisor):
+    reaped = False
+
+
+@pytest.mark.parametrize("supervisor", [Supervisor, TagsOnly], ids=["reaper", "run-id"])
 @pytest.mark.parametrize("timeout", [10.0, 0.5], ids=["exits", "times-out"])
-def test_a_process_that_left_the_group_is_killed_by_its_run_id(timeout: float) -> None:
+def test_a_process_that_left_the_group_is_killed(
+        timeout: float, supervisor: type[Supervisor]) -> None:
     lines: list[str] = []
     code = ESCAPE + ("import time; time.sleep(30)" if timeout < 1 else "")
     out = run_process(python(code), b"", lines.append, cwd=None, env=None, timeout=timeout,
-                      grace=0.2)
+                      grace=0.2, supervisor=supervisor)
     assert out.timed_out == (timeout < 1)
     escaped = int(lines[0])
     end = time.monotonic() + 5
     while _alive(escaped) and time.monotonic() < end:
         time.sleep(0.02)
     assert not _alive(escaped), f"process {escaped}, in a session of its own, outlived the run"
+
+
+HIDE = """
+import os, subprocess, sys
+# A process that hides every way it can: a session of its own, an empty environment (no run
+# id), and a parent that exits at once, so it is nobody's child but the reaper's.
+hide = ("import os, time\\n"
+        "if os.fork(): os._exit(0)\\n"
+        "print(os.getpid(), flush=True); time.sleep(60)")
+subprocess.run([sys.executable, "-c", hide], env={}, start_new_session=True)
+"""
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+@pytest.mark.parametrize("rest", ["", "import time; time.sleep(30)"], ids=["exits", "times-out"])
+def test_the_reaper_kills_a_descendant_that_hid_every_way(rest: str) -> None:
+    lines: list[str] = []
+    out = run_process(python(HIDE + rest), b"", lines.append, cwd=None, env=None, timeout=2,
+                      grace=0.2)
+    assert out.timed_out == bool(rest)
+    hidden = int(lines[0])
+    assert not _alive(hidden), f"process {hidden}, hidden from group and tag, outlived the run"
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+@pytest.mark.parametrize(("code", "returncode"), [
+    ("raise SystemExit(3)", 3),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", -15),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", -11),
+])
+def test_the_reaper_ends_as_the_cli_did(code: str, returncode: int) -> None:
+    out = run_process(python(code), b"", lambda _: None, cwd=None, env=None, timeout=10, grace=1)
+    assert out.returncode == returncode
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+def test_a_cli_the_reaper_cannot_exec_is_a_launch_error_naming_it(tmp_path: Path) -> None:
+    script = tmp_path / "claude"
+    script.write_bytes(b"\x7fELF not really\n")
+    script.chmod(0o755)
+    with pytest.raises(LaunchError, match=f"cannot start '{script}': Exec format error"):
+        run_process([str(script)], b"", lambda _: None, cwd=None, env=None, timeout=1, grace=1)
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+def test_the_cli_leads_a_process_group_of_its_own_under_the_reaper() -> None:
+    lines: list[str] = []
+    run_process(python("import os; print(os.getpid(), os.getpgrp(), os.getsid(0))"), b"",
+                lines.append, cwd=None, env=None, timeout=10, grace=1)
+    pid, pgid, sid = map(int, lines[0].split())
+    assert pgid == pid and sid != os.getsid(0)
+
+
+AGENT = """
+import sys
+from agent_tck.reference.supervisor import run_process
+cli = [sys.executable, "-c", sys.argv[1]]
+run_process(cli, b"", lambda line: print(line, flush=True), cwd=None, env=None, timeout=60,
+            grace=1)
+"""
+IGNORES_TERM = """
+import os, signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print(os.getpid(), flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+@pytest.mark.parametrize("cli", ["import os, time; print(os.getpid(), flush=True); time.sleep(60)",
+                                 IGNORES_TERM], ids=["ends-on-sigterm", "ignores-sigterm"])
+def test_when_the_agent_dies_the_reaper_ends_the_cli(cli: str) -> None:
+    import signal
+    import subprocess
+
+    with subprocess.Popen([sys.executable, "-c", AGENT, cli], stdout=subprocess.PIPE) as agent:
+        try:
+            assert agent.stdout is not None
+            pid = int(agent.stdout.readline())
+        finally:
+            agent.send_signal(signal.SIGKILL)
+    end = time.monotonic() + 15  # SIGTERM at once, SIGKILL after the reaper's 5 s
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(pid), f"the CLI {pid} outlived its agent"
 
 
 def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> None:

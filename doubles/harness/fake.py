@@ -4,7 +4,7 @@ Started through a shim named `claude` or `codex` (see `doubles.harness.install`)
 `python fake.py SCRIPT RECORD NAME ARGS...`. It imports only the standard library so it starts
 fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
 handler and the main flow never interleave:
-  {"what": "start", "rig", "name", "argv", "cwd", "pid", "pgid", "env"}
+  {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
 set_permission_mode, set_model; any other subtype gets an error response) until a `user`
@@ -56,6 +56,7 @@ RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
 RECORDED_ENV = ("PATH", "HOME")
 BLOCK = 1 << 16
 STRAGGLER_EXIT = 86
+GRANDCHILD = "agent-tck-grandchild"  # in every grandchild's argv: the rig ends its leftovers
 # What the fake answers to the SDKs' control requests (the real CLI's answers carry more).
 CONTROL_ANSWERS: dict[str, dict[str, Any]] = {
     "initialize": {"commands": [], "output_style": "default", "available_output_styles": []},
@@ -115,6 +116,7 @@ class Harness:
             argv=argv,
             cwd=os.getcwd(),
             pid=os.getpid(),
+            ppid=os.getppid(),
             pgid=os.getpgrp(),
             env=env,
         )
@@ -254,12 +256,26 @@ class Harness:
     def op_spawn_escaped(self, seconds: float) -> None:
         self._spawn(seconds, escaped=True)
 
+    def op_spawn_hidden(self, seconds: float) -> None:
+        """A grandchild that hides three ways: a session of its own, an empty environment,
+        and a parent that exits at once (it forks, and only its child sleeps on)."""
+        hide = ("import os, sys, time\n"
+                "pid = os.fork()\n"
+                "if pid:\n    print(pid, flush=True)\n    os._exit(0)\n"
+                "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+                f"time.sleep({seconds * self.scale})\n")
+        parent = subprocess.Popen([sys.executable, "-I", "-c", hide, GRANDCHILD], env={},
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        out, _ = parent.communicate()
+        self.note(what="grandchild", pid=int(out))
+
     def _spawn(self, seconds: float, escaped: bool) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
         with neither."""
         out = subprocess.DEVNULL if escaped else None  # None: inherit ours
         child = subprocess.Popen(
-            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})"],
+            [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})", GRANDCHILD],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=out,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from pathlib import Path
 from typing import Any
 
 from agent_tck.doubles.backends import NAMES, PROFILES
+from agent_tck.doubles.harness.fake import GRANDCHILD
 from agent_tck.doubles.harness.script import Script, install, read_record, write_script
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
 from agent_tck.doubles.realcli.shapes import off_schema
@@ -43,7 +45,13 @@ class HarnessRig:
                      clis=clis, **strays)
 
     def close(self) -> None:
+        """End the scenario: later harness starts are stragglers, and the grandchildren its
+        harnesses started are killed if the implementation left them running (the verdict
+        was taken before; a test cleans up after itself even when it fails)."""
         (self.root / "closed").touch()
+        for entry in self.record():
+            if entry["what"] == "grandchild":
+                end_grandchild(entry["pid"])
 
     def record(self) -> list[dict[str, Any]]:
         return read_record(self.record_path)
@@ -65,3 +73,20 @@ class HarnessRig:
 
     def path(self) -> str:
         return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+
+
+def end_grandchild(pid: int) -> None:
+    """SIGKILL `pid` if it is still a harness's grandchild (its argv carries the marker): a
+    pid reused by another process is left alone."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return  # gone
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            if GRANDCHILD.encode() in cmdline.read().split(b"\0"):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except OSError:
+        pass  # gone meanwhile
+    finally:
+        os.close(fd)

@@ -321,6 +321,30 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And neither the harness nor its grandchild is left running
 
+    # A process can hide better still: a session of its own, an environment emptied of
+    # everything its parent gave it, and a parent that exits at once (a daemon's double
+    # fork). Neither a signal to the group nor a mark in the environment finds it; the
+    # kernel still knows whose descendant it is. It must not survive the request either.
+
+    @req:AG-D6.1
+    Scenario: A harness that times out after starting a process that hides from it
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness starts a process that hides from it, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And neither the harness nor its grandchild is left running
+
+    @req:AG-D6.1
+    Scenario: A harness that exits after starting a process that hides from it
+      Given an agent for the "codex" backend with a timeout of 100 seconds
+      And the harness answers "finished", starts a process that hides from it, and exits
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value      |
+        | status  | 0          |
+        | message | "finished" |
+      And neither the harness nor its grandchild is left running
+
     @req:AG-D6.2
     Scenario: A harness that ignores SIGTERM
       Given an agent for the "codex" backend with a timeout of 10 seconds

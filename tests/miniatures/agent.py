@@ -377,6 +377,18 @@ class CrashesOnBrokenPipe(_Supervised):
     supervisor = _RaisesOnBrokenPipe
 
 
+class _TagsOnly(Supervisor):
+    reaped = False
+
+
+class FindsStraysByTagOnly(_Supervised):
+    """Runs the CLI without the reaper: its group and the run tag in the environment are all
+    it has to find descendants, so one that empties its environment and whose parent exits
+    outlives the request."""
+
+    supervisor = _TagsOnly
+
+
 class _KillsLate(Supervisor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -390,6 +402,8 @@ class KillsLate(_Supervised):
 
 
 class _WaitsForEof(Supervisor):
+    reaped = False  # under the reaper the holder dies with the CLI: EOF comes at once
+
     def _done(self, readers: int) -> bool:
         return self.exited_at is not None and readers == 0
 
@@ -398,7 +412,8 @@ class _WaitsForEof(Supervisor):
 
 
 class WaitsForEof(_Supervised):
-    """After the CLI exits, waits for stdout to close, however long a grandchild holds it."""
+    """Runs the CLI without the reaper and, after it exits, waits for stdout to close,
+    however long a grandchild holds it."""
 
     supervisor = _WaitsForEof
 

@@ -23,7 +23,11 @@ def verdicts_for(
     adapter_timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, str]:
     """Requirement ID -> verdict for a run of `components` against `impl`."""
-    results = scenario_results(impl, components, keyword, adapter_timeout)
+    return folded(scenario_results(impl, components, keyword, adapter_timeout), components)
+
+
+def folded(results: list[verdicts.ScenarioResult], components: list[str]) -> dict[str, str]:
+    """Requirement ID -> verdict of `components`' requirements, from scenario results."""
     reqs = {k: v for k, v in registry.load().items() if v.component in components}
     return {v.req.id: v.verdict for v in verdicts.fold(reqs, results)}
 
@@ -64,8 +68,10 @@ def _run(
 
 
 def failing(impl: str, components: list[str]) -> set[str]:
-    return {
-        rid
-        for rid, v in verdicts_for(impl, components).items()
-        if v in (verdicts.FAILED, verdicts.ERRORED)
-    }
+    return failing_in(scenario_results(impl, components), components)
+
+
+def failing_in(results: list[verdicts.ScenarioResult], components: list[str]) -> set[str]:
+    """The requirements failed or errored in `results`."""
+    return {rid for rid, v in folded(results, components).items()
+            if v in (verdicts.FAILED, verdicts.ERRORED)}

@@ -1,0 +1,207 @@
+"""The reaper: a small process between the agent and its CLI, so no descendant outlives a
+request (decision D-6), however it hides.
+
+A descendant can leave the CLI's process group (its own session), clear its environment (the
+run tag of reference/strays.py is gone) and hop pids (fork, and let the parent exit). The
+kernel still keeps it in one place: an orphan is handed to its nearest ancestor that is a
+*child subreaper* (PR_SET_CHILD_SUBREAPER, Linux 3.4). The reaper is that ancestor: it starts
+the CLI as its child, and every process the CLI starts stays in its tree for good.
+
+    python -I -S reaper.py REPORT_FD ARGV...
+
+The supervisor (reference/supervisor.py) talks to it by signals:
+- SIGTERM (at the deadline): forwarded to the CLI's process group (the CLI leads a group of
+  its own, as it would without the reaper) and to every descendant outside that group;
+- SIGUSR1 (the grace period is over, or the request is finished): SIGKILL to every descendant;
+- the CLI's exit: every descendant left is killed and reaped, then the reaper exits as the
+  CLI did (its exit code, or the signal that killed it), so the supervisor reads the CLI's own
+  outcome.
+If the supervisor's thread dies (SIGTERM from the kernel, PR_SET_PDEATHSIG), every
+descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds.
+
+`REPORT_FD` tells the supervisor whether the CLI started: it is closed by a successful exec,
+or carries the errno of a failed one. Stdlib only, no package imports: it starts in about
+20 ms.
+
+What remains possible: a descendant that makes another program start a process for it (a
+daemon it talks to, `systemd-run`, `at`), or that changes user (a setuid program), is not in
+this tree, or not this user's to kill.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import sys
+from collections.abc import Iterator
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+ORPHAN_GRACE = 5.0
+WATCHED = {signal.SIGCHLD, signal.SIGTERM, signal.SIGUSR1}
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def works() -> bool:
+    """This kernel offers what the reaper needs (Linux: child subreapers, /proc)."""
+    return sys.platform.startswith("linux") and os.path.isdir("/proc/self/task")
+
+
+def parents() -> dict[int, int]:
+    """pid -> parent pid of every process this user can see."""
+    found = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue  # gone
+            found[int(name)] = int(fields[1])
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below `root`, parents before their children."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents().items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def signal_tree(sig: int, outside_group: int | None = None) -> int:
+    """Send `sig` to our descendants (only those outside process group `outside_group` when
+    given); how many. Each is pinned by a pidfd and checked still ours before the signal, so a
+    pid reused meanwhile is never signalled."""
+    me, sent = os.getpid(), 0
+    tree = descendants(me)
+    ours = {me, *tree}
+    for pid in tree:
+        with contextlib.suppress(OSError):
+            if outside_group is not None and os.getpgid(pid) == outside_group:
+                continue
+            fd = os.pidfd_open(pid)
+            try:
+                if parents().get(pid) in ours:
+                    signal.pidfd_send_signal(fd, sig)
+                    sent += 1
+            finally:
+                os.close(fd)
+    return sent
+
+
+def reap() -> Iterator[tuple[int, int]]:
+    """(pid, wait status) of every child that has ended, without blocking."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        yield pid, status
+
+
+def kill_all() -> None:
+    """SIGKILL every descendant, again while any is left (one may fork between a scan and
+    its signal), and reap them all: when this returns the tree is empty."""
+    while True:
+        signal_tree(signal.SIGKILL)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        for _ in reap():
+            pass
+
+
+def exit_as(status: int) -> None:
+    """End this process as the CLI ended: its exit code, or killed by the same signal."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def start(report: int, argv: list[str]) -> int:
+    """Fork and exec the CLI; its pid. A failed exec's errno goes to `report`."""
+    os.set_inheritable(report, False)  # closed by the child's exec
+    pid = os.fork()
+    if pid == 0:
+        os.setpgid(0, 0)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        try:
+            os.execv(argv[0], argv)
+        except OSError as exc:
+            os.write(report, str(exc.errno or 0).encode())
+        os._exit(127)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)  # also here: the group exists before any signal is relayed
+    os.close(report)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the pipes are the CLI's alone: their ends tell of the CLI
+        os.dup2(null, fd)
+    os.close(null)
+    return pid
+
+
+def supervise(cli: int, parent: int) -> None:
+    """Relay the supervisor's signals until the CLI has ended, then empty the tree and end."""
+    orphaned_at: float | None = None
+    while True:
+        if orphaned_at is None:
+            info = signal.sigwaitinfo(WATCHED)
+            sig = info.si_signo
+        else:
+            got = signal.sigtimedwait(WATCHED, ORPHAN_GRACE)
+            sig = got.si_signo if got is not None else signal.SIGUSR1
+        if sig == signal.SIGTERM:
+            if os.getppid() != parent:  # the supervisor is gone: nobody else will signal
+                orphaned_at = 0.0
+                signal_tree(signal.SIGTERM)
+            else:
+                with contextlib.suppress(OSError):
+                    os.killpg(cli, signal.SIGTERM)
+                signal_tree(signal.SIGTERM, outside_group=cli)
+        elif sig == signal.SIGUSR1:
+            signal_tree(signal.SIGKILL)
+        for pid, status in reap():
+            if pid == cli:
+                kill_all()
+                exit_as(status)
+
+
+def main(args: list[str]) -> None:
+    if len(args) < 2 or not args[0].isdigit():
+        sys.stderr.write("usage: reaper.py REPORT_FD ARGV...\n")
+        os._exit(2)
+    parent = os.getppid()
+    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
+    if not _prctl(PR_SET_CHILD_SUBREAPER, 1):
+        sys.stderr.write("reaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
+    supervise(start(int(args[0]), args[1:]), parent)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
