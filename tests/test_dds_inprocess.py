@@ -105,6 +105,26 @@ def test_stream_events_are_published_with_the_request_id(served: Served) -> None
     assert [e.sequence for e in seen] == sorted(e.sequence for e in seen)
 
 
+def test_a_request_nobody_grants_does_not_keep_the_agent_from_others(
+        rig: HarnessRig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer publishes a request it will never grant, waiting a day; a real client's request
+    that comes after it is still answered."""
+    from agent_tck.reference.dds import service as service_module
+
+    monkeypatch.setattr(service_module, "OFFER_WAIT", 0.5)
+    served, peer = Served(rig), Bus(DOMAIN)
+    try:
+        hostile = peer.writer(types.REQUEST_TOPIC)
+        hostile.write(types.AgentRequest("never", "x", "", "", "", '{"timeout": 86400}'))
+        served.client.ask("warm up", timeout=20)  # whichever came first, both are matched now
+        reply = served.client.ask("hello", timeout=20)
+        assert (reply.message, reply.status) == ("echo: hello", 0)
+        assert served.service.pending.keys() == {"never"}
+    finally:
+        served.close()
+        peer.close()
+
+
 def test_a_client_that_gives_up_says_who_was_there(served: Served) -> None:
     served.client.ask("warm up", timeout=20)
     with pytest.raises(NoReplyError, match="no agent named 'ghost' is online"):

@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,14 +82,55 @@ def test_one_offer_at_a_time_and_settled_requests_are_forgotten(
         service: AgentService) -> None:
     for rid in ("a", "b"):
         service.pending[rid] = service_module.Pending(request(rid), time.monotonic() + 60)
-    service._offer()
+    service._offer(0.0)
     assert service.offered == "a"
-    service._offer()
+    service._offer(0.0)
     assert service.offered == "a"
     service._settle("a")  # granted to another agent
     assert service.offered is None and "a" not in service.pending and "a" in service.settled
-    service._offer()
+    service._offer(0.0)
     assert service.offered == "b"
+
+
+def test_an_offer_nobody_grants_is_withdrawn_and_the_next_request_offered(
+        service: AgentService) -> None:
+    for rid in ("never", "b"):
+        service.pending[rid] = service_module.Pending(request(rid), time.monotonic() + 60)
+    service._offer(100.0)
+    assert service.offered == "never"
+    service._offer(100.0 + service_module.OFFER_WAIT - 0.1)
+    assert service.offered == "never"
+    service._offer(100.0 + service_module.OFFER_WAIT)
+    assert service.offered == "b"
+    assert list(service.pending) == ["b", "never"]  # still waiting, at the back
+
+
+def test_a_late_grant_is_owed_and_run_when_the_agent_is_free(
+        service: AgentService, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[str] = []
+    monkeypatch.setattr(service, "_start", lambda p: started.append(p.request.request_id))
+    for rid in ("late", "b"):
+        service.pending[rid] = service_module.Pending(request(rid), time.monotonic() + 60)
+    service._offer(0.0)
+    service._offer(service_module.OFFER_WAIT)  # "late" withdrawn, "b" offered
+    service.running = service_module.Pending(request("busy"), 0.0)  # b granted and running
+    grant = types.AgentGrant("late", service.guid)
+    monkeypatch.setattr(service, "grants", _Inbox([grant]))
+    service._read_grants()
+    assert started == [] and list(service.owed) == ["late"]
+    service._offer(2 * service_module.OFFER_WAIT)
+    assert service.offered == "b", "no new offer while a grant is owed"
+    service.running = None
+    service._run_owed()
+    assert started == ["late"] and not service.owed
+
+
+def test_a_grant_for_a_request_never_offered_is_ignored(
+        service: AgentService, monkeypatch: pytest.MonkeyPatch) -> None:
+    service.pending["x"] = service_module.Pending(request("x"), time.monotonic() + 60)
+    monkeypatch.setattr(service, "grants", _Inbox([types.AgentGrant("x", service.guid)]))
+    service._read_grants()
+    assert not service.owed and "x" in service.pending
 
 
 def test_expired_requests_are_dropped(service: AgentService) -> None:
@@ -148,8 +190,8 @@ def test_remembered_conversations_are_bounded_newest_kept(
 
 
 class _Inbox:
-    def __init__(self, data: list[types.AgentRequest]) -> None:
+    def __init__(self, data: list[Any]) -> None:
         self.data = data
 
-    def take(self) -> tuple[list[types.AgentRequest], list[types.AgentRequest]]:
+    def take(self) -> tuple[list[Any], list[Any]]:
         return self.data, []

@@ -5,6 +5,12 @@ One loop thread owns every DDS read and all bookkeeping; one worker thread at a 
 oldest request it may serve, holds at most one open offer, and runs a request only when its
 client grants it; a grant to another agent (or a withdrawal) settles the request for every
 other agent. So a request runs exactly once, and a BUSY agent never takes a second one.
+
+An offer nobody grants within OFFER_WAIT is withdrawn and its request goes to the back of
+the queue, so one request whose client never grants (a dead or hostile peer) cannot keep an
+agent from everyone else. A grant is an obligation: one that comes for an offer already
+withdrawn, or while the agent is busy, is run as soon as the agent is free, before any new
+offer. So no granted request is lost, and none runs twice.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ MAX_REQUEST_TTL = 24 * 3600.0  # a request's own `timeout` is honoured up to thi
 MAX_PENDING = 1_000  # requests waiting at one agent at once
 MAX_PENDING_CHARS = 64 << 20  # their messages and metadata together
 MAX_CONVERSATIONS = 10_000  # conversations remembered (their owner and session), newest kept
+OFFER_WAIT = 5.0  # an offer not granted in this time is withdrawn, its request sent to the back
 
 
 class StopFlag(threading.Event):
@@ -110,6 +117,9 @@ class AgentService:
         self.conversations: dict[str, Conversation] = {}
         self.peers: dict[str, str] = {}
         self.offered: str | None = None
+        self.offered_at = 0.0
+        self.offered_ever: OrderedDict[str, None] = OrderedDict()  # grants for these are owed
+        self.owed: deque[str] = deque()  # granted to this agent, to run when it is free
         self.running: Pending | None = None
         self.worker: threading.Thread | None = None
         self.done: queue.SimpleQueue[tuple[Pending, dict[str, Any]]] = queue.SimpleQueue()
@@ -157,7 +167,8 @@ class AgentService:
         self._read_grants()
         self._finish_done()
         self._expire(now)
-        self._offer()
+        self._run_owed()
+        self._offer(now)
         self._forget_replies(now)
 
     # --- reading ---------------------------------------------------------------------------
@@ -192,10 +203,11 @@ class AgentService:
             rid = grant.request_id
             if grant.agent_guid != self.guid:
                 self._settle(rid)
-            elif rid == self.offered and self.running is None:
-                self._start(self.pending.pop(rid))
+            elif rid in self.offered_ever and rid in self.pending and rid not in self.owed:
+                self.owed.append(rid)
         for key in gone:
             self._settle(key.request_id)
+        self._run_owed()
 
     def _read_replies(self) -> None:
         data, _ = self.replies_in.take()
@@ -241,13 +253,30 @@ class AgentService:
             return True
         return self.peers.get(conversation.owner, State.OFFLINE.name) == State.OFFLINE.name
 
-    def _offer(self) -> None:
-        if self.running is not None or self.offered is not None:
+    def _run_owed(self) -> None:
+        """Start the oldest request granted to this agent, if it is free."""
+        while self.running is None and self.owed:
+            rid = self.owed.popleft()
+            if rid in self.pending:
+                self._start(self.pending.pop(rid))
+
+    def _offer(self, now: float) -> None:
+        if self.running is not None or self.owed:
             return
+        if self.offered is not None:
+            if now < self.offered_at + OFFER_WAIT:
+                return
+            log.info("request %s: no grant in %g s; offering the next one", self.offered,
+                     OFFER_WAIT)
+            self.pending.move_to_end(self.offered)
+            self._close_offer()
         for rid, pending in self.pending.items():
             if self._may_take(pending.request):
                 self.offers.write(types.AgentOffer(rid, self.guid, self.name))
-                self.offered = rid
+                self.offered, self.offered_at = rid, now
+                self.offered_ever[rid] = None
+                while len(self.offered_ever) > SETTLED_MEMORY:
+                    self.offered_ever.popitem(last=False)
                 return
 
     def _close_offer(self) -> None:
@@ -259,6 +288,7 @@ class AgentService:
     def _settle(self, rid: str) -> None:
         """`rid` is someone else's now (or nobody's): forget it, remember that."""
         self.pending.pop(rid, None)
+        self.offered_ever.pop(rid, None)
         if rid == self.offered:
             self._close_offer()
         if rid not in self.settled:
@@ -367,9 +397,10 @@ def _number(value: Any, default: float) -> float:
 
 
 def _terminate_children(worker: threading.Thread, grace: float) -> None:
-    """SIGTERM the running harness's process group, SIGKILL after `grace`; the worker's
-    supervisor reaps it. The harness leads its own group (decision D-6)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    """SIGTERM the running harness's process group; after `grace` SIGUSR1, which the reaper
+    (reference/reaper.py) takes as "kill your whole tree"; SIGKILL last. The worker's
+    supervisor reaps it. The harness, or its reaper, leads its own group (decision D-6)."""
+    for sig in (signal.SIGTERM, signal.SIGUSR1, signal.SIGKILL):
         for pid in _children(os.getpid()):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, sig)
