@@ -150,7 +150,7 @@ def start(report: int, argv: list[str]) -> int:
     if pid == 0:
         os.setpgid(0, 0)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the reaper only dies so when killed
         try:
             os.execv(argv[0], argv)
         except OSError as exc:

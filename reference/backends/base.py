@@ -39,6 +39,23 @@ class Backend(Protocol):
 
     def parse_line(self, line: str) -> list[Event]: ...
 
+    def bypass(self, args: tuple[str, ...]) -> str | None:
+        """The option among `args` that lets the CLI act without asking (skips permission
+        prompts or the sandbox), as written; None when there is none."""
+        ...
+
+
+def option_value(args: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(as written, value) of each `--name value` or `--name=value` among `args`."""
+    found = []
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in names and eq:
+            found.append((arg, value))
+        elif arg in names and i + 1 < len(args):
+            found.append((f"{arg} {args[i + 1]}", args[i + 1]))
+    return found
+
 
 def load_object(line: str) -> dict[str, Any] | None:
     """The JSON object on `line`, or None for anything else (banners, arrays, junk).

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tck.reference.backends.base import Invocation, RunOptions, load_object, text_of
+from agent_tck.reference.backends.base import (
+    Invocation,
+    RunOptions,
+    load_object,
+    option_value,
+    text_of,
+)
 from agent_tck.reference.events import Event
 
 
@@ -31,6 +37,13 @@ class ClaudeBackend:
             return []
         parser = _PARSERS.get(text_of(obj.get("type")) or "")
         return parser(obj) if parser else []
+
+    def bypass(self, args: tuple[str, ...]) -> str | None:
+        flags = [a for a in args if a in ("--dangerously-skip-permissions",
+                                          "--allow-dangerously-skip-permissions")]
+        modes = [w for w, v in option_value(args, ("--permission-mode",))
+                 if v == "bypassPermissions"]
+        return next(iter(flags + modes), None)
 
 
 def _system(obj: dict[str, Any]) -> list[Event]:

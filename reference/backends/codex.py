@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tck.reference.backends.base import Invocation, RunOptions, load_object, text_of
+from agent_tck.reference.backends.base import (
+    Invocation,
+    RunOptions,
+    load_object,
+    option_value,
+    text_of,
+)
 from agent_tck.reference.events import Event
 
 TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
@@ -28,6 +34,13 @@ class CodexBackend:
             argv += ["resume", options.resume_session]
         argv.append("-")
         return Invocation(tuple(argv), prompt.encode("utf-8"))
+
+    def bypass(self, args: tuple[str, ...]) -> str | None:
+        flags = [a for a in args if a in ("--dangerously-bypass-approvals-and-sandbox",
+                                          "--yolo")]
+        modes = [w for w, v in option_value(args, ("--sandbox", "-s"))
+                 if v == "danger-full-access"]
+        return next(iter(flags + modes), None)
 
     def parse_line(self, line: str) -> list[Event]:
         obj = load_object(line)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from agent_tck.reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
+from agent_tck.reference.backends import get_backend
+from agent_tck.reference.dds.config import loopback_only, security_problem
 from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.limits import seconds
 
@@ -55,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--model", help="the model flag passed to the CLI")
     serve.add_argument("--strip-env", action="append", default=[], metavar="NAME",
                        help="remove this variable from the CLI's environment (repeatable)")
+    serve.add_argument("--cli-arg", action="append", default=[], metavar="ARG",
+                       help="pass ARG to the CLI (repeatable; write --cli-arg=--option)")
+    serve.add_argument("--allow-bypass-on-network", action="store_true",
+                       help="serve a CLI that acts without asking (e.g. "
+                            "--dangerously-skip-permissions) on a DDS configuration that is "
+                            "not loopback-only: anyone who can publish on the domain can then "
+                            "run any command here")
     serve.add_argument("-v", "--verbose", action="store_true", help="log state changes")
     _common(serve)
     ask = commands.add_parser("ask", help="send one request to the agents on a domain")
@@ -94,7 +103,9 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
                          grace_period=args.grace_period, command=args.cli,
-                         model=args.model, strip_env=tuple(args.strip_env))
+                         model=args.model, strip_env=tuple(args.strip_env),
+                         extra_args=tuple(args.cli_arg))
+    _check_exposure(config, args.dds_config, args.allow_bypass_on_network)
     if args.verbose:
         logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
     stop = StopFlag()
@@ -103,6 +114,21 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
                            domain=args.domain, dds_config=args.dds_config)
     service.run(stop)
     return OK
+
+
+def _check_exposure(config: AgentConfig, dds_config: str | None, allowed: bool) -> None:
+    """Refuse what would expose this machine: a CLI that acts without asking, served beyond
+    loopback without `--allow-bypass-on-network`; DDS Security this build cannot provide."""
+    problem = security_problem(dds_config)
+    if problem:
+        raise ConfigError(problem)
+    bypass = get_backend(config.backend).bypass(config.extra_args)
+    if bypass and not allowed and not loopback_only(dds_config):
+        raise ConfigError(
+            f"refusing to serve {config.backend} with {bypass!r} on DDS configuration "
+            f"{dds_config!r}, which is not loopback-only: anyone who can publish on the domain "
+            "could run any command in the working directory without being asked; pass "
+            "--allow-bypass-on-network if that is what you want")
 
 
 def _on_signals(stop: Any) -> None:

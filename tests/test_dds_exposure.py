@@ -1,0 +1,95 @@
+"""`serve` refuses what would expose the machine: a CLI that acts without asking, served on
+a DDS configuration that reaches the network; DDS Security that this build cannot give."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from agent_tck.reference.agent import AgentConfig
+from agent_tck.reference.backends import get_backend
+from agent_tck.reference.dds import cli, config
+from agent_tck.reference.dds.config import LOOPBACK, loopback_only, security_problem
+from agent_tck.reference.exceptions import ConfigError
+
+NETWORK = '<CycloneDDS><Domain><General><Interfaces><NetworkInterface name="eth0"/>' \
+          '</Interfaces></General></Domain></CycloneDDS>'
+
+
+def xml(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "dds.xml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(("backend", "args", "found"), [
+    ("claude", ("--dangerously-skip-permissions",), "--dangerously-skip-permissions"),
+    ("claude", ("--permission-mode", "bypassPermissions"), "--permission-mode bypassPermissions"),
+    ("claude", ("--permission-mode=bypassPermissions",), "--permission-mode=bypassPermissions"),
+    ("claude", ("--permission-mode", "acceptEdits"), None),
+    ("claude", ("--verbose",), None),
+    ("codex", ("--dangerously-bypass-approvals-and-sandbox",),
+     "--dangerously-bypass-approvals-and-sandbox"),
+    ("codex", ("-s", "danger-full-access"), "-s danger-full-access"),
+    ("codex", ("--sandbox=danger-full-access",), "--sandbox=danger-full-access"),
+    ("codex", ("--sandbox", "workspace-write"), None),
+])
+def test_each_backend_knows_its_bypass_options(
+        backend: str, args: tuple[str, ...], found: str | None) -> None:
+    assert get_backend(backend).bypass(args) == found
+
+
+@pytest.mark.parametrize(("interfaces", "expected"), [
+    ('<NetworkInterface name="lo"/>', True),
+    ('<NetworkInterface address="127.0.0.1"/>', True),
+    ('<NetworkInterface name="lo"/><NetworkInterface name="eth0"/>', False),
+    ('<NetworkInterface address="192.168.1.4"/>', False),
+    ("", False),  # Cyclone then picks an interface itself
+])
+def test_loopback_only_reads_the_configured_interfaces(
+        tmp_path: Path, interfaces: str, expected: bool) -> None:
+    text = f"<CycloneDDS><Domain><General><Interfaces>{interfaces}</Interfaces></General>" \
+           "</Domain></CycloneDDS>"
+    assert loopback_only(xml(tmp_path, text)) is expected
+
+
+def test_the_shipped_configuration_is_loopback_only() -> None:
+    assert loopback_only(None) and loopback_only(LOOPBACK)
+
+
+def test_a_bypass_on_the_network_is_refused_before_joining_the_domain(tmp_path: Path) -> None:
+    err = io.StringIO()
+    dds = xml(tmp_path, NETWORK)
+    code = cli.main(["serve", "--backend", "claude", "--dds-config", dds,
+                     "--cli-arg=--dangerously-skip-permissions"], io.StringIO(), err)
+    assert code == cli.USAGE
+    assert "refusing to serve claude with '--dangerously-skip-permissions'" in err.getvalue()
+    assert dds in err.getvalue() and "--allow-bypass-on-network" in err.getvalue()
+
+
+def test_a_bypass_on_loopback_or_explicitly_allowed_is_served(tmp_path: Path) -> None:
+    bypassing = AgentConfig(backend="codex", extra_args=("--yolo",))
+    cli._check_exposure(bypassing, None, allowed=False)
+    cli._check_exposure(bypassing, xml(tmp_path, NETWORK), allowed=True)
+    with pytest.raises(ConfigError, match="'--yolo'"):
+        cli._check_exposure(bypassing, xml(tmp_path, NETWORK), allowed=False)
+    cli._check_exposure(AgentConfig(backend="codex"), xml(tmp_path, NETWORK), allowed=False)
+
+
+def test_dds_security_without_its_plugins_is_refused_clearly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secure = xml(tmp_path, "<CycloneDDS><Domain><Security><Authentication/></Security>"
+                           "</Domain></CycloneDDS>")
+    monkeypatch.setattr(config, "_security_plugins", lambda: False)
+    problem = security_problem(secure)
+    assert problem is not None and secure in problem and "no security plugins" in problem
+    assert security_problem(None) is None and security_problem(LOOPBACK) is None
+    monkeypatch.setattr(config, "_security_plugins", lambda: True)
+    assert security_problem(secure) is None
+
+
+def test_an_unreadable_configuration_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"dds\.xml' cannot be read"):
+        loopback_only(xml(tmp_path, "<CycloneDDS><Domain>"))
