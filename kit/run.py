@@ -118,6 +118,8 @@ def workers(text: str) -> int | str:
 
 def report_path(text: str) -> Path:
     """A file a report can be written to: not a directory, in a directory that exists."""
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file name")
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file to write")

@@ -134,3 +134,115 @@ def test_deep_nesting_everywhere_is_refused_cleanly(depth: int) -> None:
     out = io.StringIO()
     serve(Adapter(), io.StringIO(text + '\n{"seq": 1, "cmd": "stop"}\n'), out)
     assert json.loads(out.getvalue().splitlines()[-1]) == {"seq": 1, "stopped": True}
+
+
+@given(st.text(max_size=40))
+def test_a_report_path_is_a_writable_place_or_a_usage_error_naming_it(text: str) -> None:
+    from agent_tck.kit.run import report_path
+
+    try:
+        path = report_path(text)
+    except argparse.ArgumentTypeError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert "\0" not in str(path) and path.parent.is_dir() and not path.is_dir()
+
+
+@given(st.text(max_size=12))
+def test_a_worker_count_is_one_to_64_auto_or_a_usage_error_naming_it(text: str) -> None:
+    from agent_tck.kit.run import workers
+
+    try:
+        value = workers(text)
+    except argparse.ArgumentTypeError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert value == "auto" or 1 <= int(value) <= 64
+
+
+SEED_LINES = st.lists(st.one_of(
+    st.sampled_from(["GIVEN a thing.", "WHEN it runs.", "THEN it works.", "# Title",
+                     "## Section", "### Scenario: one", "```", "", "- item", "When bare"]),
+    st.text(max_size=30)), max_size=12).map("\n".join)
+
+
+@given(SEED_LINES)
+def test_a_seed_document_converts_to_parsable_gherkin_or_is_refused_naming_it(
+        text: str) -> None:
+    from agent_tck.kit import gherkin
+    from agent_tck.kit.errors import SpecError
+
+    try:
+        doc = gherkin.parse(text, "seed.md")
+    except SpecError as exc:
+        assert "seed.md" in str(exc)
+        return
+    rendered = gherkin.render(doc, feature="Fuzz", id_prefix="FZ", origin="seed.md")
+    gherkin.check_gherkin(rendered, "seed.md")  # what the converter writes always parses
+
+
+@given(st.binary(max_size=200))
+def test_a_manifest_of_any_bytes_is_read_or_refused_naming_the_file(data: bytes) -> None:
+    from agent_tck.kit.errors import SpecError
+    from agent_tck.kit.gherkin import read_manifest
+
+    path = Path(f"/tmp/agent-tck-fuzz-manifest-{id(data)}.yaml")
+    try:
+        path.write_bytes(data)
+        try:
+            pairs = read_manifest(path)
+        except SpecError as exc:
+            assert str(path) in str(exc)
+        else:
+            assert all(isinstance(prefix, str) for _, prefix in pairs)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+@given(st.binary(max_size=300), st.lists(st.integers(1, 50), max_size=10))
+def test_cli_stdout_in_any_chunks_gives_the_same_lines(data: bytes, cuts: list[int]) -> None:
+    from agent_tck.reference.supervisor import LineSplitter
+
+    lines: list[str] = []
+    splitter = LineSplitter(lines.append, limit=64)
+    rest = data
+    for cut in cuts:
+        splitter.feed(rest[:cut])
+        rest = rest[cut:]
+    splitter.feed(rest)
+    splitter.close()
+    whole = data.split(b"\n")
+    if whole and whole[-1] == b"":
+        whole.pop()  # a final newline ends the last line; it starts no new one
+    kept = [line.decode("utf-8", errors="replace") for line in whole if len(line) <= 64]
+    assert lines == kept and splitter.skipped == len(whole) - len(kept)
+
+
+class _Says:
+    """An adapter process that answers every request with one fixed line."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+
+    def send(self, message: dict[str, object]) -> None:
+        pass
+
+    def receive(self, timeout: float) -> str:
+        return self.line
+
+
+@given(st.one_of(st.text(max_size=200), JSON.map(json.dumps),
+                 st.fixed_dictionaries({"seq": st.just(1)}, optional={
+                     "stopped": JSON, "error": JSON, "info": JSON}).map(json.dumps)))
+def test_any_adapter_answer_is_taken_or_a_typed_driver_error(line: str) -> None:
+    from agent_tck.kit.drivers.stdio import StdioDriver
+    from agent_tck.kit.errors import DriverError
+
+    driver = StdioDriver.__new__(StdioDriver)  # no adapter started: the line is the input
+    driver.timeout = 1.0
+    try:
+        answer = driver._exchange(_Says(line), {"seq": 1, "cmd": "stop"})  # type: ignore[arg-type]
+    except DriverError as exc:
+        assert str(exc)
+    else:
+        assert answer["seq"] == 1
