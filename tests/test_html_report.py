@@ -173,8 +173,8 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
                 'the agent transitions to "READY" state, not "DEGRADED".')],
         ]
         [error] = tree.find("p", "error", scenario)
-        assert re.fullmatch(r"AssertionError: harness pid \d+ is still there in state 'Z' "
-                            r"\(Z = zombie\)", error.text())
+        assert re.fullmatch(r"AssertionError: the harness's parent \d+, started by the "
+                            r"implementation, is left a zombie", error.text())
         [evidence] = tree.find("pre", "evidence", scenario)
         assert "in no_zombie" in evidence.text() and error.text() in evidence.text()
 
@@ -313,7 +313,7 @@ def test_reports_side_by_side_mark_where_they_differ(
     cells = [c for c in tree.by_id("EH-1.1").children if isinstance(c, Node)][3:]
     assert [c.classes() for c in cells] == [{"v-passed"}, {"v-failed"}]
     assert cells[0].text() == "passed"
-    assert "(Z = zombie)" in tree.find("pre", under=cells[1])[0].text()
+    assert "is left a zombie" in tree.find("pre", under=cells[1])[0].text()
     [verdicts] = [[c.text() for c in r.children if isinstance(c, Node)][3] for r in tree.find(
         "tr", under=tree.by_id("reports"))[1:2]]
     assert verdicts == "CONFORMANT"

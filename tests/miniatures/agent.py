@@ -88,7 +88,8 @@ class _NoWait(Supervisor):
 
 
 class NoReap(_Supervised):
-    """Never waits for the harness: it stays a zombie."""
+    """Never waits for the process it started (the reaper, or the harness where there is no
+    reaper): it stays a zombie."""
 
     supervisor = _NoWait
 
