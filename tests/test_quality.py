@@ -37,7 +37,7 @@ def test_ci_runs_exactly_the_readme_s_second_command() -> None:
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ")]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert len(commands) == 2 and commands[1] == ci, (commands, ci)
-    assert commands[0].endswith("agent-tck run") and "install-clis" in commands[0]
+    assert commands[0].endswith("agent-tck run -n auto") and "install-clis" in commands[0]
 
 
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
