@@ -110,7 +110,7 @@ def workers(text: str) -> int | str:
     """An argparse type: a number of worker processes from 1 to 64, or 'auto'."""
     if text == "auto":
         return text
-    if not text.isdigit() or not 1 <= int(text) <= 64:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 64:  # not "²"
         raise argparse.ArgumentTypeError(f"expected a number of workers from 1 to 64 or "
                                          f"'auto', got {text!r}")
     return int(text)

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_tck.kit import plainyaml, registry, reports
@@ -149,6 +149,7 @@ def test_a_report_path_is_a_writable_place_or_a_usage_error_naming_it(text: str)
 
 
 @given(st.text(max_size=12))
+@example("²")  # a digit to str.isdigit, not to int(): found by this test
 def test_a_worker_count_is_one_to_64_auto_or_a_usage_error_naming_it(text: str) -> None:
     from agent_tck.kit.run import workers
 
