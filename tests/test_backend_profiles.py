@@ -76,13 +76,14 @@ def test_a_profile_reads_back_the_session_it_resumes(backend: str) -> None:
     fresh = cli.recording_argv(())
     assert cli.resumed_session(fresh[1:]) is None
     resumed = {"claude": ["-p", "--resume", "s-1", "--output-format", "stream-json"],
-               "codex": ["exec", "--json", "resume", "s-1", "-"]}[backend]
+               "codex": ["exec", "--json", "resume", "s-1", "-"],
+               "gemini": ["--output-format", "stream-json", "--resume", "s-1"]}[backend]
     assert cli.resumed_session(resumed) == "s-1"
 
 
 def test_an_unknown_backend_is_an_error_of_the_suite() -> None:
-    with pytest.raises(SuiteError, match="no backend profile 'gemini'"):
-        profile("gemini")
+    with pytest.raises(SuiteError, match="no backend profile 'acme'"):
+        profile("acme")
 
 
 def _schema_shapes(backend: str) -> list[str]:

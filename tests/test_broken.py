@@ -81,10 +81,10 @@ def test_the_same_facts_in_other_words_pass() -> None:
     assert [r.verdict for r in ran] == ["passed"] * 6, [(r.name, r.evidence) for r in ran]
 
 
-@pytest.mark.parametrize("backend", ["claude", "codex"])
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini"])
 def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> None:
-    """Every backend-neutral MUST runs for the declared backend; those of the other backend
-    are not applicable, and no agent of the other backend is ever asked for."""
+    """Every backend-neutral MUST runs for the declared backend; those of the others are not
+    applicable, and no agent of another backend is ever asked for."""
     impl = f"python:tests.miniatures.agent:{backend.capitalize()}Only"
     results = scenario_results(impl, ["agent"])
     verdicts = {}
@@ -103,6 +103,16 @@ def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> Non
         (r.name, r.evidence) for r in results if r.verdict in ("failed", "errored")]
 
 
+def test_an_implementation_of_claude_and_codex_stays_conformant_beside_gemini() -> None:
+    """The third backend's requirements are not applicable to what does not declare it."""
+    results = scenario_results("python:tests.miniatures.agent:ClaudeAndCodex",
+                               ["agent", "backends"])
+    assert not [r for r in results if r.verdict in ("failed", "errored")]
+    gemini = [r for r in results if "gemini" in r.name or "GM" in "".join(r.reqs)]
+    assert gemini and {r.verdict for r in gemini} == {"not applicable"}
+    assert {r.verdict for r in results if r not in gemini} >= {"passed"}
+
+
 def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> None:
     verdicts = {}
     for r in scenario_results("python:tests.miniatures.agent:HasNoDefaultTimeout", ["agent"]):
@@ -112,3 +122,8 @@ def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> 
     reason = "not applicable: the implementation has no default timeout (agent.info says null)"
     assert verdicts.pop("EH-1.2") == {("not applicable", reason)}
     assert {v for vs in verdicts.values() for v, _ in vs} == {"passed"}
+
+
+def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requirements() -> None:
+    impl = "python:tests.miniatures.backends:GeminiEchoesThePrompt"
+    assert failing(impl, ["backends"]) == {"BK-GM.2", "BK-GM.5"}

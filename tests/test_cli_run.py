@@ -29,7 +29,7 @@ def test_reference_is_conformant_with_a_table_per_requirement() -> None:
     assert out.splitlines()[0].split() == ["requirement", "level", "verdict", "scenarios"]
     assert ["BK-CX.5", "SHOULD", "passed", "6/6"] in [line.split() for line in out.splitlines()]
     assert out.splitlines()[-1] == (
-        f"PARTIAL: 11 of {TOTAL} requirements judged, all passed; the rest were not judged")
+        f"PARTIAL: 16 of {TOTAL} requirements judged, all passed; the rest were not judged")
 
 
 def test_a_broken_implementation_is_not_conformant() -> None:
@@ -43,7 +43,7 @@ def test_a_broken_implementation_is_not_conformant() -> None:
     )
     assert code == 1
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:-1]}
-    assert rows["RP-5.1"] == ["MUST", "failed", "2/2"]  # once per backend
+    assert rows["RP-5.1"] == ["MUST", "failed", "3/3"]  # once per backend
     assert rows["RP-1.1"] == ["MUST", "not", "run", "0/0"]  # deselected by -k
     agent = sum(r.component == "agent" for r in registry.load().values())
     assert out.splitlines()[-1] == (f"PARTIAL: 2 of {TOTAL} requirements judged, NOT CONFORMANT "
@@ -152,7 +152,7 @@ def test_a_run_that_judged_nothing_is_not_a_pass() -> None:
 
 def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
     code, out, _ = run("--impl", f"{sys.executable} -m tests.miniatures.fake_adapter string-error "
-                       "parse_line 1", "--component", "backends", "-k", "init_line")
+                       "parse_line 1", "--component", "backends", "-k", "the_init_line")
     assert code == 1 and out.splitlines()[-1].startswith("PARTIAL: ")
     assert "NOT CONFORMANT, nothing was judged (1 errored" in out.splitlines()[-1]
 

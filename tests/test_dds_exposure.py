@@ -35,6 +35,9 @@ def xml(tmp_path: Path, text: str) -> str:
     ("codex", ("-s", "danger-full-access"), "-s danger-full-access"),
     ("codex", ("--sandbox=danger-full-access",), "--sandbox=danger-full-access"),
     ("codex", ("--sandbox", "workspace-write"), None),
+    ("gemini", ("--yolo",), "--yolo"),
+    ("gemini", ("--approval-mode", "yolo"), "--approval-mode yolo"),
+    ("gemini", ("--approval-mode=auto_edit",), None),
 ])
 def test_each_backend_knows_its_bypass_options(
         backend: str, args: tuple[str, ...], found: str | None) -> None:

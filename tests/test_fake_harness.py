@@ -125,7 +125,7 @@ def test_the_claude_agent_sdk_gets_its_answer_from_the_fake_harness(tmp_path: Pa
     assert "--input-format" in start["argv"] and "What is 2 + 2?" not in start["argv"]
 
 
-@pytest.mark.parametrize("backend", ["claude", "codex"])
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini"])
 def test_the_builders_lines_pass_and_a_line_no_cli_prints_is_an_error_of_the_suite(
     tmp_path: Path, backend: str
 ) -> None:
@@ -138,8 +138,10 @@ def test_the_builders_lines_pass_and_a_line_no_cli_prints_is_an_error_of_the_sui
     line = script.text_line("x")
     if backend == "claude":
         del line["uuid"]  # every line Claude Code prints has one
-    else:
+    elif backend == "codex":
         line["item"]["text"] = 4
+    else:
+        line["content"] = 4
     with pytest.raises(SuiteError, match=r"'uuid' is a required property|4 is not of type"):
         rig.use(Script(backend).line(line))
 

@@ -80,7 +80,7 @@ class Reply:
         assert self.status == 200, self.body
         assert self.content_type == "text/event-stream", self.content_type
         events = parse_sse(self.body.decode("utf-8"))
-        assert all(data["type"] == name for name, data in events), events
+        assert all(data["type"] == name for name, data in events if name), events
         return events
 
 
@@ -586,3 +586,51 @@ def test_server_prints_its_port_serves_and_stops_on_sigterm(tmp_path: Path) -> N
                 p.kill()
                 p.wait()
     assert [json.loads(line)["answer"] for line in record.read_text().splitlines()] == ["fail"]
+
+
+# --- gemini ------------------------------------------------------------------------------
+
+
+def gemini_request(*offered: str) -> Json:
+    body: Json = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    if offered:
+        body["tools"] = [{"functionDeclarations": [{"name": n} for n in offered]}]
+    return body
+
+
+def gemini_parts(events: list[Event]) -> list[Json]:
+    return [part for _, data in events for part in data["candidates"][0]["content"]["parts"]]
+
+
+def test_gemini_say_streams_data_chunks_the_last_one_finishing(start: Start) -> None:
+    server = start("gemini", [{"say": TEXT, "think": "hmm"}])
+    reply = server.post("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+                        gemini_request())
+    events = reply.events()
+    assert [name for name, _ in events] == ["", ""]  # data lines only, no event names
+    assert gemini_parts(events) == [{"text": "hmm", "thought": True}, {"text": TEXT}]
+    assert events[-1][1]["candidates"][0]["finishReason"] == "STOP"
+    assert "finishReason" not in events[0][1]["candidates"][0]
+    assert events[-1][1]["usageMetadata"]["totalTokenCount"] == 20
+
+
+def test_gemini_tool_calls_a_declared_function_or_names_what_was_offered(start: Start) -> None:
+    server = start("gemini", [{"tool": ["run_shell_command"], "input": INPUT},
+                              {"tool": "run_shell_command", "input": INPUT}])
+    [part] = gemini_parts(server.ask(gemini_request("read_file", "run_shell_command")).events())
+    assert part == {"functionCall": {"name": "run_shell_command", "args": INPUT}}
+    message = error_message("gemini", server.ask(gemini_request("read_file", "glob")), 400)
+    assert "read_file" in message and "glob" in message
+    assert server.ask(gemini_request()).status == 500  # the script is exhausted
+
+
+def test_gemini_fail_answers_its_status_name_and_unstreamed_requests_get_json(
+        start: Start) -> None:
+    server = start("gemini", [{"fail": 401, "message": "bad key"}, {"say": "whole"}])
+    reply = server.ask(gemini_request())
+    assert error_message("gemini", reply, 401) == "bad key"
+    assert reply.json()["error"] == {"code": 401, "message": "bad key",
+                                     "status": "UNAUTHENTICATED"}
+    whole = server.post("/v1beta/models/any-model:generateContent", gemini_request()).json()
+    assert whole["candidates"][0]["content"]["parts"] == [{"text": "whole"}]
+    assert server.post("/v1beta/models/m:countTokens", gemini_request()).status == 404

@@ -82,13 +82,13 @@ def check(backend: str, line: str) -> None:
 
 
 @settings(max_examples=300)
-@given(st.sampled_from(["claude", "codex"]), st.text())
+@given(st.sampled_from(["claude", "codex", "gemini"]), st.text())
 def test_any_text(backend: str, line: str) -> None:
     check(backend, line)
 
 
 @settings(max_examples=300)
-@given(st.sampled_from(["claude", "codex"]), shaped)
+@given(st.sampled_from(["claude", "codex", "gemini"]), shaped)
 def test_any_object_shaped_like_an_event(backend: str, obj: dict[str, Any]) -> None:
     check(backend, json.dumps(obj))
 

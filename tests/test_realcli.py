@@ -101,7 +101,8 @@ def test_the_wrapper_refuses_a_namespace_that_is_not_loopback_alone(
 def _pinned_dir(tmp_path: Path) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "package.json").write_text(json.dumps({"dependencies": {
-        "@anthropic-ai/claude-code": "2.1.330", "@openai/codex": "0.169.0"}}))
+        "@anthropic-ai/claude-code": "2.1.330", "@openai/codex": "0.169.0",
+        "@google/gemini-cli": "0.61.0"}}))
     return tmp_path
 
 
@@ -126,7 +127,7 @@ def test_a_broken_pin_file_is_named(tmp_path: Path) -> None:
 FAKE_NPM = """#!/bin/sh
 # Installs what clis/package.json pins, as npm would lay it out; records its arguments.
 echo "$@" >> npm-args
-for pkg in @anthropic-ai/claude-code:claude @openai/codex:codex; do
+for pkg in @anthropic-ai/claude-code:claude @openai/codex:codex @google/gemini-cli:gemini; do
   name=${pkg%:*}; bin=${pkg#*:}
   mkdir -p node_modules/$name node_modules/.bin
   version=$(python3 -c "import json; print(json.load(open('package.json'))\
@@ -144,7 +145,7 @@ def test_install_uses_a_project_local_cache_and_is_a_no_op_once_installed(tmp_pa
     npm.chmod(0o755)
     first = clis.install(where, npm=str(npm))
     assert [(p.backend, p.installed, p.ready) for p in first] == [
-        ("claude", "2.1.330", True), ("codex", "0.169.0", True)]
+        ("claude", "2.1.330", True), ("codex", "0.169.0", True), ("gemini", "0.61.0", True)]
     again = clis.install(where, npm=str(npm))
     assert again == first
     args = (where / "npm-args").read_text().splitlines()
@@ -198,9 +199,10 @@ def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missin
 
     monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
     results = scenario_results("reference", ["real-cli"])
-    assert len(results) == 12
+    assert len(results) == 18  # six requirements, three CLIs
     assert {(r.verdict, r.evidence.split(" (")[0]) for r in results} == {
-        ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI")}
+        ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI"),
+        ("skipped", "not run: the real gemini CLI")}
     assert set(verdicts_for("reference", ["real-cli"]).values()) == {"not run"}
 
 
@@ -227,7 +229,7 @@ def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
     from agent_tck.doubles.realcli.sandbox import unavailable
     from tests.support.runsuite import verdicts_for
 
-    reasons = [r for r in map(unavailable, ("claude", "codex")) if r]
+    reasons = [r for r in map(unavailable, ("claude", "codex", "gemini")) if r]
     if reasons:
         pytest.skip(reasons[0])
     monkeypatch.chdir(tmp_path)  # where that agent's CLI runs, and writes

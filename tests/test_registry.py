@@ -87,8 +87,8 @@ def test_component_titles_are_unique_across_its_files() -> None:
             "needs the fields ['id', 'level', 'source', 'text'], optionally ['backends']",
         ),
         (
-            "- {id: X, level: MUST, text: t, source: s, backends: [claude, gemini]}",
-            "backends ['claude', 'gemini'] is not a list of ('claude', 'codex')",
+            "- {id: X, level: MUST, text: t, source: s, backends: [claude, acme]}",
+            "backends ['claude', 'acme'] is not a list of ('claude', 'codex', 'gemini')",
         ),
         (
             "- {id: X, level: MUST, text: t, source: s, backends: claude}",

@@ -5,9 +5,11 @@ from __future__ import annotations
 from agent_tck.doubles.backends.base import Profile
 from agent_tck.doubles.backends.claude import ClaudeProfile
 from agent_tck.doubles.backends.codex import CodexProfile
+from agent_tck.doubles.backends.gemini import GeminiProfile
 from agent_tck.kit.errors import SuiteError
 
-PROFILES: dict[str, type[Profile]] = {p.name: p for p in (ClaudeProfile, CodexProfile)}
+PROFILES: dict[str, type[Profile]] = {
+    p.name: p for p in (ClaudeProfile, CodexProfile, GeminiProfile)}
 NAMES = tuple(PROFILES)
 
 

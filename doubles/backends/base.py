@@ -31,6 +31,9 @@ class Profile(ABC):
     unknown_shapes: ClassVar[list[Line]]
     # Whether the line that ends a turn carries the final text (else: the last message does).
     done_carries_text: ClassVar[bool]
+    # The prefixes of the environment variables that configure it (its keys, endpoints):
+    # recorded by the fake harness, dropped by the real CLI's sandbox before its own are set.
+    env_prefixes: ClassVar[tuple[str, ...]]
 
     # The stream, in the CLI's own shapes. A profile instance keeps a turn's state (ids).
     @abstractmethod

@@ -30,6 +30,7 @@ class ClaudeProfile(Profile):
          "parent_tool_use_id": None, "uuid": "u-new-3"},
     ]
     done_carries_text = True
+    env_prefixes = ("ANTHROPIC", "CLAUDE")
 
     def __init__(self) -> None:
         # The builders fill lines from recorded ones, whose shapes the profile names: imported

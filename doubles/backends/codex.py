@@ -29,6 +29,7 @@ class CodexProfile(Profile):
         {"type": "item.updated", "item": {"id": "item_91", "type": "plan_update", "steps": []}},
     ]
     done_carries_text = False  # the turn's end carries no text: its last message does
+    env_prefixes = ("OPENAI", "CODEX")
 
     def __init__(self) -> None:
         # The builders fill lines from recorded ones, whose shapes the profile names: imported

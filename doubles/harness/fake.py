@@ -52,7 +52,7 @@ import sys
 import time
 from typing import Any
 
-RECORDED_ENV_PREFIXES = ("CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "AGENT_TCK")
+RECORDED_ENV_PREFIXES = ("AGENT_TCK",)  # and each CLI's own (`env_prefixes` of its start)
 RECORDED_ENV = ("PATH", "HOME")
 BLOCK = 1 << 16
 STRAGGLER_EXIT = 86
@@ -96,11 +96,10 @@ class Harness:
         stream: list[str] = start.get("stream_input") or []
         self.streaming = bool(stream) and _option(argv, stream[0]) == stream[1]
         signal.signal(signal.SIGTERM, self.on_term)
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k in RECORDED_ENV or k.startswith(RECORDED_ENV_PREFIXES)
-        }
+        prefixes = RECORDED_ENV_PREFIXES + tuple(
+            p for cli in self.clis.values() for p in cli.get("env_prefixes", []))
+        env = {k: v for k, v in os.environ.items()
+               if k in RECORDED_ENV or k.startswith(prefixes)}
         # `codex exec --cd DIR` works in DIR, as the real codex does (the Codex SDK passes it).
         workdir = next(filter(None, (_option(argv, o) for o in start.get("workdir_options", []))),
                        None)

@@ -229,3 +229,32 @@ class Codex:
 
     def error(self, message: str) -> Line:
         return complete("codex", {"type": "error", "message": message})
+
+
+class Gemini:
+    """`gemini --output-format stream-json`."""
+
+    def __init__(self) -> None:
+        self.tools = itertools.count(0)
+
+    def init(self, session_id: str = "9ed9cfb8-0000-4000-8000-000000000001") -> Line:
+        return complete("gemini", {"type": "init", "session_id": session_id})
+
+    def message(self, text: str, role: str = "assistant") -> Line:
+        line: Line = {"type": "message", "role": role, "content": text}
+        return complete("gemini", {**line, "delta": True} if role == "assistant" else line)
+
+    def tool_use(self, tool_id: str, name: str = "run_shell_command", **parameters: Any) -> Line:
+        return complete("gemini", {"type": "tool_use", "tool_name": name, "tool_id": tool_id,
+                                   "parameters": parameters or {"command": "ls"}})
+
+    def tool_result(self, tool_id: str, output: str = "README.md\n") -> Line:
+        return complete("gemini", {"type": "tool_result", "tool_id": tool_id,
+                                   "status": "success", "output": output})
+
+    def result(self) -> Line:
+        return complete("gemini", {"type": "result", "status": "success"})
+
+    def failed(self, message: str) -> Line:
+        return complete("gemini", {"type": "result", "status": "error",
+                                   "error": {"type": "unknown", "message": message}})

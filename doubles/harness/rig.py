@@ -40,7 +40,8 @@ class HarnessRig:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
         strays = {"strays": str(self.strays)} if self.strays else {}
-        clis = {name: PROFILES[name].start for name in NAMES}
+        clis = {name: {**PROFILES[name].start, "env_prefixes": list(PROFILES[name].env_prefixes)}
+                for name in NAMES}
         write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
                      clis=clis, **strays)
 

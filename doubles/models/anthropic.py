@@ -24,6 +24,13 @@ ERROR_TYPES = {
 }
 
 
+REQUEST_PATH = "/v1/messages"
+
+
+def serves(path: str) -> bool:
+    return path == REQUEST_PATH
+
+
 def error_body(status: int, message: str) -> dict[str, Any]:
     kind = ERROR_TYPES.get(status, "api_error")
     return {"type": "error", "error": {"type": kind, "message": message or kind}}

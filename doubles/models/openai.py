@@ -18,6 +18,13 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_api_key", 404: "inval
                429: "rate_limit_exceeded", 529: "server_is_overloaded"}
 
 
+REQUEST_PATH = "/v1/responses"
+
+
+def serves(path: str) -> bool:
+    return path == REQUEST_PATH
+
+
 def error_body(status: int, message: str) -> dict[str, Any]:
     code = ERROR_TYPES.get(status, "server_error")
     return {"error": {"message": message or code, "type": code, "code": code, "param": None}}

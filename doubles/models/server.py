@@ -1,4 +1,5 @@
-"""A scripted model server on 127.0.0.1: the Anthropic Messages API or the OpenAI Responses API.
+"""A scripted model server on 127.0.0.1: the Anthropic Messages API, the OpenAI Responses API
+or the Gemini API.
 
 Each API request plays the script's next turn (doubles/models/script.py) and is recorded, one
 JSON line per request, in the record file: its path, its body, which turn answered and any
@@ -23,20 +24,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent_tck.doubles.models import anthropic, openai
+from agent_tck.doubles.models import anthropic, gemini, openai
 from agent_tck.doubles.models.script import Turn, load, offered_tools
 
-APIS: dict[str, tuple[ModuleType, str]] = {
-    "anthropic": (anthropic, "/v1/messages"),
-    "openai": (openai, "/v1/responses"),
-}
+APIS: dict[str, ModuleType] = {"anthropic": anthropic, "openai": openai, "gemini": gemini}
 
 
 class Model:
     """The script's state: which turn answers next; every request is recorded."""
 
     def __init__(self, api: str, turns: list[Turn], record: Path) -> None:
-        self.module, self.path = APIS[api]
+        self.module = APIS[api]
+        self.path = self.module.REQUEST_PATH  # a path it answers (tests, docs)
         self.turns = turns
         self.record_path = record
         self.next = 0
@@ -89,7 +88,7 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
             elif model.module is anthropic and path == "/v1/messages/count_tokens":
                 model.record(entry)
                 self._send_json(200, {"input_tokens": 12})
-            elif path != model.path:
+            elif not model.module.serves(path):
                 entry["problem"] = "unknown path"
                 model.record(entry)
                 self._send_json(404, model.module.error_body(404, f"no POST {path} here"))
@@ -104,7 +103,7 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
             if turn is None:
                 entry["problem"] = "script exhausted"
             elif turn.kind == "tool":
-                offered = offered_tools(body)
+                offered = getattr(model.module, "offered_tools", offered_tools)(body)
                 tool = next((t for t in turn.tool_names() if t in offered), None)
                 if tool is None:
                     entry["problem"] = f"none of {turn.tool_names()} offered; offered: {offered}"
@@ -121,11 +120,14 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
                 self._wait(float(turn.value))
             elif model.module is anthropic and not body.get("stream"):
                 self._send_json(200, anthropic.message(turn, body, tool, n))
+            elif model.module is gemini and ":generateContent" in entry["path"]:
+                self._send_json(200, gemini.whole(turn, body, tool, n))
             else:
                 self._start_stream()
                 for name, data in model.module.events(turn, body, tool, n):
                     self._wait(turn.delay)
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    event = f"event: {name}\n" if name else ""
+                    self.wfile.write(f"{event}data: {json.dumps(data)}\n\n".encode())
                     self.wfile.flush()
 
         def _start_stream(self) -> None:

@@ -36,7 +36,7 @@ REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
 FAKE_KEY = "sk-agent-tck-scripted-model"
 START_TIMEOUT = 30.0
 # Inherited variables the wrapper drops (an ERE over `env` output, names only).
-SCRUBBED = ("^(ANTHROPIC|OPENAI|CODEX|CLAUDE)_[A-Za-z0-9_]*"
+SCRUBBED = (f"^({'|'.join(p for b in PROFILES.values() for p in b.env_prefixes)})_[A-Za-z0-9_]*"
             "|^[A-Za-z_]*_[Pp][Rr][Oo][Xx][Yy]"
             "|^XDG_[A-Z_]*_HOME")
 

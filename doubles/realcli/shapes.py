@@ -29,7 +29,8 @@ from agent_tck.kit.paths import SCHEMAS
 CLI_SCHEMAS = SCHEMAS / "cli"
 STRICT_DEPTH = 4  # objects nested deeper are only checked to be objects
 # Objects whose keys are the tool's or the model's, not the CLI's: only their type is checked.
-FREE_FORM = {"input", "arguments", "result", "tool_use_result", "modelUsage"}
+FREE_FORM = {"input", "arguments", "result", "tool_use_result", "modelUsage", "parameters",
+             "models"}
 JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
               (list, "array"), (dict, "object"), (type(None), "null"))
 

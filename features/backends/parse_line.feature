@@ -166,3 +166,78 @@ Feature: parse_line turns one raw CLI line into normalized events
         | {"type":"item.completed","item":{"id":"item_1","type":"reasoning","text":"**Thinking**"}}    |
         | {"type":"item.updated","item":{"id":"item_2","type":"todo_list","items":[]}}                 |
         | not-json-line                                                                                |
+
+  Rule: Gemini CLI stream-json lines
+    Gemini prints an init line (the session id), messages (the user's prompt, then the
+    assistant's text in chunks marked `delta`), tool_use and tool_result lines under one
+    tool_id, and one result line whose status says how the turn ended. The assistant's chunks
+    are text events, joined by the agent like any other text; the user's message is the prompt
+    echoed, not an answer; result success is done without text, result error an error with its
+    message. Recorded from @google/gemini-cli 0.61.0 (fixtures/transcripts/gemini-*.jsonl).
+
+    @req:BK-GM.1
+    Scenario: Gemini's init line gives the session id
+      When the gemini backend parses:
+        """
+        {"type":"init","session_id":"84e7ad51-868c-4132-a464-836c568068dd","model":"gemini-2.5-flash"}
+        """
+      Then the events are:
+        """
+        [{"kind": "init", "session_id": "84e7ad51-868c-4132-a464-836c568068dd"}]
+        """
+
+    @req:BK-GM.2
+    Scenario: The assistant's chunks are text, the user's echoed prompt is not
+      When the gemini backend parses:
+        """
+        {"type":"message","role":"user","content":"What is 2 + 2?"}
+        {"type":"message","role":"assistant","content":"The answer ","delta":true}
+        {"type":"message","role":"assistant","content":"is 4.","delta":true}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "The answer "}, {"kind": "text", "text": "is 4."}]
+        """
+
+    @req:BK-GM.3
+    Scenario: A Gemini tool call starts and ends under one tool id, a failed one with its error
+      When the gemini backend parses:
+        """
+        {"type":"tool_use","tool_name":"run_shell_command","tool_id":"run_shell_command_1","parameters":{"command":"ls"}}
+        {"type":"tool_result","tool_id":"run_shell_command_1","status":"success","output":"a.py\n"}
+        {"type":"tool_result","tool_id":"read_file_2","status":"error","output":"File not found.","error":{"type":"file_not_found","message":"File not found: missing.txt"}}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_start", "tool_name": "run_shell_command", "tool_input": {"command": "ls"}, "tool_id": "run_shell_command_1"},
+         {"kind": "tool_result", "tool_output": "a.py\n", "tool_id": "run_shell_command_1"},
+         {"kind": "tool_result", "tool_output": {"type": "file_not_found", "message": "File not found: missing.txt"}, "tool_id": "read_file_2"}]
+        """
+
+    @req:BK-GM.4
+    Scenario: result success is done without text; result error is an error
+      When the gemini backend parses:
+        """
+        {"type":"result","status":"success","stats":{"total_tokens":20,"tool_calls":0}}
+        {"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: invalid api key]"},"stats":{"total_tokens":0}}
+        """
+      Then the events are:
+        """
+        [{"kind": "done"},
+         {"kind": "error", "text": "[API Error: invalid api key]"}]
+        """
+
+    @req:BK-GM.5
+    Scenario Outline: Gemini lines that carry no event
+      When the gemini backend parses:
+        """
+        <line>
+        """
+      Then there are no events
+
+      Examples:
+        | line                                                             |
+        | {"type":"message","role":"user","content":"Hello"}               |
+        | {"type":"thought","subject":"Planning"}                          |
+        | {"type":"message","role":"assistant","content":null,"delta":true} |
+        | not-json-line                                                    |

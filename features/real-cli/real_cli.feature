@@ -2,21 +2,22 @@
 # (features/real-cli/requirements.yaml). Durations are real seconds: a real CLI takes the time
 # it takes, so --time-scale does not apply here.
 @real-cli
-Feature: Real CLIs: the agent drives the real claude and codex against a scripted model
+Feature: Real CLIs: the agent drives the real claude, codex and gemini against a scripted model
   The other agent scenarios play what the CLIs print with the fake harness. These run the CLIs
-  themselves: the pinned Claude Code and Codex (`agent-tck install-clis`), each inside a fresh
+  themselves: the pinned Claude Code, Codex and Gemini CLI (`agent-tck install-clis`), each inside a fresh
   network namespace that has loopback alone, with a temporary HOME and working directory,
   talking to a scripted stand-in for its model API on 127.0.0.1 (the Anthropic Messages API
-  for claude, the OpenAI Responses API for codex, both streaming). The model is scripted;
+  for claude, the OpenAI Responses API for codex, the Gemini API for gemini, all streaming). The model is scripted;
   everything else is real: the CLI, its tools, the files they write, its stream, its session
   store and its exit code.
 
   The agent under test is the same as in every other scenario, reached through its driver; only
   the PATH it is given leads to the real CLI instead of the fake harness. The sandbox sets what
   a user would set to point a CLI at another endpoint (base URL, API key, a model provider for
-  codex), grants the tools permission in the CLI's own settings file, and turns off the CLIs'
-  retries so a failing model fails at once (CLAUDE_CODE_MAX_RETRIES=0; codex's
-  request_max_retries=0): the agent is not asked to pass any flag a user would not.
+  codex, the API-key login and one model for gemini), grants the tools permission in the CLI's
+  own settings file, trusts the working directory (gemini's GEMINI_CLI_TRUST_WORKSPACE), and
+  turns off the CLIs' retries so a failing model fails at once (CLAUDE_CODE_MAX_RETRIES=0;
+  codex's request_max_retries=0): the agent is not asked to pass any flag a user would not.
 
   Where no loopback-only namespace can be made, or the pinned CLIs are not installed, these
   scenarios are reported "not run" with that reason; a real CLI never runs unisolated. That is
@@ -37,12 +38,13 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend |
         | claude  |
         | codex   |
+        | gemini  |
 
   Rule: Tools really run in the working directory, each call counted once (seed 000; D-3)
     The model calls two tools: one writes a file, one lists the directory. The file must be in
     the agent's working directory with the content the model asked for, and tool_calls must be
     2: each call once, whether the CLI reports it as started and completed (codex) or as a
-    tool_use block followed by a tool_result (claude).
+    tool_use followed by a tool_result (claude, gemini).
 
     @req:RC-2
     Scenario Outline: The real <backend> writes a file with a tool and tool_calls counts the calls
@@ -58,9 +60,11 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend |
         | claude  |
         | codex   |
+        | gemini  |
 
   Rule: session_id is the session the real CLI created (seed 000: "Session ID Extraction")
-    Claude prints it in its system/init line and codex in its thread.started line; each also
+    Claude prints it in its system/init line, codex in its thread.started line and gemini in
+    its init line; each also
     stores the session under its HOME. The response's session_id must be that stored session,
     not an id the agent made up or took from another line.
 
@@ -76,12 +80,13 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend |
         | claude  |
         | codex   |
+        | gemini  |
 
   Rule: A session is resumed with each CLI's real syntax (seed 000: "enabling the caller to resume the session later")
     A request that gives an earlier response's session_id resumes that session: `claude -p
-    --resume ID` and `codex exec [flags] resume ID -` (flags before `resume`, the prompt on
-    stdin). The model then sees the first turn again in the second request, which is the
-    proof that the CLI resumed rather than started afresh.
+    --resume ID`, `codex exec [flags] resume ID -` (flags before `resume`, the prompt on
+    stdin) and `gemini ... --resume ID`. The model then sees the first turn again in the
+    second request, which is the proof that the CLI resumed rather than started afresh.
 
     @req:RC-4
     Scenario Outline: The real <backend> resumes the session of an earlier response
@@ -98,11 +103,13 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend |
         | claude  |
         | codex   |
+        | gemini  |
 
   Rule: A failing model API fails the request with the CLI's own error text (seed 001; D-4)
     The model API answers 401. Claude reports it in an assistant line carrying an error and a
     result line with is_error true, and exits 1; codex reports it in error and turn.failed
-    lines, and exits 1. Either way the status is non-zero, the error says what
+    lines, and exits 1; gemini reports it in a result line with status error, whose message
+    quotes the API's error body, and exits non-zero (145 for a 401). Either way the status is non-zero, the error says what
     the CLI said, and the agent is READY for the next request.
 
     @req:RC-5
@@ -117,6 +124,7 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend | cli says                         |
         | claude  | API Error: 401 invalid api key   |
         | codex   | 401 Unauthorized: invalid api key |
+        | gemini  | "message":"invalid api key"       |
 
   Rule: A model that stalls past the timeout leaves nothing running (seed 001: timeout; D-6)
     A tool first starts a process in the background, then the model stalls. At the agent's
@@ -141,3 +149,4 @@ Feature: Real CLIs: the agent drives the real claude and codex against a scripte
         | backend |
         | claude  |
         | codex   |
+        | gemini  |

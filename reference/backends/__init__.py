@@ -5,11 +5,13 @@ from __future__ import annotations
 from agent_tck.reference.backends.base import Backend, Invocation, RunOptions
 from agent_tck.reference.backends.claude import ClaudeBackend
 from agent_tck.reference.backends.codex import CodexBackend
+from agent_tck.reference.backends.gemini import GeminiBackend
 from agent_tck.reference.exceptions import ConfigError
 
-BACKENDS: dict[str, type[ClaudeBackend] | type[CodexBackend]] = {
+BACKENDS: dict[str, type[ClaudeBackend] | type[CodexBackend] | type[GeminiBackend]] = {
     "claude": ClaudeBackend,
     "codex": CodexBackend,
+    "gemini": GeminiBackend,
 }
 
 

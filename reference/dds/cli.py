@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from agent_tck.reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
-from agent_tck.reference.backends import get_backend
+from agent_tck.reference.backends import BACKENDS, get_backend
 from agent_tck.reference.dds.config import loopback_only, security_problem
 from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.limits import seconds
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agent-tck", description="The reference agent over DDS.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     serve = commands.add_parser("serve", help="run a reference agent as a DDS service")
-    serve.add_argument("--backend", required=True, choices=("claude", "codex"))
+    serve.add_argument("--backend", required=True, choices=sorted(BACKENDS))
     serve.add_argument("--name", help="the agent's name (default BACKEND-HOST-PID)")
     serve.add_argument("--working-dir", metavar="DIR", help="the CLI's working directory")
     serve.add_argument("--grace-period", type=float, default=DEFAULT_GRACE,

@@ -451,29 +451,39 @@ class ForgetsTheTurnCompleted(_Answers):
         return response
 
 
-class _OneBackend(InProcessDriver):
-    """Not broken: the reference with one backend only. It must be conformant, and the suite
-    must never ask it for an agent of the other backend."""
+class _SomeBackends(InProcessDriver):
+    """Not broken: the reference with some of its backends only. It must be conformant, and
+    the suite must never ask it for an agent of another backend."""
 
-    backend = ""
+    backends: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         super().__init__()
-        self.info = replace(self.info, backends=(self.backend,))
+        self.info = replace(self.info, backends=self.backends)
 
     def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-        if settings.get("backend") != self.backend:
-            raise AssertionError(f"the suite asked a {self.backend}-only implementation "
+        if settings.get("backend") not in self.backends:
+            raise AssertionError(f"the suite asked an implementation of {self.backends} "
                                  f"for a {settings.get('backend')!r} agent")
         return super().agent_create(settings)
 
 
-class CodexOnly(_OneBackend):
-    backend = "codex"
+class CodexOnly(_SomeBackends):
+    backends = ("codex",)
 
 
-class ClaudeOnly(_OneBackend):
-    backend = "claude"
+class ClaudeOnly(_SomeBackends):
+    backends = ("claude",)
+
+
+class GeminiOnly(_SomeBackends):
+    backends = ("gemini",)
+
+
+class ClaudeAndCodex(_SomeBackends):
+    """What every implementation declared before the kit knew a third backend."""
+
+    backends = ("claude", "codex")
 
 
 class _TimeoutInfo(InProcessDriver):
@@ -522,6 +532,7 @@ KNOWN_TYPES = {
     "claude": {"system", "assistant", "user", "result", "rate_limit_event", "stream_event"},
     "codex": {"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
               "item.updated", "item.completed", "error"},
+    "gemini": {"init", "message", "tool_use", "tool_result", "result"},
 }
 
 
