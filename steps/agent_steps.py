@@ -120,6 +120,7 @@ def emits_done_with_text(world: AgentWorld, text: str) -> None:
 
 
 @given("the subprocess then emits a turn.completed event with no text.")
+@given("the subprocess then emits a result event without text.")
 def emits_done_without_text(world: AgentWorld) -> None:
     world.new_script().done()
 
@@ -145,6 +146,7 @@ def emits_only_text(world: AgentWorld) -> None:
 
 @given(parsers.parse('the subprocess emits a system/init event with session_id "{session}".'))
 @given(parsers.parse('the subprocess emits a thread.started event with thread_id "{session}".'))
+@given(parsers.parse('the subprocess emits an init event with session_id "{session}".'))
 def emits_init(world: AgentWorld, session: str) -> None:
     world.new_script().init(session).text("hello").done()
 

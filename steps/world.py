@@ -81,7 +81,12 @@ class AgentWorld(World):
         first = [turn.init(), turn.text(self.final_text)]
         last = turn.done(self.final_text)
         script.emitted += [*first, last]
-        script.add("out", "".join(_json_line(line) for line in first))
+        echo = turn.prompt_echo()
+        if echo is None:
+            script.add("out", "".join(_json_line(line) for line in first))
+        else:  # the CLI repeats the prompt between its init and its answer (gemini)
+            script.add("out", _json_line(first[0])).add("line_stdin", echo)
+            script.add("out", _json_line(first[1]))
         half = len(_json_line(last)) // 2
         script.add("out", _json_line(last)[:half]).add("sleep", 0.5).add(
             "out", _json_line(last)[half:]

@@ -39,6 +39,11 @@ class Profile(ABC):
     @abstractmethod
     def init(self, session_id: str | None = None) -> Line: ...
 
+    def prompt_echo(self) -> Line | None:
+        """The line the CLI prints after `init` repeating the prompt (`{stdin}` stands for
+        it), or None when it prints none."""
+        return None
+
     @abstractmethod
     def text(self, text: str) -> Line: ...
 

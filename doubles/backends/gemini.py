@@ -49,6 +49,9 @@ class GeminiProfile(Profile):
     def init(self, session_id: str | None = None) -> Line:
         return self.lines.init(session_id or SESSION)
 
+    def prompt_echo(self) -> Line | None:
+        return self.lines.message("{stdin}", role="user")
+
     def text(self, text: str) -> Line:
         return self.lines.message(text)
 

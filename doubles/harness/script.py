@@ -48,7 +48,9 @@ class Script:
 
     # Normalized events, printed the way the backend's CLI prints them (its profile).
     def init(self, session_id: str | None = None) -> Script:
-        return self.line(self.profile.init(session_id))
+        self.line(self.profile.init(session_id))
+        echo = self.profile.prompt_echo()
+        return self.add("line_stdin", echo) if echo is not None else self
 
     def text(self, text: str) -> Script:
         return self.line(self.text_line(text))

@@ -549,6 +549,22 @@ class _StrictShapes(_Backend):
         return events
 
 
+class _EveryMessage(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        value = load_object(line)
+        if value is not None and value.get("type") == "message" and value.get("role") == "user":
+            return [Event("text", text=str(value.get("content")), raw=value)]
+        return super().parse_line(line)
+
+
+class AnswersWithTheEchoedPrompt(_Broken):
+    """Reads every Gemini message as the answer, the user's prompt the CLI echoes too."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        if agent.backend.name == "gemini":
+            agent.backend = _EveryMessage(agent.backend)
+
+
 class StopsAtUnknownShapes(_Broken):
     """Ends the request with an error on the first line of an event type it does not know."""
 
