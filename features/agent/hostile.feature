@@ -2,7 +2,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
   Wrappers of coding CLIs break in the same ways again and again; the public issue trackers of
   the Claude Code and Codex SDKs, and of the tools built on them, are full of the same reports.
   Each rule below names one of those failures, says what the agent does instead and why, and
-  its scenarios play it with the fake harness for both backends where it applies. Whatever the
+  its scenarios play it with the fake harness for every backend where it applies: a scenario
+  that names "claude" runs once for each backend its requirement lists in requirements.yaml
+  (a new backend is a line there, not an edit here), and one whose Examples name the
+  backends shows what is each CLI's own. Whatever the
   harness does, the agent answers with the right status within the timeout plus the grace
   period, leaves nothing running, and is READY afterwards (decisions D-5 and D-6; the
   scenarios already in decisions.feature cover long lines up to 2 MiB, a stderr flood, a
@@ -24,8 +27,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     one oversized tool result must not cost the user the whole turn.
 
     @req:AG-H1
-    Scenario Outline: A 20 MiB line is skipped with a warning and the request still answers
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: A 20 MiB line is skipped with a warning and the request still answers
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints a text of 20971520 bytes in one line, then answers "after the flood"
       When the agent answers "Hello"
       Then the response has:
@@ -37,10 +40,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: Stdout is a stream of lines, whatever the harness puts in it
     Wrappers assume every line is one JSON object that arrives whole in one read. Real CLIs
@@ -50,8 +49,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     crash the agent, or lose a line that follows.
 
     @req:AG-H2
-    Scenario Outline: Blank and whitespace-only lines between events
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: Blank and whitespace-only lines between events
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints blank lines between its events, then answers "after the gaps"
       When the agent answers "Hello"
       Then the response has:
@@ -62,14 +61,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H3
-    Scenario Outline: The answer on a last line without a newline
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: The answer on a last line without a newline
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints the answer "cut short" as its last line, without a newline
       When the agent answers "Hello"
       Then the response has:
@@ -80,14 +75,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H3
-    Scenario Outline: Half a JSON object as the last line
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: Half a JSON object as the last line
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness answers "whole answer", then prints half a JSON object and exits
       When the agent answers "Hello"
       Then the response has:
@@ -98,14 +89,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H4
-    Scenario Outline: JSON values that are not objects
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: JSON values that are not objects
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints JSON values that are not objects, then answers "objects only"
       When the agent answers "Hello"
       Then the response has:
@@ -115,14 +102,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the answer came within the timeout plus the grace period
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H5
-    Scenario Outline: A JSON line nested deeper than any parser's recursion limit
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: A JSON line nested deeper than any parser's recursion limit
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints a JSON line nested 100000 levels deep, then answers "still standing"
       When the agent answers "Hello"
       Then the response has:
@@ -132,14 +115,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the answer came within the timeout plus the grace period
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H6
-    Scenario Outline: Ten thousand lines in one write
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: Ten thousand lines in one write
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints 10000 numbered texts in one write, then finishes
       When the agent answers "Hello"
       Then the response status is 0
@@ -148,14 +127,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H7
-    Scenario Outline: One JSON object written a few bytes at a time, splitting UTF-8 characters
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: One JSON object written a few bytes at a time, splitting UTF-8 characters
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness writes its answer "Größe ✓ 完了 🎉" 3 bytes at a time, 0.1 s apart
       When the agent answers "Hello"
       Then the response has:
@@ -166,10 +141,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A line of a shape no version printed yet is skipped, and the request goes on
     The CLIs add event types, system subtypes, item types and content blocks from one release
@@ -179,8 +150,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     not there.
 
     @req:AG-H14
-    Scenario Outline: Lines of unknown shapes between the events of a turn
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: Lines of unknown shapes between the events of a turn
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints lines of shapes no version printed yet, then answers "still here"
       When the agent answers "Hello"
       Then the response has:
@@ -191,10 +162,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the answer came within the timeout plus the grace period
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A stream that ends before the turn completed is not a plain success
     Claude Code ends every turn with a `result` line and Codex with `turn.completed`. A stream
@@ -210,18 +177,14 @@ Feature: Hostile harnesses: the failures real wrappers hit
     it ("did not complete", "no result", "before the turn finished", "ended early").
 
     @req:AG-H15
-    Scenario Outline: The CLI prints part of an answer and exits 0 without ending the turn
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: The CLI prints part of an answer and exits 0 without ending the turn
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints "half an ans" and exits with code 0 before the turn completes
       When the agent answers "Hello"
       Then the response keeps "half an ans" or fails, and says the turn did not complete
       And the answer came within the timeout plus the grace period
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A flood on stderr is cut to its tail, and the tail reaches the answer
     A CLI in a crash loop, or with debug logging on, can print hundreds of megabytes on
@@ -230,8 +193,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     carries the last line the CLI wrote there, and is at most 64 KiB however much came before.
 
     @req:AG-H16
-    Scenario Outline: 64 MiB on stderr, then a failure
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: 64 MiB on stderr, then a failure
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness writes 67108864 bytes to stderr, then "fatal: disk quota exceeded", and exits with code 1
       When the agent answers "Hello"
       Then the response status is 1
@@ -240,10 +203,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A CLI silent from its start is bounded by the request's own timeout
     A CLI can hang before it prints anything: a lock on its session file, a network call at
@@ -253,8 +212,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     timeout (status 3) within the timeout plus the grace period.
 
     @req:AG-H17
-    Scenario Outline: The CLI starts and prints nothing, ever
-      Given an agent for the "<backend>" backend with a timeout of 10 seconds
+    Scenario: The CLI starts and prints nothing, ever
+      Given an agent for the "claude" backend with a timeout of 10 seconds
       And the harness prints nothing and never finishes
       When the agent answers "Hello"
       Then the response status is 3
@@ -262,10 +221,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: Creating an agent never waits on the CLI
     A wrapper that runs the CLI when an agent is created (a version query, a login check)
@@ -275,17 +230,13 @@ Feature: Hostile harnesses: the failures real wrappers hit
     above what creating takes, so that a busy machine fails nothing.
 
     @req:AG-H18
-    Scenario Outline: The CLI hangs on every run while the agent is created
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: The CLI hangs on every run while the agent is created
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And every run of the harness hangs
       When the agent is created
       Then it was created within 5 real seconds
       And no harness started for it is left running
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A session id is data, never an option
     The session id a request resumes comes from an earlier answer, a caller, or a reply on a
@@ -321,8 +272,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     carries the turn's answer, which the exit code must not take away.
 
     @req:AG-H8
-    Scenario Outline: An error result, then exit code 0
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: An error result, then exit code 0
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness reports the failure "quota exhausted" in its stream, then exits with code 0
       When the agent answers "Hello"
       Then the response status is 1
@@ -331,14 +282,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
     @req:AG-H9
-    Scenario Outline: A success result, then exit code 1
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: A success result, then exit code 1
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness answers "the work is done", then exits with code 1
       When the agent answers "Hello"
       Then the response status is 1
@@ -348,10 +295,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: A CLI that cannot be started is named in a clear error, and the agent stays READY
     "No such file or directory" with no name, or a stack trace, is what users of wrappers get
@@ -388,8 +331,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     answers from what the CLI printed and how it exited.
 
     @req:AG-H13
-    Scenario Outline: The CLI answers and exits without reading a long prompt
-      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+    Scenario: The CLI answers and exits without reading a long prompt
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness answers "answered early" without reading stdin, then exits
       When the agent answers a prompt of 1000000 bytes
       Then the response has:
@@ -400,10 +343,6 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
-      Examples:
-        | backend |
-        | claude  |
-        | codex   |
 
   Rule: The CLI's environment is the caller's, minus what must not leak
     A wrapper started from inside a Claude Code session hands `CLAUDECODE=1` on, and the
