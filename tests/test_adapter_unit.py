@@ -20,7 +20,7 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
         "not json",
         "[1, 2]",
         '{"seq": 1, "cmd": "dance"}',
-        '{"seq": 2, "cmd": "agent.create", "settings": {"backend": "gemini", "env": {}}}',
+        '{"seq": 2, "cmd": "agent.create", "settings": {"backend": "acme", "env": {}}}',
         '{"seq": 3, "cmd": "agent.info", "agent": "nope"}',
         '{"seq": 4, "cmd": "stop"}',
         '{"seq": 5, "cmd": "start", "version": 1}',
@@ -30,8 +30,8 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
                                            "line 1 column 1 (char 0)"}},
         {"seq": None, "error": {"message": "request line 2 is not a JSON object"}},
         {"seq": 1, "error": {"message": "unknown command 'dance'"}},
-        {"seq": 2, "error": {"message": "ConfigError: unknown backend 'gemini' "
-                                        "(known: claude, codex)"}},
+        {"seq": 2, "error": {"message": "ConfigError: unknown backend 'acme' "
+                                        "(known: claude, codex, gemini)"}},
         {"seq": 3, "error": {"message": "KeyError: 'nope'"}},
         {"seq": 4, "stopped": True},
     ]

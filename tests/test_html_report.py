@@ -158,7 +158,7 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
     assert {"v-failed", "l-must", "c-agent"} <= req.classes() and "open" in req.attrs
     assert [a.attrs["href"] for a in tree.find("a", under=tree.by_id("failing"))] == ["#EH-1.1"]
     scenarios = tree.find("details", "scenario", req)
-    assert len(scenarios) == 2  # once per backend
+    assert len(scenarios) == 3  # once per backend
     for scenario in scenarios:
         assert _steps(tree, scenario) == [
             *[(PASSED, text) for text in (

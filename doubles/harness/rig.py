@@ -8,7 +8,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agent_tck.doubles.backends import NAMES, PROFILES
 from agent_tck.doubles.harness.fake import GRANDCHILD
 from agent_tck.doubles.harness.script import Script, install, read_record, write_script
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
@@ -40,10 +39,8 @@ class HarnessRig:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
         strays = {"strays": str(self.strays)} if self.strays else {}
-        clis = {name: {**PROFILES[name].start, "env_prefixes": list(PROFILES[name].env_prefixes)}
-                for name in NAMES}
         write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
-                     clis=clis, **strays)
+                     **strays)
 
     def close(self) -> None:
         """End the scenario: later harness starts are stragglers, and the grandchildren its

@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-from agent_tck.doubles.backends import NAMES, profile
+from agent_tck.doubles.backends import NAMES, PROFILES, profile
 from agent_tck.doubles.harness import fake
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.files import write_atomically
@@ -110,11 +110,13 @@ def install(bin_dir: Path, script: Path, record: Path) -> None:
 
 
 def write_script(path: Path, script: Script, **context: Any) -> None:
-    """Write atomically, so a harness never reads half a script. `context`: the rig's token
-    (`rig`), the session's stray log (`strays`) and how each CLI is started (`clis`), see
-    `doubles.harness.fake`. A script that
+    """Write atomically, so a harness never reads half a script. How each CLI is started
+    (`clis`) comes from the profiles; `context`: the rig's token (`rig`), the session's stray
+    log (`strays`), see `doubles.harness.fake`. A script that
     breaks schemas/harness/script.schema.json (a typo in a step) is an error of the suite."""
-    document = {**script.to_json(), **context}
+    clis = {name: {**PROFILES[name].start, "env_prefixes": list(PROFILES[name].env_prefixes)}
+            for name in NAMES}
+    document = {**script.to_json(), "clis": clis, **context}
     errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"
