@@ -45,16 +45,17 @@ class Backend(Protocol):
         ...
 
 
-def option_value(args: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(as written, value) of each `--name value` or `--name=value` among `args`."""
-    found = []
+def find_bypass(args: tuple[str, ...], flags: tuple[str, ...],
+                modes: dict[str, str]) -> str | None:
+    """The first of `args`, as written, that is one of `flags` or gives an option of `modes`
+    its bypassing value (`--name value` or `--name=value`); None when there is none."""
     for i, arg in enumerate(args):
         name, eq, value = arg.partition("=")
-        if name in names and eq:
-            found.append((arg, value))
-        elif arg in names and i + 1 < len(args):
-            found.append((f"{arg} {args[i + 1]}", args[i + 1]))
-    return found
+        if arg in flags or (eq and modes.get(name) == value):
+            return arg
+        if arg in modes and i + 1 < len(args) and args[i + 1] == modes[arg]:
+            return f"{arg} {args[i + 1]}"
+    return None
 
 
 def load_object(line: str) -> dict[str, Any] | None:

@@ -7,12 +7,15 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
+    find_bypass,
     load_object,
-    option_value,
     text_of,
 )
 from agent_tck.reference.events import Event
 
+# What makes the CLI act without asking (`serve` refuses it beyond loopback).
+BYPASS_FLAGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions")
+BYPASS_MODES = {"--permission-mode": "bypassPermissions"}
 
 class ClaudeBackend:
     """Builds the `claude` command line and reads its stream-json output."""
@@ -39,11 +42,7 @@ class ClaudeBackend:
         return parser(obj) if parser else []
 
     def bypass(self, args: tuple[str, ...]) -> str | None:
-        flags = [a for a in args if a in ("--dangerously-skip-permissions",
-                                          "--allow-dangerously-skip-permissions")]
-        modes = [w for w, v in option_value(args, ("--permission-mode",))
-                 if v == "bypassPermissions"]
-        return next(iter(flags + modes), None)
+        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
 
 def _system(obj: dict[str, Any]) -> list[Event]:

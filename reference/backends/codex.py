@@ -7,14 +7,18 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
+    find_bypass,
     load_object,
-    option_value,
     text_of,
 )
 from agent_tck.reference.events import Event
 
 TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
 
+
+# What makes the CLI act without asking (`serve` refuses it beyond loopback).
+BYPASS_FLAGS = ("--dangerously-bypass-approvals-and-sandbox", "--yolo")
+BYPASS_MODES = {"--sandbox": "danger-full-access", "-s": "danger-full-access"}
 
 class CodexBackend:
     """Builds the `codex exec` command line and reads its `--json` output."""
@@ -36,11 +40,7 @@ class CodexBackend:
         return Invocation(tuple(argv), prompt.encode("utf-8"))
 
     def bypass(self, args: tuple[str, ...]) -> str | None:
-        flags = [a for a in args if a in ("--dangerously-bypass-approvals-and-sandbox",
-                                          "--yolo")]
-        modes = [w for w, v in option_value(args, ("--sandbox", "-s"))
-                 if v == "danger-full-access"]
-        return next(iter(flags + modes), None)
+        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
     def parse_line(self, line: str) -> list[Event]:
         obj = load_object(line)

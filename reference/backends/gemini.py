@@ -13,12 +13,15 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
+    find_bypass,
     load_object,
-    option_value,
     text_of,
 )
 from agent_tck.reference.events import Event
 
+# What makes the CLI act without asking (`serve` refuses it beyond loopback).
+BYPASS_FLAGS = ("--yolo", "-y")
+BYPASS_MODES = {"--approval-mode": "yolo"}
 
 class GeminiBackend:
     """Builds the `gemini` command line and reads its stream-json output."""
@@ -38,9 +41,7 @@ class GeminiBackend:
         return Invocation(tuple(argv), prompt.encode("utf-8"))
 
     def bypass(self, args: tuple[str, ...]) -> str | None:
-        flags = [a for a in args if a in ("--yolo", "-y")]
-        modes = [w for w, v in option_value(args, ("--approval-mode",)) if v == "yolo"]
-        return next(iter(flags + modes), None)
+        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
     def parse_line(self, line: str) -> list[Event]:
         obj = load_object(line)
