@@ -38,12 +38,15 @@ CASES = {
     "WaitsForEof": {"AG-D6.1"},
     "FindsStraysByTagOnly": {"AG-D6.1"},
     # Gemini echoes the prompt after its init line: read as text, it ends up in the answer.
-    "AnswersWithTheEchoedPrompt": {"AG-GM.1", "EH-3.2"},
+    "AnswersWithTheEchoedPrompt": {
+        "AG-GM.1", "EH-3.2",
+        *("AG-H1", "AG-H2", "AG-H3", "AG-H4", "AG-H5", "AG-H6", "AG-H7", "AG-H14", "AG-H15"),
+    },
     "ForgetsTheTurnCompleted": {"AG-H9"},
     "ForgetsItsTimeout": {"EH-1.3"},
     # Values checked on a request that failed for another reason prove nothing: RP-3.2's
     # "tool_calls 0" fails too, since the turn completed and the request did not succeed.
-    "RequiresSessionId": {"EH-3.1", "EH-4.1", "RP-2.3", "RP-3.1", "RP-3.2"},
+    "RequiresSessionId": {"EH-3.1", "EH-4.1", "RP-2.3", "RP-3.1", "RP-3.2", "AG-GM.2"},
     "StopsAtUnknownShapes": {"AG-H14"},
     "HidesAnUnfinishedTurn": {"AG-H15"},
     "KeepsAllStderr": {"AG-H16"},
@@ -80,7 +83,7 @@ def test_the_same_facts_in_other_words_pass() -> None:
     impl = "python:tests.miniatures.agent:RewordsItsMessages"
     ran = [r for r in scenario_results(impl, ["agent"], keyword) if r.verdict != "not run"]
     assert {rid for r in ran for rid in r.reqs} == {"AG-H9", "AG-H10"}
-    assert [r.verdict for r in ran] == ["passed"] * 6, [(r.name, r.evidence) for r in ran]
+    assert [r.verdict for r in ran] == ["passed"] * 7, [(r.name, r.evidence) for r in ran]
 
 
 @pytest.mark.parametrize("backend", ["claude", "codex", "gemini"])

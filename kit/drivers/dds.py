@@ -31,6 +31,7 @@ from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
+from agent_tck.kit.registry import KNOWN_BACKENDS
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
                 "service_instance_tag", "metadata")
@@ -60,15 +61,29 @@ def xdist_worker() -> int | None:
 
 
 def parse_options(options: str) -> dict[str, str]:
-    """`domain=N;config=FILE;serve=CMD` -> a dict; unknown keys are a usage error."""
+    """`domain=N;config=FILE;serve=CMD;backends=A,B` -> a dict; unknown keys are a usage
+    error."""
     found: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in options.split(";"))):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("domain", "config", "serve"):
+        if not sep or key not in ("domain", "config", "serve", "backends"):
             raise UsageError(f"--impl dds: cannot read option {item!r} "
-                             "(known: domain=N, config=FILE, serve=CMD)")
+                             "(known: domain=N, config=FILE, serve=CMD, backends=A,B)")
         found[key] = value
     return found
+
+
+def served_backends(value: str | None) -> tuple[str, ...]:
+    """The backends the served agents run: `backends=A,B`, by default every backend the kit
+    knows (the reference serves them all)."""
+    if value is None:
+        return KNOWN_BACKENDS
+    backends = tuple(b.strip() for b in value.split(",") if b.strip())
+    unknown = [b for b in backends if b not in KNOWN_BACKENDS]
+    if not backends or unknown:
+        raise UsageError(f"--impl dds: backends={value!r} must name some of "
+                         f"{', '.join(KNOWN_BACKENDS)}")
+    return backends
 
 
 @dataclass
@@ -108,7 +123,7 @@ class DdsDriver(ProtocolDriver):
         self.serve = shlex.split(opts.get("serve", "")) or [
             sys.executable, "-m", "agent_tck.reference.dds", "serve"]
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
-                             ("agent", "transport"), ("claude", "codex"))
+                             ("agent", "transport"), served_backends(opts.get("backends")))
         self.cwd = os.getcwd()
         self.wire = Wire(self.domain)
         self.wires = [self.wire]  # the first is the driver's own; more with `add_clients`
