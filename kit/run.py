@@ -13,7 +13,7 @@ from typing import TextIO
 
 import pytest
 
-from agent_tck.kit import html_report, registry, reports, verdicts
+from agent_tck.kit import html_report, messages, registry, reports, verdicts
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import UsageError
@@ -48,6 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
     parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--messages", type=report_path, metavar="FILE",
+                        help="write Cucumber Messages (NDJSON) for Cucumber's tools")
     parser.add_argument("--markdown", type=report_path, metavar="FILE",
                         help="write a Markdown summary")
     parser.add_argument("--html", type=report_path, metavar="FILE",
@@ -214,6 +216,7 @@ def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
         (args.junit, reports.to_junit),
         (args.markdown, reports.to_markdown),
         (args.html, html_report.render),
+        (args.messages, messages.render),
     )
     for path, render in writers:
         if path is not None:

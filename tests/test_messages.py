@@ -1,0 +1,76 @@
+"""`agent-tck run --messages FILE`: Cucumber Messages that Cucumber's own library reads."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cucumber_messages import Envelope, message_converter
+
+from agent_tck.kit.cli import main
+
+Json = dict[str, Any]
+
+
+def messages(tmp_path: Path, *argv: str) -> tuple[int, list[Json]]:
+    path = tmp_path / "run.ndjson"
+    code = main(["run", "--messages", str(path), *argv], io.StringIO(), io.StringIO())
+    return code, [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def of(kind: str, envelopes: list[Json]) -> list[Json]:
+    return [e[kind] for e in envelopes if kind in e]
+
+
+@pytest.fixture(scope="module")
+def passing(tmp_path_factory: pytest.TempPathFactory) -> list[Json]:
+    code, envelopes = messages(tmp_path_factory.mktemp("passing"), "--component", "backends")
+    assert code == 0
+    return envelopes
+
+
+def test_every_envelope_is_one_cucumber_reads_back_unchanged(passing: list[Json]) -> None:
+    """Cucumber's own messages library: every key known, every required field there."""
+    for envelope in passing:
+        assert message_converter.to_dict(message_converter.from_dict(envelope, Envelope)) == \
+            envelope
+
+
+def test_the_stream_is_in_cucumbers_order_and_its_references_hold(passing: list[Json]) -> None:
+    kinds = [next(iter(e)) for e in passing]
+    assert kinds[0] == "meta" and kinds[-1] == "testRunFinished"
+    assert kinds.index("testRunStarted") > max(i for i, k in enumerate(kinds) if k == "pickle")
+    assert of("testRunFinished", passing)[0]["success"] is True
+    nodes = json.dumps(of("gherkinDocument", passing))
+    pickles = {p["id"]: p for p in of("pickle", passing)}
+    assert all(f'"id": "{p["astNodeIds"][0]}"' in nodes for p in pickles.values())
+    cases = of("testCase", passing)
+    assert sorted(c["pickleId"] for c in cases) == sorted(pickles)  # one case per pickle
+    step_ids = {s["id"] for c in cases for s in c["testSteps"]}
+    finished = of("testStepFinished", passing)
+    assert {f["testStepId"] for f in finished} == step_ids
+    assert {f["testStepResult"]["status"] for f in finished} == {"PASSED"}
+
+
+def test_a_run_per_backend_is_a_pickle_of_its_own(passing: list[Json]) -> None:
+    names = [p["name"] for p in of("pickle", passing)]
+    lines = [n for n in names if n.startswith("Codex lines that carry no event [")]
+    assert len(lines) == len(set(lines)) == 6  # one per Examples row, each named by it
+
+
+def test_a_failed_step_is_failed_with_its_evidence_and_the_run_unsuccessful(
+        tmp_path: Path) -> None:
+    code, envelopes = messages(tmp_path, "--impl",
+                               "python:tests.miniatures.backends:GeminiEchoesThePrompt",
+                               "--component", "backends", "-k", "gemini")
+    assert code == 0  # only SHOULDs fail: conformant, yet Cucumber's run is no success
+    assert of("testRunFinished", envelopes)[0]["success"] is False
+    failed = [f["testStepResult"] for f in of("testStepFinished", envelopes)
+              if f["testStepResult"]["status"] == "FAILED"]
+    assert failed and all("What is 2 + 2?" in r["message"] or "Hello" in r["message"]
+                          for r in failed)
+    statuses = {f["testStepResult"]["status"] for f in of("testStepFinished", envelopes)}
+    assert statuses == {"PASSED", "FAILED"}
