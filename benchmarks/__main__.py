@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import parse_rate, requests, stream, suite
+from benchmarks import parse_rate, reports_bench, requests, stream, suite
 from benchmarks.report import Row, machine, table
 
 BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
@@ -41,6 +41,7 @@ def run_all(size: str) -> list[Row]:
     found += [requests.overhead(requests_n), *requests.precision(requests_n)]
     found += parse_rate.rows(parses)
     found += suite.rows(runs)
+    found += reports_bench.rows()
     return [*found, VALIDATE]
 
 
