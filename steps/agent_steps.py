@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
@@ -492,6 +493,25 @@ def agent_for_with_safety_timeout(world: AgentWorld, backend: str, seconds: floa
     agent_with_backend(world, backend)
     world.settings["timeout"] = seconds
     world.settings["grace_period"] = 5.0 * world.time_scale
+
+
+@given(parsers.parse('an agent for the "{backend}" backend with the model "{model}"'))
+def agent_with_model(world: AgentWorld, backend: str, model: str) -> None:
+    agent_with_backend(world, backend)
+    world.settings["model"] = model
+
+
+@then(parsers.parse('the harness was started with the model "{model}"'))
+def started_with_model(world: AgentWorld, model: str) -> None:
+    argv = world.rig.last_start()["argv"]
+    named = profile(world.backend).model_of(argv)
+    assert named == model, f"the CLI was started without the model {model!r}: argv {argv}"
+
+
+@then("the harness was started with no model of the agent's choosing")
+def started_without_model(world: AgentWorld) -> None:
+    argv = world.rig.last_start()["argv"]
+    assert profile(world.backend).model_of(argv) is None, f"a model was chosen: argv {argv}"
 
 
 @given(parsers.parse('an agent for the "{backend}" backend that sets "{name}" to "{value}"'))

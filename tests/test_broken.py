@@ -19,6 +19,7 @@ CASES = {
     "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5"},
     "CountsToolResults": {"RP-3.1", "AG-D1.1", "AG-D1.2", "AG-D3.1", "AG-D3.2"},
     "IgnoresWorkingDir": {"RP-5.1"},
+    "DropsTheModel": {"AG-M1"},
     # A 1 MB prompt in argv exceeds the kernel's limit (E2BIG): AG-H13 catches that too.
     "PromptAsArgument": {"AG-D5.1", "AG-H13"},
     "TrustsExitCodeOnly": {"AG-D4.1", "AG-D4.2", "AG-D4.3", "AG-H8"},

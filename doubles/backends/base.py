@@ -78,6 +78,19 @@ class Profile(ABC):
     def resumed_session(cls, argv: list[str]) -> str | None:
         """The session `argv` resumes, or None when it starts a new one."""
 
+    model_options: ClassVar[tuple[str, ...]]  # the options that name the model
+
+    @classmethod
+    def model_of(cls, argv: list[str]) -> str | None:
+        """The model `argv` names with one of the CLI's model options, or None."""
+        for i, arg in enumerate(argv):
+            name, eq, value = arg.partition("=")
+            if eq and name in cls.model_options:
+                return value
+            if arg in cls.model_options and i + 1 < len(argv):
+                return argv[i + 1]
+        return None
+
     @classmethod
     @abstractmethod
     def recording_argv(cls, args: tuple[str, ...]) -> list[str]:

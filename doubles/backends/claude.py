@@ -31,6 +31,7 @@ class ClaudeProfile(Profile):
     ]
     done_carries_text = True
     env_prefixes = ("ANTHROPIC", "CLAUDE")
+    model_options = ("--model",)
 
     def __init__(self) -> None:
         # The builders fill lines from recorded ones, whose shapes the profile names: imported

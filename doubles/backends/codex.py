@@ -30,6 +30,7 @@ class CodexProfile(Profile):
     ]
     done_carries_text = False  # the turn's end carries no text: its last message does
     env_prefixes = ("OPENAI", "CODEX")
+    model_options = ("-m", "--model")
 
     def __init__(self) -> None:
         # The builders fill lines from recorded ones, whose shapes the profile names: imported

@@ -40,6 +40,7 @@ class GeminiProfile(Profile):
     ]
     done_carries_text = False  # `result` carries stats, not text: the messages are the text
     env_prefixes = ("GEMINI", "GOOGLE")
+    model_options = ("-m", "--model")
 
     def __init__(self) -> None:
         from agent_tck.doubles.harness.lines import Gemini

@@ -95,7 +95,8 @@ class Agent:
             return {**response, "status": 4, "message": "claude: not found on PATH",
                     "error": "claude: not found on PATH"}
         options = sdk.ClaudeAgentOptions(cli_path=cli, cwd=self.settings.get("working_dir"),
-                                         env=env, resume=session_id)
+                                         env=env, resume=session_id,
+                                         model=self.settings.get("model"))
         texts: list[str] = []
         tools: set[str] = set()
         timeout = self.settings.get("timeout")

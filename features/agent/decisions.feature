@@ -419,3 +419,26 @@ Feature: Agent decisions where the seeds are silent
         | BUSY        | 3     |
         | DEGRADED    | 4     |
         | OFFLINE     | 5     |
+
+  Rule: D-19 The model the caller chose reaches the CLI
+    An agent may be created with a model. The CLI must then run with that model, named by the
+    CLI's own option (claude's `--model`, codex's and gemini's `-m`); an agent created without
+    one leaves the CLI's default alone. A wrapper that drops the setting answers with whatever
+    model the CLI defaults to, and nothing in the answer shows it. Each scenario runs once for
+    every backend its requirement lists.
+
+    @req:AG-M1
+    Scenario: An agent created with a model runs the CLI with it
+      Given an agent for the "claude" backend with the model "scripted-model-2"
+      And the harness reads stdin until it is closed, then answers "Hello"
+      When the agent answers "Hi"
+      Then the response status is 0
+      And the harness was started with the model "scripted-model-2"
+
+    @req:AG-M1
+    Scenario: An agent created without a model leaves the CLI's default
+      Given an agent for the "claude" backend
+      And the harness reads stdin until it is closed, then answers "Hello"
+      When the agent answers "Hi"
+      Then the response status is 0
+      And the harness was started with no model of the agent's choosing

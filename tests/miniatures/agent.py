@@ -184,6 +184,13 @@ class IgnoresWorkingDir(_Broken):
         agent.config = replace(agent.config, working_dir=None)
 
 
+class DropsTheModel(_Broken):
+    """Takes a model setting and runs the CLI with its default model."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.config = replace(agent.config, model=None)
+
+
 class _PromptArgument(_Backend):
     def build(self, prompt: str, options: RunOptions) -> Invocation:
         built = self.inner.build(prompt, options)
