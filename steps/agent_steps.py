@@ -90,7 +90,11 @@ def agent_created_with_timeout(world: AgentWorld, seconds: float) -> None:
 
 @given('a CodingGenesisAgent in "BUSY" state due to a timed-out request.')
 def agent_busy_with_timeout(world: AgentWorld) -> None:
+    """The follow-up request ("can accept new requests") runs under the same timeout and must
+    answer within it: a harness start on a loaded machine can outlast the scaled 0.2 s, so the
+    timeout is at least one real second (the first request still times out: it never ends)."""
     agent_with_running_timeout(world, 10.0)
+    world.settings["timeout"] = max(world.settings["timeout"], 1.0)
     world.new_script().init().text("working").add("sleep", 1000)
 
 
