@@ -94,8 +94,7 @@ class Sandbox:
         return carrying(MARK, self.token)
 
     def close(self) -> None:
-        for pid in self.processes():
-            _kill(pid, signal.SIGKILL)
+        self._kill_marked()
         if self.server is not None and self.server.poll() is None:
             self.server.terminate()
             try:
@@ -105,6 +104,15 @@ class Sandbox:
                 self.server.wait()
         if self.server is not None and self.server.stdout is not None:
             self.server.stdout.close()
+
+    def _kill_marked(self, within: float = 10.0) -> None:
+        """SIGKILL every marked process until none is listed: a process caught in the middle
+        of an exec has no readable environment for a moment and is missed by one listing."""
+        deadline = time.monotonic() + within
+        while (pids := self.processes()) and time.monotonic() < deadline:
+            for pid in pids:
+                _kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
 
     def __enter__(self) -> Sandbox:
         return self
