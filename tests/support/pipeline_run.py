@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agent_tck.kit.run import plugin_args, private_basetemp
+from tests.support.nested import unmeasured
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAM = "broken_impl"
@@ -61,7 +62,7 @@ def failing_requirements(impls: Mapping[str, Any], *paths: str) -> dict[str, set
     """Implementation name -> the requirement IDs whose scenarios fail against it."""
     failed: dict[str, set[str]] = {name: set() for name in impls}
     args = [str(ROOT / p) for p in paths] or [str(ROOT / "steps" / "suite")]
-    with private_basetemp() as basetemp:
+    with private_basetemp() as basetemp, unmeasured():
         code = pytest.main([*args, *plugin_args(), *basetemp, "-qq", "--tb=no", "-rN",
                             "--rootdir", str(ROOT)], plugins=[_Register(_plugin(impls, failed))])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), f"suite run: {code!r}"

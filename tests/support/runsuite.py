@@ -14,6 +14,7 @@ import pytest
 from agent_tck.kit import registry, verdicts
 from agent_tck.kit import run as run_command
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
+from tests.support.nested import unmeasured
 
 
 def verdicts_for(
@@ -61,7 +62,7 @@ def _run(
         adapter_timeout=adapter_timeout,
     )
     collector = verdicts.Collector()
-    with run_command.private_basetemp() as basetemp:
+    with run_command.private_basetemp() as basetemp, unmeasured():
         code = pytest.main([*run_command.pytest_args(args), *basetemp], plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
     return list(collector.results.values())
