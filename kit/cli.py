@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -97,6 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=duration, default=120.0,
         help="seconds before the CLI is killed"
     )
+    docs = sub.add_parser(
+        "docs", help="write the spec alone as a small static site (HTML)",
+        description="The spec as self-contained HTML pages: an overview, each component's "
+                    "features as Gherkin, the requirement index, the decisions, the GENESIS "
+                    "mapping (when docs/genesis.md exists) and each feature file's source.",
+    )
+    docs.add_argument(
+        "--out", type=Path, required=True, metavar="DIR",
+        help="the folder to write: new, empty, or one this command wrote before (it keeps "
+             "a list in DIR/.agent-tck-docs; only the files it writes are replaced, and its "
+             "pages it no longer writes removed); any other folder is refused",
+    )
     gherkin = sub.add_parser("gherkin", help="convert GIVEN/WHEN/THEN documents to Gherkin")
     gherkin.add_argument("sources", nargs="*", type=Path, metavar="SRC")
     gherkin.add_argument("--out", type=Path, required=True, help="output directory")
@@ -173,6 +186,17 @@ def _install(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return install_clis(args.dir, out)
 
 
+def _docs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.docs_site import build
+
+    started = time.monotonic()
+    site = build(args.out)
+    size = sum(len(page.encode("utf-8")) for page in site.values())
+    print(f"{len(site)} pages, {size / 1024:.0f} KB, in {args.out} "
+          f"({time.monotonic() - started:.1f} s)", file=out)
+    return 0
+
+
 def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.gherkin import convert_file, read_manifest
 
@@ -192,7 +216,7 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "run": _run, "report": _report, "smoke": _smoke, "record": _record, "install-clis": _install,
-    "gherkin": _gherkin,
+    "gherkin": _gherkin, "docs": _docs,
 }
 
 

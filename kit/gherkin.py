@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent_tck.kit.errors import SpecError
 from agent_tck.kit.files import write_atomically
@@ -211,6 +212,19 @@ def check_gherkin(text: str, source: str) -> None:
         Parser().parse(text)
     except Exception as exc:  # the parser raises its own composite error types
         raise SpecError(f"{source}: generated Gherkin does not parse: {exc}") from exc
+
+
+def parse_document(text: str, uri: str, ids: Any = None) -> dict[str, Any]:
+    """The Gherkin document of a feature file as the official parser builds it (node ids from
+    `ids`, a gherkin IdGenerator, when given); a file it cannot parse is a SpecError naming
+    `uri`."""
+    from gherkin.ast_builder import AstBuilder
+    from gherkin.parser import Parser
+
+    try:
+        return dict(Parser(AstBuilder(ids)).parse(text))
+    except Exception as exc:  # the parser raises its own composite error types
+        raise SpecError(f"{uri}: not Gherkin the official parser reads: {exc}") from exc
 
 
 def read_manifest(path: Path) -> list[tuple[Path, str]]:

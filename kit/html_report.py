@@ -5,7 +5,8 @@ requirements, each one a `<details>` (with an anchor: `report.html#RP-5.1`) that
 scenarios written as Gherkin, every step marked passed, failed or skipped, and the evidence of
 a failure. Filters by verdict, level and component are radio buttons and CSS: the file has no
 script, loads nothing from anywhere, and works with JavaScript off. Every piece of text goes
-through `_text` (an implementation's name, its errors and its stderr are hostile).
+through `escape` (an implementation's name, its errors and its stderr are hostile).
+`page_head`, `escape`, `slug` and `BASE_CSS` are shared with the spec's site (kit/docs_site.py).
 """
 
 from __future__ import annotations
@@ -32,12 +33,19 @@ VERDICTS = (FAILED, ERRORED, PASSED, NA, NOT_RUN)  # a requirement's, worst firs
 LEVELS = ("MUST", "SHOULD")
 MARKS = {PASSED: "\u2713", FAILED: "\u2717", SKIPPED: "-"}  # how a step went
 
-CSS = """
+# What every page of the kit shares (the report, the matrix and the spec's site).
+BASE_CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:72em;padding:1em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.5em}
-.outcome{font-size:1.6em;font-weight:bold;margin:.2em 0}.good{color:#176b1c}.bad{color:#b00020}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.15em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}dt{font-weight:bold;float:left;width:8em}
+th:first-child,td:first-child{text-align:left}
+.gherkin{font-family:monospace;margin:.3em 0 .3em 1em}.steps{list-style:none;padding-left:2em}
+.kw{font-weight:bold}pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+.meta{color:#666;font-size:.85em}
+"""
+CSS = BASE_CSS + """
+.outcome{font-size:1.6em;font-weight:bold;margin:.2em 0}.good{color:#176b1c}.bad{color:#b00020}
+dt{font-weight:bold;float:left;width:8em}
 dd{margin-left:8em}.f{position:absolute;opacity:0;pointer-events:none}
 nav{margin:1em 0}nav div{margin:.2em 0}
 nav label{border:1px solid #aaa;border-radius:3px;padding:0 .4em;cursor:pointer}
@@ -46,11 +54,8 @@ details.req>summary{cursor:pointer}.rid{font-family:monospace;font-weight:bold}
 .verdict{border-radius:3px;padding:0 .3em;font-size:.9em}
 .v-passed{background:#dff3e0}.v-failed,.v-errored{background:#fbdde1}
 .v-not-applicable,.v-not-run,.v-skipped{background:#eee}
-.gherkin{font-family:monospace;margin:.3em 0 .3em 1em}.steps{list-style:none;padding-left:2em}
 .step.passed .mark{color:#176b1c}.step.failed{color:#b00020;font-weight:bold}
-.step.skipped{color:#888}.kw{font-weight:bold}
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}
-.meta{color:#666;font-size:.85em}
+.step.skipped{color:#888}
 """
 
 
@@ -59,7 +64,8 @@ def render(run: Run, finished: str | None = None) -> str:
     when = finished or datetime.now(UTC).isoformat(timespec="seconds")
     components = list(dict.fromkeys(v.req.component for v in run.verdicts))
     return "\n".join([
-        _head(f"agent-tck: {run.impl.name} {run.impl.version}", CSS + _filter_css(components)),
+        page_head(f"agent-tck: {run.impl.name} {run.impl.version}",
+                  CSS + _filter_css(components)),
         *_radios(components),
         _summary(run, when),
         _filters(components),
@@ -71,22 +77,23 @@ def render(run: Run, finished: str | None = None) -> str:
     ])
 
 
-def _head(title: str, css: str) -> str:
+def page_head(title: str, css: str) -> str:
+    """A page's doctype and head, its stylesheet inline, up to the opening <body>."""
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_text(title)}</title>",
+        f"<title>{escape(title)}</title>",
         f"<style>{css}</style></head><body>",
     ])
 
 
-def _text(value: object) -> str:
+def escape(value: object) -> str:
     """Any text, inert in HTML content and attribute values."""
     return html.escape(xml_safe(str(value)), quote=True)
 
 
-def _slug(value: str) -> str:
+def slug(value: str) -> str:
     """A class or id fragment: 'not applicable' -> 'not-applicable'."""
     return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
 
@@ -100,14 +107,14 @@ def _axes(components: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 def _radios(components: list[str]) -> list[str]:
-    return [f'<input type="radio" class="f" name="{group}" id="{group}-{_slug(value)}"'
+    return [f'<input type="radio" class="f" name="{group}" id="{group}-{slug(value)}"'
             f'{" checked" if value == "all" else ""}>'
             for group, _, values in _axes(components) for value in ("all", *values)]
 
 
 def _filters(components: list[str]) -> str:
     rows = [f'<div>{what}: ' + " ".join(
-        f'<label for="{group}-{_slug(v)}">{_text(v)}</label>' for v in ("all", *values)) + "</div>"
+        f'<label for="{group}-{slug(v)}">{escape(v)}</label>' for v in ("all", *values)) + "</div>"
         for group, what, values in _axes(components)]
     return '<nav aria-label="filters"><h2>Requirements</h2>' + "".join(rows) + "</nav>"
 
@@ -119,12 +126,12 @@ def _filter_css(components: list[str]) -> str:
     rules = []
     for group, _, values in _axes(components):
         for value in ("all", *values):
-            radio = f"#{group}-{_slug(value)}:checked"
-            label = f'nav label[for="{group}-{_slug(value)}"]'
+            radio = f"#{group}-{slug(value)}:checked"
+            label = f'nav label[for="{group}-{slug(value)}"]'
             rules.append(f"{radio}~{label}{{background:#333;color:#fff}}")
-            rules.append(f"#{group}-{_slug(value)}:focus-visible~{label}{{outline:2px solid}}")
+            rules.append(f"#{group}-{slug(value)}:focus-visible~{label}{{outline:2px solid}}")
             if value != "all":
-                cls = f"{prefix[group]}-{_slug(value)}"
+                cls = f"{prefix[group]}-{slug(value)}"
                 rules.append(f"{radio}~main .req:not(.{cls}){{display:none}}")
                 rules.append(f"{radio}~main .comp:not(:has(.req.{cls})){{display:none}}")
     return "\n".join(rules)
@@ -135,16 +142,16 @@ def _summary(run: Run, when: str) -> str:
     outcome = "CONFORMANT" if run.conformant else "NOT CONFORMANT"
     parts = [
         "<header>",
-        f"<h1>agent-tck: {_text(impl.name)} {_text(impl.version)}</h1>",
+        f"<h1>agent-tck: {escape(impl.name)} {escape(impl.version)}</h1>",
         f'<p id="outcome" class="outcome {"good" if run.conformant else "bad"}">{outcome}</p>',
-        f'<p id="summary">{_text(run.summary)}</p>' if run.summary else "",
+        f'<p id="summary">{escape(run.summary)}</p>' if run.summary else "",
         "<dl>",
-        f"<dt>name</dt><dd>{_text(impl.name)}</dd>",
-        f"<dt>version</dt><dd>{_text(impl.version)}</dd>",
-        f"<dt>language</dt><dd>{_text(impl.language)}</dd>",
-        f"<dt>components</dt><dd>{_text(', '.join(impl.components))}</dd>",
-        f"<dt>backends</dt><dd>{_text(', '.join(impl.backends))}</dd>",
-        f"<dt>finished</dt><dd><time>{_text(when)}</time></dd>",
+        f"<dt>name</dt><dd>{escape(impl.name)}</dd>",
+        f"<dt>version</dt><dd>{escape(impl.version)}</dd>",
+        f"<dt>language</dt><dd>{escape(impl.language)}</dd>",
+        f"<dt>components</dt><dd>{escape(', '.join(impl.components))}</dd>",
+        f"<dt>backends</dt><dd>{escape(', '.join(impl.backends))}</dd>",
+        f"<dt>finished</dt><dd><time>{escape(when)}</time></dd>",
         "</dl>",
         _counts_table(run.verdicts),
         _bad_list(run),
@@ -161,7 +168,7 @@ def _counts_table(verdicts: list[ReqVerdict]) -> str:
     rows = [head + "</tr>"]
     for verdict in VERDICTS:
         cells = [counts[verdict, level] for level in LEVELS]
-        rows.append(f'<tr class="v-{_slug(verdict)}"><td>{verdict}</td>'
+        rows.append(f'<tr class="v-{slug(verdict)}"><td>{verdict}</td>'
                     + "".join(f"<td>{n}</td>" for n in [*cells, sum(cells)]) + "</tr>")
     totals = [sum(v.req.level == level for v in verdicts) for level in LEVELS]
     rows.append("<tr><th>all</th>" + "".join(f"<th>{n}</th>" for n in [*totals, len(verdicts)])
@@ -176,8 +183,8 @@ def _bad_list(run: Run) -> str:
     if not bad:
         return ""
     items = "".join(
-        f'<li><a href="#{_text(v.req.id)}">{_text(v.req.id)}</a> {_text(v.req.level)} '
-        f"{_text(v.verdict)}{_expected(run, v)}</li>" for v in bad)
+        f'<li><a href="#{escape(v.req.id)}">{escape(v.req.id)}</a> {escape(v.req.level)} '
+        f"{escape(v.verdict)}{_expected(run, v)}</li>" for v in bad)
     return f'<h2>Failed requirements</h2><ul id="failing">{items}</ul>'
 
 
@@ -189,27 +196,27 @@ def _expected(run: Run, verdict: ReqVerdict) -> str:
 def _stale(stale: list[str]) -> str:
     if not stale:
         return ""
-    links = ", ".join(f'<a href="#{_text(rid)}">{_text(rid)}</a>' for rid in stale)
+    links = ", ".join(f'<a href="#{escape(rid)}">{escape(rid)}</a>' for rid in stale)
     return f'<p id="stale">Stale baseline entries (now passing): {links}</p>'
 
 
 def _component(name: str, verdicts: list[ReqVerdict], run: Run) -> str:
     reqs = "\n".join(_requirement(v, run) for v in verdicts)
-    return (f'<section class="comp c-{_slug(name)}" id="component-{_slug(name)}">'
-            f"<h2>{_text(name)}</h2>\n{reqs}\n</section>")
+    return (f'<section class="comp c-{slug(name)}" id="component-{slug(name)}">'
+            f"<h2>{escape(name)}</h2>\n{reqs}\n</section>")
 
 
 def _requirement(v: ReqVerdict, run: Run) -> str:
     req = v.req
-    classes = f"req v-{_slug(v.verdict)} l-{_slug(req.level)} c-{_slug(req.component)}"
+    classes = f"req v-{slug(v.verdict)} l-{slug(req.level)} c-{slug(req.component)}"
     reason = run.expected.get(req.id)
     return "\n".join(p for p in [
-        f'<details class="{classes}" id="{_text(req.id)}"{" open" if v.verdict in BAD else ""}>',
-        f'<summary><span class="rid">{_text(req.id)}</span> {_text(req.level)} '
-        f'<span class="verdict v-{_slug(v.verdict)}">{_text(v.verdict)}'
-        f"{_expected(run, v)}</span> {_text(req.text)}</summary>",
-        f'<p class="meta">source: {_text(req.source)}</p>',
-        f'<p class="expected">expected failure: {_text(reason)}</p>' if reason else "",
+        f'<details class="{classes}" id="{escape(req.id)}"{" open" if v.verdict in BAD else ""}>',
+        f'<summary><span class="rid">{escape(req.id)}</span> {escape(req.level)} '
+        f'<span class="verdict v-{slug(v.verdict)}">{escape(v.verdict)}'
+        f"{_expected(run, v)}</span> {escape(req.text)}</summary>",
+        f'<p class="meta">source: {escape(req.source)}</p>',
+        f'<p class="expected">expected failure: {escape(reason)}</p>' if reason else "",
         _scenarios(v.scenarios),
         "</details>",
     ] if p)
@@ -224,13 +231,13 @@ def _scenarios(scenarios: list[ScenarioResult]) -> str:
 
 def _scenario(s: ScenarioResult) -> str:
     return "\n".join(p for p in [
-        f'<details class="scenario v-{_slug(s.verdict)}"{" open" if s.verdict in BAD else ""}>',
-        f'<summary><span class="verdict v-{_slug(s.verdict)}">{_text(s.verdict)}</span> '
-        f"{_text(s.title or s.name)}{_text(_param(s.name))}</summary>",
-        f'<p class="meta">{_text(s.where) + ", " if s.where else ""}'
-        f"<code>{_text(s.nodeid)}</code>, {s.duration:.2f} s</p>",
+        f'<details class="scenario v-{slug(s.verdict)}"{" open" if s.verdict in BAD else ""}>',
+        f'<summary><span class="verdict v-{slug(s.verdict)}">{escape(s.verdict)}</span> '
+        f"{escape(s.title or s.name)}{escape(_param(s.name))}</summary>",
+        f'<p class="meta">{escape(s.where) + ", " if s.where else ""}'
+        f"<code>{escape(s.nodeid)}</code>, {s.duration:.2f} s</p>",
         _gherkin(s),
-        f'<p class="error">{_text(s.error)}</p>' if s.error else "",
+        f'<p class="error">{escape(s.error)}</p>' if s.error else "",
         _evidence(s),
         "</details>",
     ] if p)
@@ -241,8 +248,8 @@ def _gherkin(s: ScenarioResult) -> str:
     if not s.steps:
         return '<p class="meta">no step ran</p>'
     tags = " ".join(f"@req:{rid}" for rid in s.reqs)
-    return (f'<div class="gherkin"><div class="meta">{_text(tags)}</div>'
-            f'<div><span class="kw">Scenario:</span> {_text(s.title)}</div>'
+    return (f'<div class="gherkin"><div class="meta">{escape(tags)}</div>'
+            f'<div><span class="kw">Scenario:</span> {escape(s.title)}</div>'
             f'<ol class="steps">{"".join(_step(*step) for step in s.steps)}</ol></div>')
 
 
@@ -253,16 +260,16 @@ def _param(name: str) -> str:
 
 def _step(keyword: str, text: str, status: str) -> str:
     mark = MARKS.get(status, "?")
-    return (f'<li class="step {_slug(status)}"><span class="mark" title="{_text(status)}">'
-            f'{mark}</span> <span class="kw">{_text(keyword)}</span> {_text(text)}</li>')
+    return (f'<li class="step {slug(status)}"><span class="mark" title="{escape(status)}">'
+            f'{mark}</span> <span class="kw">{escape(keyword)}</span> {escape(text)}</li>')
 
 
 def _evidence(s: ScenarioResult) -> str:
     if not s.evidence:
         return ""
     if s.verdict in BAD:
-        return f'<pre class="evidence">{_text(s.evidence)}</pre>'
-    return f'<p class="reason">{_text(s.evidence)}</p>'
+        return f'<pre class="evidence">{escape(s.evidence)}</pre>'
+    return f'<p class="reason">{escape(s.evidence)}</p>'
 
 
 # Several runs side by side (`agent-tck report`): a requirement per row, a report per column.
@@ -281,7 +288,7 @@ def render_matrix(judged: list[Judged]) -> str:
     rows = matrix(judged)
     differ = sum(r.differs for r in rows)
     return "\n".join([
-        _head(f"agent-tck: {len(judged)} reports side by side", CSS + MATRIX_CSS),
+        page_head(f"agent-tck: {len(judged)} reports side by side", CSS + MATRIX_CSS),
         '<input type="radio" class="f" name="fd" id="fd-all" checked>',
         '<input type="radio" class="f" name="fd" id="fd-differ">',
         f"<header><h1>agent-tck: {len(judged)} reports side by side</h1>",
@@ -298,22 +305,22 @@ def _reports_table(judged: list[Judged]) -> str:
     head = ("<tr><th>#</th><th>implementation</th><th>language</th><th>verdict</th>"
             "<th>summary</th><th>report</th></tr>")
     rows = "".join(
-        f"<tr><td>{i}</td><td>{_text(j.name)} {_text(j.version)}</td>"
-        f"<td>{_text(j.language)}</td>"
+        f"<tr><td>{i}</td><td>{escape(j.name)} {escape(j.version)}</td>"
+        f"<td>{escape(j.language)}</td>"
         f'<td class="{"good" if j.conformant else "bad"}">'
         f"{'CONFORMANT' if j.conformant else 'NOT CONFORMANT'}</td>"
-        f'<td class="text">{_text(j.summary)}</td><td><code>{_text(j.source)}</code></td></tr>'
+        f'<td class="text">{escape(j.summary)}</td><td><code>{escape(j.source)}</code></td></tr>'
         for i, j in enumerate(judged, 1))
     return f'<table id="reports">{head}{rows}</table>'
 
 
 def _matrix_table(judged: list[Judged], rows: list[MatrixRow]) -> str:
     head = "<tr><th>requirement</th><th>level</th><th>text</th>" + "".join(
-        f"<th>{i}. {_text(j.name)} {_text(j.version)}</th>" for i, j in enumerate(judged, 1))
+        f"<th>{i}. {escape(j.name)} {escape(j.version)}</th>" for i, j in enumerate(judged, 1))
     body = "".join(
-        f'<tr id="{_text(r.id)}" class="{"differs" if r.differs else "same"}">'
-        f'<td><a href="#{_text(r.id)}">{_text(r.id)}</a></td><td>{_text(r.level)}</td>'
-        f'<td class="text">{_text(r.text)}</td>'
+        f'<tr id="{escape(r.id)}" class="{"differs" if r.differs else "same"}">'
+        f'<td><a href="#{escape(r.id)}">{escape(r.id)}</a></td><td>{escape(r.level)}</td>'
+        f'<td class="text">{escape(r.text)}</td>'
         + "".join(_cell(v, j.evidence.get(r.id, [])) for v, j in zip(r.verdicts, judged,
                                                                        strict=True))
         + "</tr>" for r in rows)
@@ -323,8 +330,8 @@ def _matrix_table(judged: list[Judged], rows: list[MatrixRow]) -> str:
 def _cell(verdict: str, evidence: list[str]) -> str:
     if verdict == ABSENT:
         return '<td class="absent" title="not in this report">-</td>'
-    shown = _text(verdict)
+    shown = escape(verdict)
     if verdict in BAD and evidence:
         shown = (f"<details><summary>{shown}</summary><pre class=\"evidence\">"
-                 f"{_text(chr(10).join(evidence))}</pre></details>")
-    return f'<td class="v-{_slug(verdict)}">{shown}</td>'
+                 f"{escape(chr(10).join(evidence))}</pre></details>")
+    return f'<td class="v-{slug(verdict)}">{shown}</td>'

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_tck.kit import reports, verdicts
+from agent_tck.kit.gherkin import parse_document
 from agent_tck.kit.paths import PACKAGE
 
 PROTOCOL_VERSION = "27.0.0"
@@ -72,12 +73,9 @@ def _meta(run: reports.Run) -> dict[str, Any]:
 
 def _parse(uri: str, source: str, ids: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The Gherkin document and its pickles, each pickle told its scenario's line."""
-    from gherkin.ast_builder import AstBuilder
-    from gherkin.parser import Parser
     from gherkin.pickles.compiler import Compiler
 
-    parsed = Parser(AstBuilder(ids)).parse(source)
-    with_uri: Any = {**parsed, "uri": uri}
+    with_uri: Any = {**parse_document(source, uri, ids), "uri": uri}
     document: dict[str, Any] = dict(with_uri)
     lines = dict(_scenarios(document["feature"]["children"]))
     pickles: list[dict[str, Any]] = [dict(p) for p in Compiler(ids).compile(with_uri)]

@@ -1,5 +1,6 @@
-"""Where the spec lives: the feature files, the requirement registries, the schemas and the
-fixtures, read as package data of `agent_tck` (the same in a checkout and in a wheel).
+"""Where the spec lives: the feature files, the requirement registries, the schemas, the
+fixtures and the documents the spec cites (`docs/decisions.md`), read as package data of
+`agent_tck` (the same in a checkout and in a wheel).
 
 `PACKAGE` is the installed `agent_tck` folder; in a checkout it is `src/agent_tck`, whose
 folders link to the repository's top-level ones. `CHECKOUT` is the repository root when
@@ -15,6 +16,7 @@ PACKAGE = Path(str(resources.files("agent_tck")))
 FEATURES = PACKAGE / "features"
 SCHEMAS = PACKAGE / "schemas"
 FIXTURES = PACKAGE / "fixtures"
+DOCS = PACKAGE / "docs"  # in a wheel: only the documents the spec's site renders
 SUITE = PACKAGE / "steps" / "suite"
 _ABOVE = PACKAGE.resolve().parent.parent
 CHECKOUT: Path | None = _ABOVE if (_ABOVE / "pyproject.toml").is_file() else None

@@ -14,6 +14,8 @@ from agent_tck.kit import plainyaml
 from agent_tck.kit.errors import RegistryError
 from agent_tck.kit.paths import FEATURES, SCHEMAS
 
+# The components, in the order the kit lists them; each is a folder of features/.
+COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 LEVELS = ("MUST", "SHOULD")
 FIELDS = {"id", "level", "text", "source"}
 OPTIONAL = {"backends"}

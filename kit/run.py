@@ -20,8 +20,7 @@ from agent_tck.kit.errors import UsageError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.options import add_shared
 from agent_tck.kit.paths import PACKAGE, SUITE
-
-COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
+from agent_tck.kit.registry import COMPONENTS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

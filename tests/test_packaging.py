@@ -57,8 +57,11 @@ def test_the_wheel_installs_one_namespace_with_its_data(built: tuple[Path, Path]
                  "agent_tck/schemas/cli/claude.schema.json",
                  "agent_tck/fixtures/cli-options.json", "agent_tck/clis/package.json",
                  "agent_tck/reference/cyclonedds-loopback.xml",
-                 "agent_tck/doubles/harness/fake.py", "agent_tck/steps/suite/test_agent.py"):
+                 "agent_tck/doubles/harness/fake.py", "agent_tck/steps/suite/test_agent.py",
+                 "agent_tck/docs/decisions.md"):
         assert data in names, data
+    documents = {n for n in names if n.startswith("agent_tck/docs/")}
+    assert documents <= {"agent_tck/docs/decisions.md", "agent_tck/docs/genesis.md"}, documents
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "pytest11" not in zipfile.ZipFile(built[1]).read(entry_points).decode()
 
