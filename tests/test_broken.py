@@ -133,3 +133,13 @@ def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> 
 def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requirements() -> None:
     impl = "python:tests.miniatures.backends:GeminiEchoesThePrompt"
     assert failing(impl, ["backends"]) == {"BK-GM.2", "BK-GM.5"}
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("DropsEmptyText", {"BK-CL.7"}),
+    ("KeepsTheFirstLine", {"BK-CX.6"}),
+    ("TrustsItemShapes", {"BK-CX.7"}),
+])
+def test_a_backend_broken_in_one_way_fails_exactly_its_requirement(name: str,
+                                                                   expected: set[str]) -> None:
+    assert failing(f"python:tests.miniatures.backends:{name}", ["backends"]) == expected

@@ -1,6 +1,7 @@
-"""Every requirement's source is in the repository: a seed document under features/*/spec/
-or a decision of docs/decisions.md, and the decisions page lists exactly the requirements
-that cite each decision."""
+"""Every requirement's source is in the repository: a seed document under features/*/spec/,
+a decision of docs/decisions.md, or a row of the GENESIS map (docs/genesis.md, G04.3); the
+decisions page lists exactly the requirements that cite each decision, and a cited GENESIS
+row says the requirement checks it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from agent_tck.kit import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 DECISIONS = ROOT / "docs" / "decisions.md"
-PATH = re.compile(r"\b(?:features/[\w-]+/spec/[\w.-]+\.txt|docs/decisions\.md)")
+PATH = re.compile(r"\b(?:features/[\w-]+/spec/[\w.-]+\.txt|docs/decisions\.md|docs/genesis\.md)")
+GENESIS = ROOT / "docs" / "genesis.md"
+GENESIS_ROW = re.compile(r"\bG\d{2}\.\d+\b")
 CITED = re.compile(r"\bD-(\d+)\b")
 HEADING = re.compile(r"^## D-(\d+): \S", re.MULTILINE)
 CHECKED = re.compile(r"^Checked by: (.*)\.$", re.MULTILINE)
@@ -59,7 +62,27 @@ def test_every_cited_decision_is_on_the_page_and_lists_its_requirements() -> Non
     assert [n for n, ids in citing.items() if not ids] == [], "a decision nothing checks"
 
 
+def cited_rows(source: str) -> set[str]:
+    """The GENESIS rows a source names: every G00.0 after its mention of the page."""
+    at = source.find("docs/genesis.md")
+    end = source.find(";", at) if at >= 0 else -1
+    return set(GENESIS_ROW.findall(source[at:end if end >= 0 else None])) if at >= 0 else set()
+
+
+def test_every_cited_genesis_row_is_on_the_map_and_names_the_requirement() -> None:
+    rows = {cells[1].strip(): cells[3] for line in GENESIS.read_text(encoding="utf-8").splitlines()
+            if len(cells := line.split("|")) > 3 and GENESIS_ROW.fullmatch(cells[1].strip())}
+    wrong = {}
+    for req in registry.load().values():
+        for row in sorted(cited_rows(req.source)):
+            if req.id not in re.findall(r"[A-Z]{2}-[\w.]*\w", rows.get(row, "")):
+                wrong[req.id] = (row, rows.get(row, "no such row"))
+    assert wrong == {}, "a source cites a GENESIS row that does not name it"
+
+
 def test_the_checks_can_fail() -> None:
+    assert cited_rows("docs/genesis.md G04.3, G05.1; docs/decisions.md D-2") == {"G04.3", "G05.1"}
+    assert cited_rows("docs/decisions.md D-2 (G04.3)") == set()
     assert PATH.findall("seed 004_114ab8b7537e9acc.txt, ClaudeRunner.Run") == []
     assert cited_decisions("features/x.txt; docs/decisions.md D-6 and D-18 (env)") == {6, 18}
     assert cited_decisions("decision D-6") == set()

@@ -96,6 +96,22 @@ Feature: parse_line turns one raw CLI line into normalized events
         | {"type":"assistant","message":{"content":"not a list"}}                                   |
         | {"truncated": "line                                                                       |
 
+    @req:BK-CL.7
+    Scenario: An empty text block is still a text event, with empty text
+      Events follow the message's blocks one for one (BK-CL.2), so a block whose text is
+      empty gives a text event whose text is empty: it adds nothing to the answer, and a
+      listener that follows the blocks misses none (GENESIS, event parsing, docs/genesis.md
+      G04.3).
+      When the claude backend parses:
+        """
+        {"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":""},{"type":"tool_use","id":"toolu_C","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u9"}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": ""},
+         {"kind": "tool_start", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_id": "toolu_C"}]
+        """
+
   Rule: Codex exec --json lines
     Codex prints thread, turn and item events. Tool items (command_execution, file_change,
     mcp_tool_call, web_search) start as tool_start and complete as tool_result under one
@@ -123,6 +139,40 @@ Feature: parse_line turns one raw CLI line into normalized events
         """
         [{"kind": "text", "text": "GENESIS_CODEX_TEST_OK"}]
         """
+
+    @req:BK-CX.6
+    Scenario: An agent message of several lines is one text event, its line breaks kept
+      The message is one item however many lines its text has (GENESIS, event parsing,
+      docs/genesis.md G05.3); a parser that keeps only the first line, or splits it into
+      several events, changes the answer.
+      When the codex backend parses:
+        """
+        {"type":"item.completed","item":{"id":"item_5","type":"agent_message","text":"First line.\n\n- a point\n- another\n"}}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "First line.\n\n- a point\n- another\n"}]
+        """
+
+    @req:BK-CX.7
+    Scenario Outline: Malformed Codex items give no event and raise nothing
+      A line whose item is missing, is not an object, has no type or a text that is not a
+      string is skipped like any malformed line (seed 001: malformed lines are skipped
+      silently), never taken for a message and never an exception.
+      When the codex backend parses:
+        """
+        <line>
+        """
+      Then there are no events
+
+      Examples:
+        | line                                                                         |
+        | {"type":"item.completed"}                                                    |
+        | {"type":"item.completed","item":"agent_message"}                             |
+        | {"type":"item.completed","item":null}                                        |
+        | {"type":"item.completed","item":{"id":"item_6","text":"no type"}}            |
+        | {"type":"item.completed","item":{"id":"item_7","type":"agent_message","text":7}} |
+        | {"type":"item.started","item":["command_execution"]}                         |
 
     @req:BK-CX.3
     Scenario: A command starts and completes under one item id

@@ -6,6 +6,7 @@ exactly the requirements its defect breaks."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
@@ -30,3 +31,63 @@ class GeminiEchoesThePrompt(InProcessDriver):
 
     def __init__(self) -> None:
         super().__init__(_EchoingAdapter())
+
+
+Events = list[dict[str, Any]]
+
+
+class _Changed(Adapter):
+    """The reference's events for a line of `backend`, changed by `change(line, events)`."""
+
+    def __init__(self, backend: str, change: Callable[[Any, Events], Events]) -> None:
+        super().__init__()
+        self.backend, self.change = backend, change
+
+    def parse_line(self, request: dict[str, Any]) -> dict[str, Any]:
+        answer = super().parse_line(request)
+        if request["backend"] == self.backend:
+            try:
+                line = json.loads(request["line"])
+            except ValueError:
+                return answer
+            answer["events"] = self.change(line, answer["events"])
+        return answer
+
+
+def _no_empty_text(line: Any, events: Events) -> Events:
+    return [e for e in events if not (e["kind"] == "text" and e.get("text") == "")]
+
+
+class DropsEmptyText(InProcessDriver):
+    """Skips Claude text blocks whose text is empty."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("claude", _no_empty_text))
+
+
+def _first_line(line: Any, events: Events) -> Events:
+    return [{**e, "text": e["text"].split("\n")[0]} if e["kind"] == "text" else e
+            for e in events]
+
+
+class KeepsTheFirstLine(InProcessDriver):
+    """Keeps only the first line of a Codex agent message."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("codex", _first_line))
+
+
+def _trusting(line: Any, events: Events) -> Events:
+    item = line.get("item", {}) if isinstance(line, dict) else {}
+    if isinstance(line, dict) and str(line.get("type", "")).startswith("item."):
+        kind = item["type"]  # what a guard would check: the item may be no object at all
+        if kind == "agent_message" and not events:
+            return [{"kind": "text", "text": str(item.get("text")), "raw": line}]
+    return events
+
+
+class TrustsItemShapes(InProcessDriver):
+    """Reads a Codex item's type and text without checking the item is well formed."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("codex", _trusting))
