@@ -143,3 +143,15 @@ def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requiremen
 def test_a_backend_broken_in_one_way_fails_exactly_its_requirement(name: str,
                                                                    expected: set[str]) -> None:
     assert failing(f"python:tests.miniatures.backends:{name}", ["backends"]) == expected
+
+
+def test_an_agent_that_omits_claudes_verbose_fails_every_claude_request_and_nothing_else() -> None:
+    """`claude -p --output-format stream-json` without `--verbose` is refused by the real CLI
+    (exit 1, before any line), so the fake refuses it too: every request to claude fails."""
+    results = scenario_results("python:tests.miniatures.agent:OmitsVerbose", ["agent"])
+    failed = [r for r in results if r.verdict in ("failed", "errored")]
+    assert {"RP-1.1", "RP-2.1", "EH-3.1"} <= {rid for r in failed for rid in r.reqs}
+    others = [r.name for r in failed if "[codex" in r.name or "[gemini" in r.name]
+    assert others == [], others
+    refused = "requires --verbose"
+    assert any(refused in r.evidence for r in failed), [r.evidence[:300] for r in failed[:3]]

@@ -41,6 +41,8 @@ REFUSED = {
         ["-p", "--model"],
         ["-p", "--permission-mode", "yolo", "hi"],
         ["-p", "--output-format=bogus", "hi"],
+        ["-p", "--output-format", "stream-json", "hi"],  # stream-json in print mode: --verbose
+        ["--print", "--output-format=stream-json", "--", "hi"],
     ],
     "codex": [
         ["exec", "--bogus-option", "x"],
@@ -66,6 +68,10 @@ def test_refusals_have_the_real_clis_words_and_exit_codes() -> None:
     assert refusal(START["claude"], ["--permission-mode", "yolo"], COMMANDS) == (
         1, "error: option '--permission-mode <mode>' argument 'yolo' is invalid. Allowed choices "
            "are acceptEdits, auto, bypassPermissions, manual, dontAsk, plan.\n")
+    assert refusal(START["claude"], ["-p", "--output-format", "stream-json"], COMMANDS) == (
+        1, "Error: When using --print, --output-format=stream-json requires --verbose\n")
+    assert refusal(START["claude"], ["--output-format", "stream-json"], COMMANDS) is None
+    assert refusal(START["claude"], ["-p", "--output-format", "json"], COMMANDS) is None
     code, message = refusal(START["codex"], ["exec", "--sandbox", "x"], COMMANDS) or (0, "")
     assert code == 2 and message.startswith(
         "error: invalid value 'x' for '--sandbox <SANDBOX_MODE>'\n  [possible values: read-only,")

@@ -20,6 +20,13 @@ class ClaudeProfile(Profile):
         "subcommand": [],
         "options": "claude",
         "parser": "commander",
+        # Checked by the CLI after parsing: print mode streams JSON only with --verbose.
+        "requires": [{
+            "when": {"--print": None, "--output-format": "stream-json"}, "needs": "--verbose",
+            "code": 1,
+            "message": "Error: When using --print, --output-format=stream-json requires "
+                       "--verbose\n",
+        }],
     }
     unknown_shapes: ClassVar[list[Line]] = [
         {"type": "system", "subtype": "context_checkpoint", "tokens": 81234, "uuid": "u-new-1"},

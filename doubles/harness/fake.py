@@ -15,7 +15,8 @@ straggler: it plays nothing and records itself in the session's stray log (the s
 `strays`), which the suite reports as an error of the suite.
 An argv the real CLI refuses (an unknown option, a missing value, a value outside the
 option's choices, an extra positional argument of `codex exec`, a `--cd` directory that does
-not exist) is refused the same way:
+not exist, an option that another needs missing: claude's `-p --output-format stream-json`
+without `--verbose`) is refused the same way:
 the real CLI's message on stderr and its exit code (claude 1, codex 2), after the start is
 recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
 CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
@@ -295,7 +296,7 @@ def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]
         return None
     rest = argv[len(sub):]
     if start["parser"] == "commander":
-        return _commander(rest, commands[start["options"]])
+        return _commander(rest, commands[start["options"]], start.get("requires", []))
     return _clap(rest, commands, start["options"])
 
 
@@ -303,13 +304,15 @@ def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {n: option for option in command["options"] for n in option["names"]}
 
 
-def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | None:
-    """claude's parser (commander.js): options anywhere, a required value is the next word."""
-    options, i = _table(command), 0
+def _commander(argv: list[str], command: dict[str, Any], requires: list[dict[str, Any]]
+               ) -> tuple[int, str] | None:
+    """claude's parser (commander.js): options anywhere, a required value is the next word;
+    then the CLI's own checks of options that need each other (`requires`)."""
+    options, i, seen = _table(command), 0, {}
     while i < len(argv):
         arg, i = argv[i], i + 1
         if arg == "--":
-            return None
+            break
         if not arg.startswith("-") or arg == "-":
             continue
         name, eq, value = arg.partition("=")
@@ -317,6 +320,7 @@ def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | No
         if option is None:
             return 1, f"error: unknown option '{name}'\n"
         kind, flags = option["value"], option["flags"]
+        seen.update(dict.fromkeys(option["names"], value))
         if kind == "none":
             continue
         if not eq:
@@ -324,12 +328,24 @@ def _commander(argv: list[str], command: dict[str, Any]) -> tuple[int, str] | No
             if kind != "optional" and i >= len(argv):
                 return 1, f"error: option '{flags}' argument missing\n"
             value, i = (argv[i], i + 1) if takes else ("", i)
+            seen.update(dict.fromkeys(option["names"], value))
         while kind == "variadic" and i < len(argv) and not argv[i].startswith("-"):
             i += 1
         if option["choices"] and value and value not in option["choices"] + option["unlisted"]:
             allowed = ", ".join(option["choices"])
             return 1, (f"error: option '{flags}' argument '{value}' is invalid. "
                        f"Allowed choices are {allowed}.\n")
+    return _unmet(seen, requires)
+
+
+def _unmet(seen: dict[str, str], requires: list[dict[str, Any]]) -> tuple[int, str] | None:
+    """The first rule whose `when` options are given (with the value named, where one is)
+    and whose `needs` option is not: its exit code and message."""
+    for rule in requires:
+        given = all(name in seen and value in (None, seen[name])
+                    for name, value in rule["when"].items())
+        if given and rule["needs"] not in seen:
+            return rule["code"], rule["message"]
     return None
 
 

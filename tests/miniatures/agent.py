@@ -205,6 +205,20 @@ class PromptAsArgument(_Broken):
         agent.backend = _PromptArgument(agent.backend)
 
 
+class _NoVerbose(_Backend):
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built = self.inner.build(prompt, options)
+        return replace(built, argv=tuple(a for a in built.argv if a != "--verbose"))
+
+
+class OmitsVerbose(_Broken):
+    """Runs `claude -p --output-format stream-json` without `--verbose`, which the real CLI
+    refuses (exit 1) before it prints anything."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _NoVerbose(agent.backend)
+
+
 class _TrustExitCode(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         return [
