@@ -290,6 +290,15 @@ def harness_reports_failure(world: AgentWorld, message: str, code: int) -> None:
     script.line(script.failure_line(message)).add("exit", code)
 
 
+@given(parsers.parse(
+    'the harness writes a text and a final answer "{noise}" to stderr, then answers "{text}"'))
+def harness_stream_on_stderr(world: AgentWorld, noise: str, text: str) -> None:
+    script = world.new_script().init()
+    lines = [script.text_line(noise), script.done_line(noise)]
+    script.add("err", "".join(json.dumps(line) + "\n" for line in lines))
+    script.text(text).done()
+
+
 @given(parsers.parse('the harness answers "{text}", then exits with code {code:d}'))
 def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
     world.new_script().init().text(text).done().add("exit", code)

@@ -204,6 +204,24 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the agent is READY
 
 
+  Rule: Stderr is never read as the stream, whatever it looks like
+    A CLI logs on stderr, and a debug log can hold whole lines of its own stream: the line it
+    is about to print, or one from an earlier turn (GENESIS, event parsing, docs/genesis.md
+    G05.9). The answer comes from stdout alone; a wrapper that merges the two streams, or
+    parses stderr for events, answers with what the log said.
+
+    @req:AG-H20
+    Scenario: Lines of the CLI's own stream on stderr, then the answer on stdout
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness writes a text and a final answer "from the log" to stderr, then answers "from stdout"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value         |
+        | status  | 0             |
+        | message | "from stdout" |
+      And the agent is READY
+
+
   Rule: A CLI silent from its start is bounded by the request's own timeout
     A CLI can hang before it prints anything: a lock on its session file, a network call at
     start-up, a prompt for a login nobody will answer. Some wrappers wait a fixed time for

@@ -87,6 +87,15 @@ class _NoWait(Supervisor):
         self.proc.returncode = -info.si_status if killed else info.si_status
 
 
+class _MergedStreams(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        chunk = os.read(fd, CHUNK)
+        if self.proc.stdout is not None and fd != self.proc.stdout.fileno():
+            self.stderr_tail = (self.stderr_tail + chunk)[-(64 << 10):]
+        splitter.feed(chunk)
+        return bool(chunk)
+
+
 class NoReap(_Supervised):
     """Never waits for the process it started (the reaper, or the harness where there is no
     reaper): it stays a zombie."""
@@ -217,6 +226,12 @@ class OmitsVerbose(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _NoVerbose(agent.backend)
+
+
+class ParsesStderrToo(_Supervised):
+    """Reads stderr's lines as the stream too (as a wrapper that merges the two would)."""
+
+    supervisor = _MergedStreams
 
 
 class _TrustExitCode(_Backend):
