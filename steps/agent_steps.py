@@ -713,6 +713,24 @@ def created_within(world: AgentWorld, seconds: float) -> None:
 def agent_answers_resuming(world: AgentWorld, message: str, session: str) -> None:
     if not getattr(world.driver, "resumes_sessions", True):
         not_applicable("this driver resumes by conversation, not session_id")
-    world.new_script().init().text("resumed").done("resumed")
+    if world.script is None:
+        world.new_script().init().text("resumed").done("resumed")
     world.rig.use(world.new_script())
     world.result = world.driver.agent_request(world.ensure_agent(), message, session)
+
+
+@given(parsers.parse('the harness reports the session "{session}"'))
+def harness_reports_session(world: AgentWorld, session: str) -> None:
+    world.new_script().init(session).text("resumed").done("resumed")
+
+
+@then(parsers.parse('the harness was started resuming the session "{session}"'))
+def started_resuming(world: AgentWorld, session: str) -> None:
+    argv = world.rig.last_start()["argv"]
+    assert profile(world.backend).resumed_session(argv) == session, f"argv: {argv}"
+
+
+@then("the harness was started resuming no session")
+def started_resuming_nothing(world: AgentWorld) -> None:
+    argv = world.rig.last_start()["argv"]
+    assert profile(world.backend).resumed_session(argv) is None, f"argv: {argv}"

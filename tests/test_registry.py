@@ -115,6 +115,7 @@ def test_duplicate_requirement_is_refused(tmp_path: Path) -> None:
 
 
 SEED = re.compile(r"\bfeatures/[\w-]+/spec/\d{3}_\w+\.txt\b")
+GENESIS_ROW = re.compile(r"docs/genesis\.md G\d{2}\.\d+")
 DECISION = re.compile(r"\bdocs/decisions\.md D-\d+")
 SCENARIO = re.compile(r"^\s*(Scenario|Scenario Outline|Example):")
 
@@ -130,9 +131,11 @@ def test_every_scenario_is_tagged_with_a_requirement() -> None:
 
 
 def test_musts_cite_a_seed_and_shoulds_a_seed_or_a_decision() -> None:
+    """A SHOULD may instead cite a row of the GENESIS map (the chapters beyond our seeds)."""
     musts = [r.id for r in REQS.values() if r.level == "MUST" and not SEED.search(r.source)]
     shoulds = [r.id for r in REQS.values() if r.level == "SHOULD"
-               and not (SEED.search(r.source) or DECISION.search(r.source))]
+               and not (SEED.search(r.source) or DECISION.search(r.source)
+                        or GENESIS_ROW.search(r.source))]
     assert (musts, shoulds) == ([], [])
 
 

@@ -234,6 +234,33 @@ class ParsesStderrToo(_Supervised):
     supervisor = _MergedStreams
 
 
+class ResumesTheLastSession(_Broken):
+    """Resumes the session of its previous answer when a request names none."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run, last = agent._run, [None]
+
+        def resuming(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id or last[0])
+            last[0] = response.get("session_id") or last[0]
+            return response
+
+        agent._run = resuming  # type: ignore[method-assign]
+
+
+class AnswersWithTheAskedSession(_Broken):
+    """Answers a resumed request with the session it asked for, not the one the CLI reported."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        run = agent._run
+
+        def asked(message: str, session_id: str | None) -> dict[str, Any]:
+            response = run(message, session_id)
+            return {**response, "session_id": session_id} if session_id else response
+
+        agent._run = asked  # type: ignore[method-assign]
+
+
 class _TrustExitCode(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         return [
