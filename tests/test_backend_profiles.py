@@ -89,3 +89,16 @@ def test_an_unknown_backend_is_an_error_of_the_suite() -> None:
 def _schema_shapes(backend: str) -> list[str]:
     schema = json.loads((ROOT / "schemas" / "cli" / f"{backend}.schema.json").read_text())
     return list(schema["$defs"])
+
+
+def test_a_resumed_session_is_read_in_every_form_the_cli_takes() -> None:
+    from agent_tck.doubles.backends import profile
+
+    for backend in ("claude", "gemini"):
+        resumed = profile(backend).resumed_session
+        assert resumed(["-p", "--resume", "s-1"]) == "s-1"
+        assert resumed(["-p", "--resume=s-2", "--verbose"]) == "s-2"  # as the Claude SDK passes it
+        assert resumed(["-p", "-r", "s-3"]) == "s-3"
+        assert resumed(["-p", "--", "--resume", "s-4"]) is None  # after `--`: the prompt
+        assert resumed(["-p", "--verbose"]) is None
+    assert profile("codex").resumed_session(["exec", "--json", "resume", "t-1", "-"]) == "t-1"

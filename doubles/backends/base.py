@@ -83,13 +83,7 @@ class Profile(ABC):
     @classmethod
     def model_of(cls, argv: list[str]) -> str | None:
         """The model `argv` names with one of the CLI's model options, or None."""
-        for i, arg in enumerate(argv):
-            name, eq, value = arg.partition("=")
-            if eq and name in cls.model_options:
-                return value
-            if arg in cls.model_options and i + 1 < len(argv):
-                return argv[i + 1]
-        return None
+        return option_value(argv, cls.model_options)
 
     @classmethod
     @abstractmethod
@@ -121,3 +115,17 @@ class Profile(ABC):
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def option_value(argv: list[str], names: tuple[str, ...]) -> str | None:
+    """The value `argv` gives one of the options `names` (`--name VALUE` or `--name=VALUE`;
+    the first given), or None; nothing after `--` is an option."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=")
+        if eq and name in names:
+            return value
+        if arg in names and i + 1 < len(argv):
+            return argv[i + 1]
+    return None

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agent_tck.doubles.backends.base import Line, Profile, write
+from agent_tck.doubles.backends.base import Line, Profile, option_value, write
 
 
 class ClaudeProfile(Profile):
@@ -76,8 +76,7 @@ class ClaudeProfile(Profile):
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:  # claude -p ... --resume <id>
-        at = argv.index("--resume") if "--resume" in argv else -1
-        return argv[at + 1] if 0 <= at < len(argv) - 1 else None
+        return option_value(argv, ("--resume", "-r"))
 
     @classmethod
     def recording_argv(cls, args: tuple[str, ...]) -> list[str]:

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agent_tck.doubles.backends.base import Line, Profile, write
+from agent_tck.doubles.backends.base import Line, Profile, option_value, write
 
 SESSION = "9ed9cfb8-0000-4000-8000-000000000001"
 
@@ -81,8 +81,7 @@ class GeminiProfile(Profile):
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:  # gemini ... --resume <id>
-        at = argv.index("--resume") if "--resume" in argv else -1
-        return argv[at + 1] if 0 <= at < len(argv) - 1 else None
+        return option_value(argv, ("--resume", "-r"))
 
     @classmethod
     def recording_argv(cls, args: tuple[str, ...]) -> list[str]:
