@@ -101,4 +101,8 @@ def test_a_resumed_session_is_read_in_every_form_the_cli_takes() -> None:
         assert resumed(["-p", "-r", "s-3"]) == "s-3"
         assert resumed(["-p", "--", "--resume", "s-4"]) is None  # after `--`: the prompt
         assert resumed(["-p", "--verbose"]) is None
-    assert profile("codex").resumed_session(["exec", "--json", "resume", "t-1", "-"]) == "t-1"
+    codex = profile("codex").resumed_session
+    assert codex(["exec", "--json", "resume", "t-1", "-"]) == "t-1"
+    assert codex(["exec", "--json", "resume", "t-2", "the prompt"]) == "t-2"
+    assert codex(["exec", "--json", "-"]) is None
+    assert codex(["exec", "--json", "--", "resume", "t-3"]) is None

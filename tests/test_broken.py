@@ -42,6 +42,7 @@ CASES = {
     "AnswersWithTheEchoedPrompt": {
         "AG-GM.1", "EH-3.2",
         *("AG-H1", "AG-H2", "AG-H3", "AG-H4", "AG-H5", "AG-H6", "AG-H7", "AG-H14", "AG-H15"),
+        "AG-H20",
     },
     "ForgetsTheTurnCompleted": {"AG-H9"},
     "ForgetsItsTimeout": {"EH-1.3"},

@@ -192,7 +192,10 @@ def masked(result: RequestResult) -> list[dict[str, Any]]:
 
 
 # Lines of parse_line.feature that are malformed on purpose (the scenario's point).
-MALFORMED_ON_PURPOSE = {'{"type":"assistant","message":{"content":"not a list"}}'}
+MALFORMED_ON_PURPOSE = {
+    '{"type":"assistant","message":{"content":"not a list"}}',
+    '{"type":"item.completed","item":{"id":"item_7","type":"agent_message","text":7}}',  # BK-CX.7
+}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

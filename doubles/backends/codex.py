@@ -68,10 +68,12 @@ class CodexProfile(Profile):
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:
-        # codex exec [flags] resume <thread_id> -: flags before `resume`, prompt on stdin
-        if argv[:1] == ["exec"] and len(argv) >= 3 and argv[-3] == "resume" and argv[-1] == "-":
-            return argv[-2]
-        return None
+        # codex exec [flags] resume <thread_id> [prompt, or - for stdin]: flags before `resume`
+        words = argv[: argv.index("--")] if "--" in argv else argv
+        if words[:1] != ["exec"] or "resume" not in words:
+            return None
+        at = words.index("resume") + 1
+        return words[at] if at < len(words) and not words[at].startswith("-") else None
 
     @classmethod
     def recording_argv(cls, args: tuple[str, ...]) -> list[str]:
