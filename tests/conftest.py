@@ -1,7 +1,19 @@
 """Hypothesis without its wall-clock checks: a per-example deadline and the "input generation
-is slow" health check measure how busy the machine is, not the property under test."""
+is slow" health check measure how busy the machine is, not the property under test. And the
+slowest test modules first, so that the workers do not end on one long test alone."""
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+# The modules whose tests take minutes (nested conformance runs, a wheel built and installed),
+# by cost; everything else keeps its order after them.
+SLOW_FIRST = ("test_stdio_driver.py", "test_packaging.py", "test_pipeline_broken.py",
+              "test_examples.py", "test_broken.py", "test_broken_dds.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 settings.register_profile(
     "agent-tck", deadline=None, suppress_health_check=[HealthCheck.too_slow]
