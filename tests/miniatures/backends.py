@@ -12,27 +12,6 @@ from typing import Any
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.reference.adapter import Adapter
 
-
-class _EchoingAdapter(Adapter):
-    def parse_line(self, request: dict[str, Any]) -> dict[str, Any]:
-        answer = super().parse_line(request)
-        try:
-            line = json.loads(request["line"])
-        except ValueError:
-            return answer
-        if (request["backend"] == "gemini" and isinstance(line, dict)
-                and line.get("type") == "message" and line.get("role") == "user"):
-            answer["events"] = [{"kind": "text", "text": line.get("content"), "raw": line}]
-        return answer
-
-
-class GeminiEchoesThePrompt(InProcessDriver):
-    """Reads every Gemini message as text, the user's echoed prompt too."""
-
-    def __init__(self) -> None:
-        super().__init__(_EchoingAdapter())
-
-
 Events = list[dict[str, Any]]
 
 
@@ -52,6 +31,19 @@ class _Changed(Adapter):
                 return answer
             answer["events"] = self.change(line, answer["events"])
         return answer
+
+
+def _echo_as_text(line: Any, events: Events) -> Events:
+    if isinstance(line, dict) and line.get("type") == "message" and line.get("role") == "user":
+        return [{"kind": "text", "text": line.get("content"), "raw": line}]
+    return events
+
+
+class GeminiEchoesThePrompt(InProcessDriver):
+    """Reads every Gemini message as text, the user's echoed prompt too."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("gemini", _echo_as_text))
 
 
 def _no_empty_text(line: Any, events: Events) -> Events:
@@ -78,11 +70,11 @@ class KeepsTheFirstLine(InProcessDriver):
 
 
 def _trusting(line: Any, events: Events) -> Events:
-    item = line.get("item", {}) if isinstance(line, dict) else {}
-    if isinstance(line, dict) and str(line.get("type", "")).startswith("item."):
-        kind = item["type"]  # what a guard would check: the item may be no object at all
-        if kind == "agent_message" and not events:
-            return [{"kind": "text", "text": str(item.get("text")), "raw": line}]
+    if not (isinstance(line, dict) and str(line.get("type")).startswith("item.")):
+        return events
+    item = line.get("item", {})
+    if item["type"] == "agent_message" and not events:  # unguarded: the item may be anything
+        return [{"kind": "text", "text": str(item.get("text")), "raw": line}]
     return events
 
 
