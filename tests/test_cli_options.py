@@ -90,8 +90,13 @@ PARSE_ERRORS = ("unknown option", "argument missing", "is invalid", "unexpected 
 @pytest.mark.parametrize(("name", "argv"),
                          [(n, a) for n, argvs in REFUSED.items() for a in argvs])
 def test_the_fake_refuses_as_the_real_cli_does(name: str, argv: list[str]) -> None:
+    """The same exit code, and the real CLI's refusal ends with the fake's message word for
+    word; what the real CLI says before it is about its environment, not its command line
+    (claude: a missing ~/.claude.json that has a backup; codex: a home under /tmp)."""
     real = run_real(name, *argv, timeout=30)
-    assert refusal(START[name], argv, COMMANDS) == (real.returncode, real.stderr)
+    fake = refusal(START[name], argv, COMMANDS)
+    assert fake is not None and fake[0] == real.returncode, (fake, real.returncode, real.stderr)
+    assert fake[1] and real.stderr.endswith(fake[1]), (fake[1], real.stderr)
 
 
 @needs_real

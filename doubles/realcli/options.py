@@ -17,10 +17,12 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from agent_tck.doubles.realcli import clis, isolation
+from agent_tck.doubles.realcli.sandbox import SCRUBBED
 from agent_tck.kit.paths import FIXTURES
 
 OPTIONS_FILE = FIXTURES / "cli-options.json"
@@ -98,23 +100,29 @@ def _usage(text: str) -> list[str]:
 
 def run_real(backend: str, *words: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The real CLI run with `words` and stdin empty, in a loopback-only network namespace
-    (it never reaches a vendor). A CLI still running at `timeout` is killed with its process
-    group and reported with return code None and what it had written."""
+    (it never reaches a vendor), with an empty HOME of its own: what it prints does not depend
+    on the user's configuration, and it writes nothing there. It may warn about that HOME
+    first (codex: a home under the temporary directory). A CLI still running at `timeout` is killed
+    with its process group and reported with return code None and what it had written."""
     binary = clis.binary(backend)
     problem = isolation.problem() or (clis.not_installed(backend) if binary is None else None)
     if problem or binary is None:
         raise SystemExit(f"cannot run the real {backend}: {problem}")
     script = 'ip link set lo up && exec "$@"'
     argv = [*isolation.unshare_argv(), "sh", "-c", script, "sh", str(binary), *words]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        code = None
+    with tempfile.TemporaryDirectory(prefix=f"agent-tck-{backend}-home-") as home:
+        env = {name: value for name, value in os.environ.items() if not re.match(SCRUBBED, name)}
+        env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home, ".config")))
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                env=env)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            code: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            code = None
     return subprocess.CompletedProcess(argv, code, out, err)  # type: ignore[arg-type]
 
 
