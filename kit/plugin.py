@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tck.kit import registry, verdicts
+from agent_tck.kit import registry, steplookup, verdicts
 from agent_tck.kit.drivers import Driver, make_driver
 from agent_tck.kit.options import add_shared
 
@@ -58,6 +58,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    steplookup.install()
     for line in (
         "req(id): the requirement a scenario checks (from @req:<id> tags)",
         "component(name): the spec component a suite module belongs to",

@@ -1,0 +1,69 @@
+"""The remembered step lookup gives pytest-bdd's answer, asking once per session, module and
+step (kit/steplookup.py)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tck.kit import steplookup
+
+
+@dataclass(frozen=True)
+class Step:
+    type: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Node:
+    nodeid: str
+
+
+class Manager:
+    """A fixture manager stands for one test session (weakly referenced: hashable by id)."""
+
+
+def counting() -> tuple[list[tuple[Any, ...]], Any]:
+    asked: list[tuple[Any, ...]] = []
+
+    def original(step: Step, fixturemanager: Manager, node: Node) -> Any:
+        asked.append((step, fixturemanager, node.nodeid))
+        yield from (f"{node.nodeid}:{step.name}:1", f"{node.nodeid}:{step.name}:2")
+    return asked, original
+
+
+def test_the_answer_is_the_originals_and_asked_once_per_module_and_step() -> None:
+    asked, original = counting()
+    lookup = steplookup.remembering(original)
+    manager = Manager()
+    given = Step("given", "an agent")
+    first = list(lookup(step=given, fixturemanager=manager, node=Node("a.py::test_one[x]")))
+    again = list(lookup(step=given, fixturemanager=manager, node=Node("a.py::test_two")))
+    assert first == again == ["a.py::test_one[x]:an agent:1", "a.py::test_one[x]:an agent:2"]
+    assert len(asked) == 1
+    list(lookup(step=Step("when", "an agent"), fixturemanager=manager, node=Node("a.py::t")))
+    list(lookup(step=given, fixturemanager=manager, node=Node("b.py::t")))
+    list(lookup(step=Step("given", "two agents"), fixturemanager=manager, node=Node("a.py::t")))
+    assert [(s.type, s.name, n) for s, _, n in asked] == [
+        ("given", "an agent", "a.py::test_one[x]"), ("when", "an agent", "a.py::t"),
+        ("given", "an agent", "b.py::t"), ("given", "two agents", "a.py::t")]
+
+
+def test_another_session_asks_again() -> None:
+    asked, original = counting()
+    lookup = steplookup.remembering(original)
+    step, node = Step("then", "it passes"), Node("a.py::t")
+    for manager in (Manager(), Manager()):
+        assert len(list(lookup(step=step, fixturemanager=manager, node=node))) == 2
+    assert len(asked) == 2
+
+
+def test_installed_once_in_pytest_bdd() -> None:
+    module = importlib.import_module("pytest_bdd.scenario")
+    steplookup.install()
+    installed = module.find_fixturedefs_for_step
+    steplookup.install()
+    assert installed.remembering is True
+    assert module.find_fixturedefs_for_step is installed
