@@ -1,9 +1,11 @@
 """The fake harness executable: plays a script, records what it saw.
 
 Started through a shim named `claude` or `codex` (see `doubles.harness.install`), as
-`python fake.py SCRIPT RECORD NAME ARGS...`. It imports only the standard library so it starts
-fast. The record is JSON lines, one object per write, appended with O_APPEND so the signal
-handler and the main flow never interleave:
+`python fake.py SCRIPT RECORD NAME ARGS...` (the shim imports it, so its bytecode is cached).
+It starts fast, as a CLI is started for every request: the standard library only, and what
+only some steps need (base64, subprocess) imported by those steps. The record is JSON lines,
+one object per write, appended with O_APPEND so the signal handler and the main flow never
+interleave:
   {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
@@ -43,15 +45,16 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs a start more than the rest of this file
+if TYPE_CHECKING:
+    from typing import Any
 
 RECORDED_ENV_PREFIXES = ("AGENT_TCK",)  # and each CLI's own (`env_prefixes` of its start)
 RECORDED_ENV = ("PATH", "HOME")
@@ -146,6 +149,8 @@ class Harness:
         self.write(text.encode())
 
     def op_raw_b64(self, data: str) -> None:
+        import base64
+
         self.write(base64.b64decode(data))
 
     def op_line(self, value: Any) -> None:
@@ -264,6 +269,8 @@ class Harness:
                 "if pid:\n    print(pid, flush=True)\n    os._exit(0)\n"
                 "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
                 f"time.sleep({seconds * self.scale})\n")
+        import subprocess
+
         parent = subprocess.Popen([sys.executable, "-I", "-c", hide, GRANDCHILD], env={},
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
@@ -273,6 +280,8 @@ class Harness:
     def _spawn(self, seconds: float, escaped: bool) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
         with neither."""
+        import subprocess
+
         out = subprocess.DEVNULL if escaped else None  # None: inherit ours
         child = subprocess.Popen(
             [sys.executable, "-c", f"import time; time.sleep({seconds * self.scale})", GRANDCHILD],

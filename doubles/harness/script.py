@@ -98,13 +98,17 @@ class Script:
 def install(bin_dir: Path, script: Path, record: Path) -> None:
     """Write `claude` and `codex` shims into `bin_dir` that run the fake harness.
 
-    The shim `exec`s, so the pid the implementation started is the harness's pid.
+    The shim `exec`s, so the pid the implementation started is the harness's pid. It imports
+    the harness by its file's directory rather than run the file, so Python reads its cached
+    bytecode instead of compiling it on every start.
     """
     bin_dir.mkdir(parents=True, exist_ok=True)
     harness = Path(fake.__file__).resolve()
+    start = (f"import sys; sys.path[0] = {str(harness.parent)!r}; "
+             f"import {harness.stem}; {harness.stem}.main()")
     for name in HARNESS_NAMES:
         shim = bin_dir / name
-        words = [sys.executable, "-S", str(harness), str(script), str(record), name]
+        words = [sys.executable, "-S", "-c", start, str(script), str(record), name]
         shim.write_text(f'#!/bin/sh\nexec {shlex.join(words)} "$@"\n')
         shim.chmod(0o755)
 
