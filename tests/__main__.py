@@ -6,10 +6,17 @@ minutes instead of 14 on the 2-core CI machine), with branch coverage of `refere
 measured in every worker (pytest-cov). The coverage report is printed whatever the tests said,
 and the exit code is pytest's: non-zero when a test failed, when nothing was collected (5), or
 when coverage is under `fail_under`. `-n 0` runs in one process.
+
+Python's bytecode cache is written even where PYTHONDONTWRITEBYTECODE is set (CI images set
+it): every nested conformance run, adapter and served agent is a Python process that imports
+the kit, and pytest rewrites the asserts of its 130 modules in each; with the cache, a run of
+the runner component takes 2.1 s of CPU instead of 3.6 s. The cache (`__pycache__/`) is
+ignored by git.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -25,7 +32,8 @@ def main(argv: list[str]) -> int:
         if any(a.startswith("--basetemp") for a in argv):
             basetemp = []
         argv = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
-        return subprocess.run(argv).returncode
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        return subprocess.run(argv, env=env).returncode
 
 
 if __name__ == "__main__":
