@@ -1,13 +1,20 @@
 """Run the conformance suite programmatically and return requirement verdicts.
 
-The reference's in-process verdicts are computed once per component and test session and
-shared by every test that compares against them (real-cli aside: those tests change the
-environment the scenarios see)."""
+The reference's in-process verdicts are computed once per component, keyword and test session
+and shared by every test that compares against them (real-cli aside: those tests change the
+environment the scenarios see).
+
+`CROSS_DRIVER`: the scenarios the cross-driver comparisons run (the reference over the stdio
+adapter and over DDS against the reference in-process). The drivers carry requests and answers
+whatever the backend, so CI compares the backend-neutral scenarios and Claude's (about 40% of
+the agent component's CPU); AGENT_TCK_CROSS_DRIVER=all compares every scenario.
+"""
 
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 
 import pytest
 
@@ -16,6 +23,9 @@ from agent_tck.kit import run as run_command
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
 from tests.support.nested import unmeasured
 
+CROSS_DRIVER = (None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all"
+                else "not codex and not gemini")
+
 
 def verdicts_for(
     impl: str,
@@ -23,14 +33,18 @@ def verdicts_for(
     keyword: str | None = None,
     adapter_timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, str]:
-    """Requirement ID -> verdict for a run of `components` against `impl`."""
-    return folded(scenario_results(impl, components, keyword, adapter_timeout), components)
+    """Requirement ID -> verdict for a run of `components` against `impl` ("not run" for a
+    requirement none of whose scenarios `keyword` selects)."""
+    results = scenario_results(impl, components, keyword, adapter_timeout)
+    return folded(results, components, selected=keyword is not None)
 
 
-def folded(results: list[verdicts.ScenarioResult], components: list[str]) -> dict[str, str]:
-    """Requirement ID -> verdict of `components`' requirements, from scenario results."""
+def folded(results: list[verdicts.ScenarioResult], components: list[str],
+           selected: bool = False) -> dict[str, str]:
+    """Requirement ID -> verdict of `components`' requirements, from scenario results (of a
+    `selected` part of the scenarios: a requirement with none is "not run", not failed)."""
     reqs = {k: v for k, v in registry.load().items() if v.component in components}
-    return {v.req.id: v.verdict for v in verdicts.fold(reqs, results)}
+    return {v.req.id: v.verdict for v in verdicts.fold(reqs, results, selected)}
 
 
 def scenario_results(
@@ -40,14 +54,14 @@ def scenario_results(
     adapter_timeout: float = DEFAULT_TIMEOUT,
 ) -> list[verdicts.ScenarioResult]:
     """What each scenario of a run of `components` against `impl` came to."""
-    if impl == "reference" and keyword is None and "real-cli" not in components:
-        return [result for c in components for result in _reference(c)]
+    if impl == "reference" and "real-cli" not in components:
+        return [result for c in components for result in _reference(c, keyword)]
     return _run(impl, components, keyword, adapter_timeout)
 
 
 @functools.cache
-def _reference(component: str) -> tuple[verdicts.ScenarioResult, ...]:
-    return tuple(_run("reference", [component], None, DEFAULT_TIMEOUT))
+def _reference(component: str, keyword: str | None) -> tuple[verdicts.ScenarioResult, ...]:
+    return tuple(_run("reference", [component], keyword, DEFAULT_TIMEOUT))
 
 
 def _run(
