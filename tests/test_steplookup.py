@@ -1,5 +1,5 @@
 """The remembered step lookup gives pytest-bdd's answer, asking once per session, module and
-step (kit/steplookup.py)."""
+step, and walking the definitions once per session and module (kit/steplookup.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tck.kit import steplookup
+from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
+from tests.support import runsuite
 
 
 @dataclass(frozen=True)
@@ -67,3 +69,61 @@ def test_installed_once_in_pytest_bdd() -> None:
     steplookup.install()
     assert installed.remembering is True
     assert module.find_fixturedefs_for_step is installed
+
+
+@dataclass(frozen=True)
+class Parser:
+    text: str
+
+    def is_matching(self, name: str) -> bool:
+        return name.startswith(self.text)
+
+
+@dataclass(frozen=True)
+class Context:
+    type: str | None
+    parser: Parser
+
+
+def test_a_walk_is_once_per_module_and_each_step_matched_by_type_and_text() -> None:
+    walks: list[str] = []
+    definitions = [("given-any", Context("given", Parser("an "))),
+                   ("typeless", Context(None, Parser("an agent"))),
+                   ("when", Context("when", Parser("an agent")))]
+
+    def walk(fixturemanager: Manager, node: Node) -> list[tuple[Any, Any]]:
+        walks.append(node.nodeid)
+        return definitions
+
+    lookup = steplookup.remembering(counting()[1], walk)
+    manager = Manager()
+    found = [list(lookup(step=step, fixturemanager=manager, node=Node(nodeid)))
+             for step, nodeid in [(Step("given", "an agent"), "a.py::t1"),
+                                  (Step("given", "an answer"), "a.py::t2"),
+                                  (Step("then", "an agent"), "b.py::t")]]
+    assert found == [["given-any", "typeless"], ["given-any"], ["typeless"]]
+    assert walks == ["a.py::t1", "b.py::t"]
+
+
+def test_in_a_real_session_every_step_gets_what_pytest_bdd_gives(monkeypatch: Any) -> None:
+    """A run of two components with the walked lookup and pytest-bdd's own side by side."""
+    module = importlib.import_module("pytest_bdd.scenario")
+    steplookup.install()
+    original = module.find_fixturedefs_for_step.original
+    walked = steplookup.remembering(original, steplookup.visible)
+    compared: list[str] = []
+    differ: list[tuple[str, list[Any], list[Any]]] = []
+
+    def both(step: Any, fixturemanager: Any, node: Any) -> Any:
+        found = list(walked(step=step, fixturemanager=fixturemanager, node=node))
+        expected = list(original(step=step, fixturemanager=fixturemanager, node=node))
+        compared.append(step.name)
+        if found != expected:
+            differ.append((step.name, found, expected))
+        return iter(found)
+
+    both.remembering = True  # type: ignore[attr-defined]
+    monkeypatch.setattr(module, "find_fixturedefs_for_step", both)
+    results = runsuite._run("reference", ["runner", "responses"], None, DEFAULT_TIMEOUT)
+    assert {r.verdict for r in results} == {"passed"}
+    assert len(set(compared)) > 50 and differ == []
