@@ -81,6 +81,16 @@ class StrayOutput(DriverError):
         self.text = text
 
 
+class Refused(DriverError):
+    """The implementation answered a command with an error: it refused what it was asked
+    (`answer`: its words). A refusal can be what a scenario asks for; anywhere else it is an
+    error of the run like any other DriverError."""
+
+    def __init__(self, message: str, answer: str) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
 class WrongVersion(DriverError):
     """The implementation speaks protocol `theirs`; the suite speaks `ours`."""
 

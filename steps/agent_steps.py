@@ -21,6 +21,7 @@ from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
+from agent_tck.kit.errors import Refused
 from agent_tck.kit.observe import unreaped
 from agent_tck.kit.plugin import require_backend
 from agent_tck.kit.verdicts import not_applicable
@@ -701,6 +702,24 @@ def agent_created(world: AgentWorld) -> None:
     started = time.monotonic()
     world.ensure_agent()
     world.elapsed = time.monotonic() - started
+
+
+@when(parsers.parse('an agent is created for the backend "{backend}"'))
+def created_for_backend(world: AgentWorld, backend: str) -> None:
+    """Asked of every implementation, whatever backends it declares: the subject is the
+    refusal of one it does not know."""
+    world.backend = backend
+    try:
+        world.ensure_agent()
+    except Refused as exc:
+        world.refusal = exc.answer
+
+
+@then(parsers.parse('the creation is refused with an error that names "{name}"'))
+def creation_refused(world: AgentWorld, name: str) -> None:
+    assert world.refusal is not None, (
+        f"an agent was created for the backend {world.backend!r} (agent {world.agent!r})")
+    assert name in world.refusal, f"the error does not name {name!r}: {world.refusal[-300:]!r}"
 
 
 @then(parsers.parse("it was created within {seconds:g} real seconds"))

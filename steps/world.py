@@ -40,6 +40,7 @@ class AgentWorld(World):
     script: Script | None = None
     agent: str | None = None
     created_states: list[dict[str, Any]] = field(default_factory=list)
+    refusal: str | None = None  # what the implementation said when it refused to create one
     result: RequestResult | None = None
     results: list[RequestResult] = field(default_factory=list)
     final_text: str | None = None

@@ -59,6 +59,7 @@ CASES = {
     "ParsesStderrToo": {"AG-H20"},
     "ResumesTheLastSession": {"AG-S1"},
     "AnswersWithTheAskedSession": {"AG-S2"},
+    "RunsClaudeForAnyBackend": {"AG-C1"},
 }
 
 

@@ -141,6 +141,9 @@ class Adapter:
         if cmd == "stop":
             return {"stopped": True}
         if cmd == "agent.create":
+            backend = request["settings"].get("backend", "claude")
+            if backend != "claude":
+                raise ValueError(f"unknown backend {backend!r}: this adapter serves claude")
             agent_id = str(len(self.agents) + 1)
             self.agents[agent_id] = Agent(request["settings"])
             return {"agent": agent_id, "states": [_state("READY", None, "agent created")]}

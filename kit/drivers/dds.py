@@ -29,7 +29,7 @@ from typing import Any
 from agent_tck.kit.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
 from agent_tck.kit.drivers.protocol import ProtocolDriver
-from agent_tck.kit.errors import DriverError, UsageError
+from agent_tck.kit.errors import DriverError, Refused, UsageError
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import KNOWN_BACKENDS
 
@@ -303,8 +303,9 @@ class DdsDriver(ProtocolDriver):
     def _up(self, served: Served) -> bool:
         """READY (or DEGRADED) published and our event reader matched its event writer."""
         if served.proc.poll() is not None:
-            raise DriverError(f"served agent {served.name} exited with code "
-                              f"{served.proc.returncode}:\n{_tail(served.log)}")
+            tail = _tail(served.log)  # what it said: a refusal of its settings, or a crash
+            raise Refused(f"served agent {served.name} exited with code "
+                          f"{served.proc.returncode}:\n{tail}", tail)
         states = [s["state"] for s in self.states(served.name)]
         try:
             matched = self.wire.readers[EVENT_TOPIC].get_matched_publications()

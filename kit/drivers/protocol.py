@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agent_tck.kit.drivers.base import ImplInfo, RequestResult
-from agent_tck.kit.errors import DriverError, WrongVersion
+from agent_tck.kit.errors import DriverError, Refused, WrongVersion
 from agent_tck.kit.text import printable
 
 PROTOCOL_VERSION = 1
@@ -33,7 +33,8 @@ class ProtocolDriver(ABC):
             if not isinstance(message, str):
                 raise DriverError(f"{cmd}: the implementation broke the protocol: its `error` "
                                   f"must be an object with a `message` string, got {error!r:.200}")
-            raise DriverError(f"{cmd}: the implementation answered an error: {printable(message)}")
+            raise Refused(f"{cmd}: the implementation answered an error: {printable(message)}",
+                          message)
         return response
 
     def handshake(self) -> ImplInfo:

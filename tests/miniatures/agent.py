@@ -21,6 +21,7 @@ from typing import Any
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.reference.adapter import Adapter
 from agent_tck.reference.agent import CodingAgent, create_agent, judge
+from agent_tck.reference.backends import BACKENDS
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
 from agent_tck.reference.status import State, Status
@@ -259,6 +260,18 @@ class ParsesStderrToo(_Supervised):
     """Reads stderr's lines as the stream too (as a wrapper that merges the two would)."""
 
     supervisor = _MergedStreams
+
+
+class RunsClaudeForAnyBackend(_Broken):
+    """Creates an agent for a backend it does not know, and runs claude for it."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        if settings.get("backend") not in BACKENDS:
+            settings = {**settings, "backend": "claude"}
+        return super().make_agent(settings, listeners)
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        """Its one defect is in what it creates."""
 
 
 class ResumesTheLastSession(_Broken):
