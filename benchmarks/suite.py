@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agent_tck.kit.options import DEFAULT_TIME_SCALE
 from agent_tck.kit.paths import ROOT
-from agent_tck.kit.run import pytest_args
+from agent_tck.kit.run import AUTOLOAD_OFF, pytest_args
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env
 
@@ -56,7 +56,8 @@ def pytest_run(*extra: str) -> tuple[float, dict[str, str]]:
         argv = [sys.executable, "-m", "pytest", *pytest_args(args), f"--junitxml={junit}",
                 "--basetemp", str(Path(tmp) / "basetemp"), *extra]
         start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, cwd=ROOT, env=child_env(), check=False)
+        env = {**child_env(), AUTOLOAD_OFF: "1"}  # pytest_args names every plugin
+        subprocess.run(argv, capture_output=True, cwd=ROOT, env=env, check=False)
         elapsed = time.perf_counter() - start
         return elapsed, _outcomes(junit)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import tempfile
 from collections.abc import Iterator
@@ -69,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
+    """The pytest arguments of a run; for a session started under `hermetic()` (they name the
+    plugins that autoload would load too)."""
     modules = [SUITE / f"test_{c.replace('-', '_')}.py" for c in args.component] or [SUITE]
     found = [str(m) for m in modules if m.exists()]
     if not found:
@@ -89,7 +92,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         "-o",
         f"timeout={adapter_timeout + SCENARIO_MARGIN:g}",
     ]
-    argv += plugin_args()
+    argv += [arg for plugin in RUN_PLUGINS for arg in ("-p", plugin)]
     argv += (
         ["-v", "--tb=short"]
         if getattr(args, "verbose", False)
@@ -130,6 +133,30 @@ def report_path(text: str) -> Path:
     return path
 
 
+# A conformance run loads these plugins and no others (`hermetic`): what else the environment
+# has installed cannot change a verdict (pytest-randomly would reorder the scenarios,
+# pytest-rerunfailures retry a failure into a pass) nor add to the run's cost (hypothesis'
+# and anyio's plugins took about 1.6 s of CPU in each process, workers included).
+RUN_PLUGINS = ("pytest_bdd.plugin", "pytest_timeout", "xdist.plugin", "xdist.looponfail",
+               "agent_tck.kit.plugin")
+AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+
+
+@contextlib.contextmanager
+def hermetic() -> Iterator[None]:
+    """pytest's plugin autoload off for the sessions started in the block (`pytest_args`
+    names every plugin a run needs), and for their xdist workers, which inherit it."""
+    before = os.environ.get(AUTOLOAD_OFF)
+    os.environ[AUTOLOAD_OFF] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(AUTOLOAD_OFF, None)
+        else:
+            os.environ[AUTOLOAD_OFF] = before
+
+
 def plugin_args() -> list[str]:
     """The suite's pytest plugin: installing agent-tck loads it into no other pytest run."""
     return ["-p", "agent_tck.kit.plugin"]
@@ -147,7 +174,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = impl.info
     impl.close()
     collector = verdicts.Collector()
-    with _sigterm_interrupts(), private_basetemp() as basetemp:
+    with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp:
         code = pytest.main([*pytest_args(args), *basetemp], plugins=[collector])
     if code in (
         pytest.ExitCode.INTERRUPTED,

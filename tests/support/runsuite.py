@@ -76,7 +76,7 @@ def _run(
         adapter_timeout=adapter_timeout,
     )
     collector = verdicts.Collector()
-    with run_command.private_basetemp() as basetemp, unmeasured():
+    with run_command.hermetic(), run_command.private_basetemp() as basetemp, unmeasured():
         code = pytest.main([*run_command.pytest_args(args), *basetemp], plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
     return list(collector.results.values())
