@@ -95,7 +95,7 @@ def test_the_same_facts_in_other_words_pass() -> None:
 @pytest.mark.parametrize("backend", ["claude", "codex", "gemini"])
 def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> None:
     """Every backend-neutral MUST runs for the declared backend; those of the others are not
-    applicable, and no agent of another backend is ever asked for."""
+    applicable, and no agent of another of the kit's backends is ever asked for."""
     impl = f"python:tests.miniatures.agent:{backend.capitalize()}Only"
     results = scenario_results(impl, ["agent"])
     verdicts = {}

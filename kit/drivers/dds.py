@@ -149,7 +149,13 @@ class DdsDriver(ProtocolDriver):
         self._make_room()
         served = self._start(name, settings)
         self.served[name] = served
-        up = self.wire.wait(lambda: self._up(served), START_TIMEOUT)
+        try:
+            up = self.wire.wait(lambda: self._up(served), START_TIMEOUT)
+        except Refused:
+            # It exited before it was up (it refused its settings, or crashed): forgotten, or
+            # every later agent would wait for it to match and time out.
+            del self.served[name]
+            raise
         if not up:
             self.agent_stop(name)
             raise DriverError(f"served agent {name} did not become READY in {START_TIMEOUT:g} s "
