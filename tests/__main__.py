@@ -22,10 +22,7 @@ import sys
 
 from agent_tck.kit.run import private_basetemp
 
-# `load` hands out the tests from the front of the list as workers free up, so the slowest
-# modules, sorted first (tests/conftest.py), start on different workers at once; `worksteal`
-# gave the first worker a contiguous third of the list, every slow module in a row.
-WORKERS = ["-n", "3", "--dist", "load"]
+WORKERS = ["-n", "3", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 
