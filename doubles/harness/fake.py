@@ -1,11 +1,11 @@
 """The fake harness executable: plays a script, records what it saw.
 
-Started through a shim named `claude` or `codex` (see `doubles.harness.install`), as
-`python fake.py SCRIPT RECORD NAME ARGS...` (the shim imports it, so its bytecode is cached).
-It starts fast, as a CLI is started for every request: the standard library only, and what
-only some steps need (base64, subprocess) imported by those steps. The record is JSON lines,
-one object per write, appended with O_APPEND so the signal handler and the main flow never
-interleave:
+Started through a shim named `claude` or `codex` (see `doubles.harness.install`), which
+imports this module and calls `main()` with SCRIPT RECORD NAME ARGS... (imported rather than
+run as a file, its bytecode can be cached). It starts fast, as a CLI is started for every
+request: the standard library only, and what only some steps need (base64, subprocess)
+imported by those steps. The record is JSON lines, one object per write, appended with
+O_APPEND so the signal handler and the main flow never interleave:
   {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
