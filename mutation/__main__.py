@@ -1,0 +1,144 @@
+"""`python -m mutation`: how sharp the conformance run is, measured by mutating `reference/`.
+
+    python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
+    python -m mutation run [--jobs N]     # judge what is pending (resumes a stopped session)
+    python -m mutation report [--out F]   # the table per file and component, and survivors
+
+A session lives in `.mutation/` (`--session DIR`). See docs/mutation.md."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
+
+from mutation import operators, report, session
+from mutation.plan import COMPONENTS, Planner
+from mutation.workers import ROOT, Worker, make_copy
+
+DEFAULT_SESSION = ROOT / ".mutation"
+TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mutation", description=__doc__.split("\n")[0])
+    parser.add_argument("--session", type=Path, default=DEFAULT_SESSION, metavar="DIR")
+    sub = parser.add_subparsers(dest="command", required=True)
+    init = sub.add_parser("init", help="a new session of every mutant of FILEs (all of "
+                          "reference/ by default)")
+    init.add_argument("files", nargs="*", type=Path, metavar="FILE")
+    run = sub.add_parser("run", help="judge the pending mutants")
+    run.add_argument("--jobs", type=int, default=2, metavar="N")
+    out = sub.add_parser("report", help="print the report (and write it into --out)")
+    out.add_argument("--out", type=Path, metavar="FILE")
+    args = parser.parse_args(argv)
+    if args.command == "init":
+        return _init(args.session, args.files)
+    db_path = args.session / "session.sqlite"
+    if not db_path.exists():
+        parser.error(f"no session in {args.session}: run `python -m mutation init` first")
+    if args.command == "run":
+        return _run(args.session, args.jobs)
+    text = report.render(db_path, args.session)
+    print(text)
+    if args.out:
+        report.write_into(args.out, text)
+    return 0
+
+
+def _init(folder: Path, files: list[Path]) -> int:
+    chosen = files or sorted((ROOT / "reference").rglob("*.py"))
+    relative = [p.resolve().relative_to(ROOT) for p in chosen]
+    bad = [str(p) for p in relative if p.parts[0] != "reference" or p.suffix != ".py"]
+    if bad:
+        print(f"mutation: only Python files of reference/ are mutated, not {', '.join(bad)}",
+              file=sys.stderr)
+        return 2
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "session.sqlite").unlink(missing_ok=True)
+    for component in COMPONENTS:  # unmutated, each must be conformant
+        print(f"mapping the scenarios of {component} ...", flush=True)
+        done = subprocess.run([sys.executable, "-m", "mutation.scenarios", component,
+                               str(folder / f"{component}.json")], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, check=False)
+        if done.returncode != 0:
+            print(f"mutation: the unmutated reference is not conformant in {component}; "
+                  "fix that first", file=sys.stderr)
+            return 1
+    import os
+
+    os.chdir(ROOT)  # cosmic-ray records module paths as given: relative to the checkout
+    pending = session.create(folder / "session.sqlite", relative)
+    print(f"{pending} mutants to judge in {folder}")
+    return 0
+
+
+def _run(folder: Path, jobs: int) -> int:
+    operators.register()
+    planner = Planner.load(folder)
+    with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
+        pending = list(db.pending_work_items)
+        total, started = len(pending), time.monotonic()
+        print(f"{total} mutants pending, {jobs} at a time", flush=True)
+        copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
+        shutil.rmtree(copies, ignore_errors=True)
+        copies.mkdir()
+        workers = [Worker(make_copy(copies), TIMEOUT) for _ in range(jobs)]
+        idle = list(workers)
+        running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
+        done = 0
+        signal.signal(signal.SIGTERM, _interrupt)
+        with ThreadPoolExecutor(jobs) as pool, _stopping(workers):
+            while pending or running:
+                while pending and idle:
+                    item = pending.pop(0)
+                    plan = planner.plan(item.mutations[0])
+                    if not plan.tries:
+                        db.set_result(item.job_id, WorkResult(
+                            worker_outcome=WorkerOutcome.NORMAL,
+                            test_outcome=TestOutcome.SURVIVED, output=report.unexecuted()))
+                        done += 1
+                        continue
+                    worker = idle.pop()
+                    running[pool.submit(worker.judge, item.mutations[0], plan.tries)] = (
+                        item, worker)
+                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for future in finished:
+                    item, worker = running.pop(future)
+                    idle.append(worker)
+                    result = future.result()
+                    db.set_result(item.job_id, result)
+                    done += 1
+                    print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
+                          f"{report.describe(item, result)}", flush=True)
+    return 0
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _stopping(workers: list[Worker]) -> Iterator[None]:
+    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for worker in workers:
+            worker.stop()
+        print("interrupted: `python -m mutation run` resumes", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""What judges a mutant: the components of its file, and within them the scenarios that
+execute the mutated lines (from `mutation.scenarios`' maps)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from cosmic_ray.work_item import MutationSpec
+
+from mutation.scenarios import AT_COLLECTION
+
+# Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
+# network namespace and minutes, and what they check of the reference the fake harness checks.
+COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport")
+# Served DDS agents may outlive the scenario that started them: which scenarios run a line of
+# theirs is an approximation (see mutation.scenarios).
+SERVED = "reference/dds/"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The `mutation.judge` arguments to try in turn: a survivor of the first (a selection that
+    may miss a scenario) is judged again by the second (whole components). None at all when no
+    scenario executes the mutated lines."""
+
+    tries: tuple[tuple[str, ...], ...]
+    why: str
+
+
+Lines = dict[str, dict[str, list[str]]]  # file -> line -> scenario names ("" for none)
+
+
+class Planner:
+    def __init__(self, maps: dict[str, dict[str, Lines]]) -> None:
+        self.maps = maps  # component -> "files" (this process) | "spawned" (its children)
+
+    @classmethod
+    def load(cls, folder: Path) -> Planner:
+        return cls({c: json.loads((folder / f"{c}.json").read_text()) for c in COMPONENTS})
+
+    def _ran(self, component: str, where: str, line: int) -> set[str]:
+        found = self.maps[component]
+        return {name for kind in ("files", "spawned")
+                for name in found.get(kind, {}).get(where, {}).get(str(line), ())}
+
+    def components(self, where: str) -> tuple[str, ...]:
+        """The components whose scenarios run some line of `where`."""
+        return tuple(c for c in COMPONENTS
+                     if any(names != [AT_COLLECTION]
+                            for kind in ("files", "spawned")
+                            for names in self.maps[c].get(kind, {}).get(where, {}).values()))
+
+    def plan(self, mutation: MutationSpec) -> Plan:
+        where = str(mutation.module_path)
+        components = self.components(where)
+        lines = range(mutation.start_pos[0], mutation.end_pos[0] + 1)
+        ran = {n for c in components for line in lines for n in self._ran(c, where, line)}
+        whole = _args(components, ())
+        if AT_COLLECTION in ran:  # a module constant, a default, a decorator: first the
+            # scenarios that run the file at all, then everything
+            names = {n for c in components for line in self._lines(c, where)
+                     for n in self._ran(c, where, line)} - {AT_COLLECTION}
+            return Plan((_args(components, sorted(names)), whole), "runs at import")
+        if not ran:
+            return Plan((), "no scenario executes these lines")
+        first = _args(components, sorted(ran))
+        if where.startswith(SERVED):
+            return Plan((first, whole), f"{len(ran)} scenarios (served agents) execute it")
+        return Plan((first,), f"{len(ran)} scenarios execute it")
+
+    def _lines(self, component: str, where: str) -> set[int]:
+        found = self.maps[component]
+        return {int(line) for kind in ("files", "spawned")
+                for line in found.get(kind, {}).get(where, {})}
+
+
+def _args(components: tuple[str, ...] | list[str], names: tuple[str, ...] | list[str]
+          ) -> tuple[str, ...]:
+    args = [arg for c in components for arg in ("--component", c)]
+    if names:
+        args += ["-k", " or ".join(names)]
+    return tuple(args)

@@ -1,0 +1,141 @@
+"""What a session found: each mutant's outcome, tables per file and per component, and the
+survivors, in Markdown for docs/mutation.md."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
+
+from agent_tck.kit.files import write_atomically
+from agent_tck.kit.plainyaml import load as load_yaml
+from mutation.plan import Planner
+from mutation.workers import diff_of
+
+EQUIVALENT = Path(__file__).resolve().parent / "equivalent.yaml"
+BEGIN, END = "<!-- mutation:begin -->", "<!-- mutation:end -->"
+OUTCOMES = ("must", "should", "broke", "survived", "unexecuted", "equivalent")
+HEADINGS = ("a MUST failed", "only SHOULDs failed", "the run broke", "survived",
+            "no scenario runs it", "equivalent")
+
+
+def unexecuted() -> str:
+    return json.dumps({"code": None, "failed": [], "unexecuted": True})
+
+
+@dataclass(frozen=True)
+class Mutant:
+    where: str
+    line: int
+    operator: str
+    was: str
+    becomes: str
+    outcome: str
+    failed: tuple[str, ...]
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.where, self.operator, self.was, self.becomes)
+
+
+def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str, str, str]]
+             ) -> Mutant | None:
+    if result.worker_outcome in (WorkerOutcome.SKIPPED, WorkerOutcome.NO_TEST):
+        return None
+    mutation = item.mutations[0]
+    was, becomes = _changed(result.diff or diff_of(mutation))
+    seen = json.loads(result.output or "{}") if (result.output or "").startswith("{") else {}
+    failed = tuple(f"{req} {level}" for req, level, _ in seen.get("failed", ()))
+    if result.test_outcome == TestOutcome.SURVIVED:
+        outcome = "unexecuted" if seen.get("unexecuted") else "survived"
+    elif any(f.endswith(" MUST") for f in failed):
+        outcome = "must"
+    elif failed:
+        outcome = "should"
+    else:
+        outcome = "broke"
+    mutant = Mutant(str(mutation.module_path), mutation.start_pos[0],
+                    mutation.operator_name.split("/")[1], was, becomes, outcome, failed)
+    if outcome in ("survived", "unexecuted") and mutant.key in equivalent:
+        return Mutant(*mutant.key[:1], mutant.line, *mutant.key[1:], "equivalent", failed)
+    return mutant
+
+
+def describe(item: WorkItem, result: WorkResult) -> str:
+    mutant = classify(item, result, set())
+    if mutant is None:
+        return f"{item.job_id}: skipped"
+    reqs = ", ".join(mutant.failed[:4]) + (" ..." if len(mutant.failed) > 4 else "")
+    return (f"{mutant.where}:{mutant.line} {mutant.operator}: {mutant.outcome}"
+            + (f" ({reqs})" if reqs else ""))
+
+
+def load_equivalent(path: Path = EQUIVALENT) -> dict[tuple[str, str, str, str], str]:
+    entries = load_yaml(path, "the list of equivalent mutants") if path.exists() else []
+    return {(e["file"], e["operator"], e["was"], e["becomes"]): e["reason"]
+            for e in entries or []}
+
+
+def mutants(db_path: Path) -> list[Mutant]:
+    equivalent = set(load_equivalent())
+    with use_db(str(db_path), WorkDB.Mode.open) as db:
+        found = [classify(item, result, equivalent) for item, result in db.completed_work_items]
+    return sorted((m for m in found if m is not None), key=lambda m: (m.where, m.line))
+
+
+def render(db_path: Path, folder: Path) -> str:
+    found = mutants(db_path)
+    planner = Planner.load(folder)
+    by_file: dict[str, Counter[str]] = defaultdict(Counter)
+    by_component: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in found:
+        by_file[m.where][m.outcome] += 1
+        for component in planner.components(m.where) or ("(none)",):
+            by_component[component][m.outcome] += 1
+    total: Counter[str] = Counter(m.outcome for m in found)
+    lines = [f"Measured {date.today().isoformat()} with `python -m mutation init && python -m "
+             f"mutation run && python -m mutation report --out docs/mutation.md`.", "",
+             f"**{len(found)} mutants judged: {_score(total)} caught**, "
+             f"{total['must']} by a MUST.", "", "### Per component", "",
+             *_table("component", by_component), "", "### Per file", "",
+             *_table("file", by_file), "", "### Survivors", ""]
+    for m in found:
+        if m.outcome in ("survived", "unexecuted"):
+            lines.append(f"- `{m.where}:{m.line}` {m.operator}: `{m.was}` -> `{m.becomes}`"
+                         + (" (no scenario runs it)" if m.outcome == "unexecuted" else ""))
+    return "\n".join(lines)
+
+
+def _score(counts: Counter[str]) -> str:
+    judged = sum(counts[o] for o in OUTCOMES if o != "equivalent")
+    caught = counts["must"] + counts["should"] + counts["broke"]
+    return f"{caught}/{judged} ({100 * caught / judged:.1f}%)" if judged else "0/0"
+
+
+def _table(what: str, rows: dict[str, Counter[str]]) -> list[str]:
+    head = [f"| {what} | mutants | caught | {' | '.join(HEADINGS)} |",
+            "|---|" + "---:|" * (len(OUTCOMES) + 2)]
+    return head + [f"| {name} | {sum(c.values())} | {_score(c)} | "
+                   + " | ".join(str(c[o]) for o in OUTCOMES) + " |"
+                   for name, c in sorted(rows.items())]
+
+
+def _changed(diff: str) -> tuple[str, str]:
+    minus = [d[1:].strip() for d in diff.splitlines() if d.startswith("-") and
+             not d.startswith("---")]
+    plus = [d[1:].strip() for d in diff.splitlines() if d.startswith("+") and
+            not d.startswith("+++")]
+    return " / ".join(minus), " / ".join(plus)
+
+
+def write_into(path: Path, text: str) -> None:
+    """Replace what is between the markers of `path` by `text`."""
+    old = path.read_text()
+    head, rest = old.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    write_atomically(path, f"{head}{BEGIN}\n{text}\n{END}{tail}")

@@ -1,0 +1,125 @@
+"""Which scenarios execute which lines of `reference/`: one in-process conformance run of a
+component under coverage, its context switched to each scenario as it runs.
+
+A mutant on a line that only some scenarios execute is judged by those scenarios alone; the
+others run the same code they ran unmutated, so their verdicts cannot change. Lines that run
+while the suite is collected (imports, module constants, default arguments) belong to no
+scenario: their mutants get the whole component.
+
+Processes a scenario starts are measured too: the reaper (started per request, so its context
+is exact) and served DDS agents (which take the context of the scenario that started them; one
+kept for a later scenario is credited to the first). Their lines go to `spawned`, which the
+planner treats as an approximation.
+
+`python -m mutation.scenarios COMPONENT OUT.json` writes `{"passed": bool, "files": {...},
+"spawned": {...}}`, each `{"reference/agent.py": {"120": ["test_x", ...]}}`; the run must be
+conformant unmutated, or a killed mutant would mean nothing."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import coverage
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "reference"
+AT_COLLECTION = ""  # the context of lines run outside any scenario
+
+
+SCENARIO = "AGENT_TCK_SCENARIO"  # the context of the processes a scenario starts
+SPAWNED_RC = """\
+[run]
+source = {source}
+parallel = true
+data_file = {data}
+context = ${{AGENT_TCK_SCENARIO}}
+patch = _exit
+"""
+
+
+class Contexts:
+    """pytest plugin: the coverage context is the scenario's test function while it runs, in
+    this process and in those it starts."""
+
+    def __init__(self, cov: coverage.Coverage, rcfile: Path) -> None:
+        self.cov, self.rcfile = cov, rcfile
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        from agent_tck.reference import reaper, supervisor
+
+        name = getattr(item, "originalname", item.name)
+        self.cov.switch_context(name)
+        os.environ[SCENARIO] = name
+        # The reaper gets the CLI's environment (often a configured one) and runs isolated:
+        # started through coverage with the context on its command line instead.
+        supervisor.REAPER = (  # type: ignore[assignment]  # a longer command line
+            sys.executable, "-m", "coverage", "run", f"--rcfile={self.rcfile}",
+            f"--context={name}", reaper.__file__)
+        yield
+        self.cov.switch_context(AT_COLLECTION)
+        os.environ[SCENARIO] = AT_COLLECTION
+
+
+def measure(component: str) -> dict[str, Any]:
+    cov = coverage.Coverage(data_file=None, config_file=False, source=[str(REFERENCE)])
+    cov.start()
+    from agent_tck.kit import cli, run, verdicts  # after start: imports are measured too
+
+    _import_reference()  # before any scenario, so that import-time lines belong to none
+
+    args = cli.build_parser().parse_args(["run", "--component", component, "--strict"])
+    collector = verdicts.Collector()
+    with tempfile.TemporaryDirectory(prefix="agent-tck-map-") as tmp:
+        rcfile = Path(tmp) / "spawned.rc"
+        data = Path(tmp) / "data"
+        data.mkdir()
+        rcfile.write_text(SPAWNED_RC.format(source=REFERENCE, data=data / "spawned"))
+        os.environ["COVERAGE_PROCESS_START"] = str(rcfile)  # served agents
+        with run.hermetic(), run.private_basetemp() as basetemp:
+            code = pytest.main([*run.pytest_args(args), *basetemp],
+                               plugins=[collector, Contexts(cov, rcfile)])
+        cov.stop()
+        del os.environ["COVERAGE_PROCESS_START"]
+        spawned = coverage.Coverage(config_file=str(rcfile))
+        spawned.combine([str(data)], keep=True)
+        found = {"passed": code == pytest.ExitCode.OK, "files": _by_line(cov.get_data()),
+                 "spawned": _by_line(spawned.get_data())}
+    return found
+
+
+def _by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
+    files: dict[str, dict[str, list[str]]] = {}
+    for measured in data.measured_files():
+        where = str(Path(measured).resolve().relative_to(ROOT))
+        by_line = data.contexts_by_lineno(measured)
+        files[where] = {str(line): sorted(set(names)) for line, names in by_line.items()}
+    return files
+
+
+def _import_reference() -> None:
+    import agent_tck.reference as package
+
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if not module.name.endswith("__main__"):  # importing one would run it
+            importlib.import_module(module.name)
+
+
+def main(argv: list[str]) -> int:
+    component, out = argv
+    found = measure(component)
+    Path(out).write_text(json.dumps(found, sort_keys=True))
+    return 0 if found["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,117 @@
+"""Mutants judged side by side: each worker owns a copy of the repository in which it applies
+one mutant at a time. A copy holds its own `reference/` and `src/agent_tck/` (whose links point
+into the copy); every other top-level entry links to the checkout. A judge runs with the copy's
+`src/` first on `PYTHONPATH`, so the suite, and every process it starts, imports the mutant."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from cosmic_ray.mutating import mutate_code
+from cosmic_ray.plugins import get_operator
+from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkResult
+
+ROOT = Path(__file__).resolve().parent.parent
+OWN = ("reference", "src")
+
+
+def make_copy(parent: Path) -> Path:
+    copy = Path(tempfile.mkdtemp(prefix="worker-", dir=parent))
+    for entry in ROOT.iterdir():
+        if entry.name.startswith(".") or entry.name in OWN:
+            continue
+        (copy / entry.name).symlink_to(entry)
+    no_cache = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(ROOT / "reference", copy / "reference", ignore=no_cache)
+    shutil.copytree(ROOT / "src", copy / "src", symlinks=True, ignore=no_cache)
+    return copy
+
+
+class Worker:
+    def __init__(self, copy: Path, timeout: float) -> None:
+        self.copy, self.timeout = copy, timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.stopped = False
+        self.env = {**os.environ, "PYTHONPATH": str(copy / "src"),
+                    # a mutant and its restoration can share a second: never trust a .pyc
+                    "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...]) -> WorkResult:
+        """Apply `mutation` and run the judge with each of `tries` until one kills it."""
+        path = self.copy / mutation.module_path
+        original = path.read_text()
+        operator = get_operator(mutation.operator_name)(**mutation.operator_args)
+        mutated = mutate_code(original, operator, mutation.occurrence)
+        if mutated is None:
+            return WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
+        path.write_text(mutated)
+        try:
+            for judge_args in tries:
+                outcome, output = self._run(list(judge_args))
+                if outcome != TestOutcome.SURVIVED or self.stopped:
+                    break
+        finally:
+            path.write_text(original)
+        return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
+                          output=output, diff=_diff(original, mutated, mutation.module_path))
+
+
+
+    def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
+        proc = subprocess.Popen([sys.executable, "-m", "mutation.judge", *judge_args],
+                                cwd=self.copy, env=self.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = proc
+        # A hung mutant is caught (the run's own timeouts would say so), but waiting for them
+        # costs minutes: a few scenarios get a minute and some seconds each, more get `timeout`.
+        selected = judge_args[judge_args.index("-k") + 1].count(" or ") + 1 \
+            if "-k" in judge_args else None
+        timeout = self.timeout if selected is None else min(self.timeout, 60 + 5 * selected)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return TestOutcome.KILLED, json.dumps({"code": "timeout", "failed": []})
+        finally:
+            self._end()
+        last = out.decode(errors="replace").strip().rsplit("\n", 1)[-1]
+        return (TestOutcome.SURVIVED if proc.returncode == 0 else TestOutcome.KILLED), last
+
+
+    def stop(self) -> None:
+        """No more judging: the running judge's process group ends (an interrupted session
+        leaves no judge behind)."""
+        self.stopped = True
+        self._end()
+
+    def _end(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:
+    """The mutant as a diff of the checkout's file, without applying it ("" if it is gone)."""
+    path = root / mutation.module_path
+    if not path.is_file():
+        return ""
+    original = path.read_text()
+    operator = get_operator(mutation.operator_name)(**mutation.operator_args)
+    mutated = mutate_code(original, operator, mutation.occurrence)
+    return "" if mutated is None else _diff(original, mutated, mutation.module_path)
+
+
+def _diff(original: str, mutated: str, where: Path) -> str:
+    import difflib
+
+    return "".join(difflib.unified_diff(original.splitlines(True), mutated.splitlines(True),
+                                        f"a/{where}", f"b/{where}", n=0))

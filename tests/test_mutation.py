@@ -1,0 +1,164 @@
+"""The mutation tool (`python -m mutation`, docs/mutation.md): which mutants it makes, which
+scenarios judge each, how it classifies what it sees, and a mutant judged for real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray")
+
+from cosmic_ray.mutating import mutate_code
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
+from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
+
+from mutation import operators, report, session
+from mutation.plan import Planner
+from mutation.workers import Worker, make_copy
+
+operators.register()
+
+
+def _mutants(source: str, operator: object) -> list[str]:
+    found, occurrence = [], 0
+    while (code := mutate_code(source, operator, occurrence)) is not None:
+        found.append(code)
+        occurrence += 1
+    return found
+
+
+def test_a_call_statement_is_deleted_and_nothing_else_is() -> None:
+    source = ("def f(p):\n    p.kill()\n    x = g()\n    if x:\n        os.close(3)\n"
+              "    return h(x)\n")
+    assert _mutants(source, operators.DeleteCall()) == [
+        source.replace("p.kill()", "pass"), source.replace("os.close(3)", "pass")]
+
+
+def test_only_the_operators_that_model_a_defect_are_kept() -> None:
+    assert operators.kept("core/AddNot")
+    assert operators.kept("core/ReplaceComparisonOperator_Lt_LtE")
+    assert operators.kept("agent-tck/DeleteCall")
+    assert not operators.kept("core/ReplaceBinaryOperator_Add_Pow")
+    assert not operators.kept("core/ReplaceComparisonOperator_Eq_Lt")
+    assert not operators.kept("core/VariableReplacer")
+
+
+def test_mutants_inside_annotations_are_skipped(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text("def f(a: int | None = 1) -> str | None:\n    return a | 2\n")
+    assert session.create(tmp_path / "s.sqlite", [Path("m.py")]) == 5
+    with use_db(str(tmp_path / "s.sqlite"), WorkDB.Mode.open) as db:
+        skipped = [item.mutations[0] for item, result in db.completed_work_items
+                   if result.worker_outcome == WorkerOutcome.SKIPPED]
+        pending = [item.mutations[0] for item in db.pending_work_items]
+    assert {m.operator_name for m in skipped} == {"core/ReplaceBinaryOperator_BitOr_BitAnd"}
+    assert [m.start_pos[1] for m in skipped] == [13, 32]  # `int | None`, `str | None`
+    assert sorted(m.operator_name for m in pending) == [
+        *["core/NumberReplacer"] * 4,  # the default 1 and the 2, each one up and one down
+        "core/ReplaceBinaryOperator_BitOr_BitAnd"]  # `a | 2`
+
+
+MAPS = {
+    "agent": {"files": {"reference/a.py": {"1": [""], "5": ["test_x"], "6": ["test_x", "test_y"],
+                                          "9": [""]}},
+              "spawned": {"reference/reaper.py": {"3": ["test_y"]}}},
+    "transport": {"files": {}, "spawned": {"reference/dds/s.py": {"4": ["test_t"]}}},
+}
+
+
+def _spec(where: str, start: int, end: int | None = None) -> MutationSpec:
+    return MutationSpec(where, "core/AddNot", 0, (start, 0), (end or start, 9))
+
+
+@pytest.fixture
+def planner(monkeypatch: pytest.MonkeyPatch) -> Planner:
+    monkeypatch.setattr("mutation.plan.COMPONENTS", ("agent", "transport"))
+    return Planner(MAPS)
+
+
+def test_a_mutant_is_judged_by_the_scenarios_that_run_its_lines(planner: Planner) -> None:
+    assert planner.plan(_spec("reference/a.py", 5)).tries == (
+        ("--component", "agent", "-k", "test_x"),)
+    assert planner.plan(_spec("reference/a.py", 5, 6)).tries == (
+        ("--component", "agent", "-k", "test_x or test_y"),)
+    assert planner.plan(_spec("reference/reaper.py", 3)).tries == (
+        ("--component", "agent", "-k", "test_y"),)
+
+
+def test_an_import_time_line_gets_the_files_scenarios_then_the_whole_component(
+        planner: Planner) -> None:
+    assert planner.plan(_spec("reference/a.py", 9)).tries == (
+        ("--component", "agent", "-k", "test_x or test_y"), ("--component", "agent"))
+
+
+def test_a_served_agents_line_is_judged_again_whole_when_it_survives(planner: Planner) -> None:
+    assert planner.plan(_spec("reference/dds/s.py", 4)).tries == (
+        ("--component", "transport", "-k", "test_t"), ("--component", "transport"))
+
+
+def test_a_line_no_scenario_runs_is_not_judged(planner: Planner) -> None:
+    assert planner.plan(_spec("reference/a.py", 7)).tries == ()
+    assert planner.components("reference/nowhere.py") == ()
+
+
+def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:
+    return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
+                      output=json.dumps({"code": code, "failed": failed}),
+                      diff="--- a/x\n+++ b/x\n@@ -3 +3 @@\n-    if a:\n+    if not a:\n")
+
+
+ITEM = WorkItem.single("job", _spec("reference/a.py", 3))
+
+
+@pytest.mark.parametrize(("result", "outcome"), [
+    (_result(Outcome.KILLED, [["AG-1", "SHOULD", "failed"], ["AG-2", "MUST", "errored"]]),
+     "must"),
+    (_result(Outcome.KILLED, [["AG-1", "SHOULD", "failed"]]), "should"),
+    (_result(Outcome.KILLED, [], code="timeout"), "broke"),
+    (_result(Outcome.SURVIVED, [], code=0), "survived"),
+    (WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=Outcome.SURVIVED,
+                output=report.unexecuted()), "unexecuted"),
+])
+def test_each_outcome_is_told_apart(result: WorkResult, outcome: str) -> None:
+    mutant = report.classify(ITEM, result, set())
+    assert mutant is not None and mutant.outcome == outcome
+    if result.diff:  # an unexecuted one was never applied: its diff is made for the report
+        assert (mutant.was, mutant.becomes) == ("if a:", "if not a:")
+
+
+def test_a_listed_equivalent_survivor_is_not_counted_as_missed() -> None:
+    key = ("reference/a.py", "AddNot", "if a:", "if not a:")
+    survivor = _result(Outcome.SURVIVED, [], code=0)
+    listed = report.classify(ITEM, survivor, {key})
+    assert listed is not None and listed.outcome == "equivalent"
+    killed = report.classify(ITEM, _result(Outcome.KILLED, [["A", "MUST", "failed"]]), {key})
+    assert killed is not None and killed.outcome == "must"  # a listed one that is killed shows
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Worker:
+    return Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120)
+
+
+def test_the_unmutated_reference_survives_the_judge(worker: Worker) -> None:
+    outcome, output = worker._run(["--component", "responses"])
+    assert (outcome, json.loads(output)["failed"]) == (Outcome.SURVIVED, [])
+
+
+def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) -> None:
+    where = Path("reference/responses.py")
+    original = (worker.copy / where).read_text()
+    occurrence = next(i for i, code in enumerate(_mutants(original, operators.DeleteCall()))
+                      if '"usage": _usage(usage)})' not in code)  # the usage message's append
+    result = worker.judge(MutationSpec(where, "agent-tck/DeleteCall", occurrence, (1, 0),
+                                       (1, 1)), (("--component", "responses"),))
+    assert result.test_outcome == Outcome.KILLED
+    failed = {req for req, level, _ in json.loads(result.output)["failed"] if level == "MUST"}
+    assert {f for f in failed if f.startswith("RESP-")} == failed and failed, failed
+    assert "-        messages.append({\"role\": ROLE, \"content\": \"\", \"usage\"" in result.diff
+    assert (worker.copy / where).read_text() == original
+    assert (Path(__file__).parent.parent / where).read_text() == original  # the checkout
