@@ -1,32 +1,80 @@
 """One mutant's verdicts: `python -m mutation.judge --component C [...] [-k EXPR]`, run in a
-worker's copy of the repository with the mutant applied. It runs `agent-tck run --strict` on
-those components (and scenarios), and prints one JSON line for the session's record:
-`{"code": 1, "failed": [["AG-D6", "MUST", "failed"], ...]}`. Its exit code is the run's: 0 (the
-mutant survived) or not (killed)."""
+worker's copy of the repository with the mutant applied. It runs the conformance suite as
+`agent-tck run --strict` does (the same pytest arguments, plugins and verdicts) on those
+components and scenarios, and prints one JSON line for the session's record:
+`{"code": 1, "failed": [["AG-D6", "MUST", "failed"], ...], "stopped": true}`. Its exit code:
+0 the mutant survived, 1 a requirement failed, 2 the run itself broke.
+
+It stops at the first scenario that fails a MUST: the mutant is caught by the seeds, and the
+rest of the run would only cost time. `failed` is then what failed until there."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
-import tempfile
-from pathlib import Path
+from collections.abc import Iterable
+
+import pytest
+
+from agent_tck.kit import cli, registry, run, verdicts
+
+FAILING = (verdicts.FAILED, verdicts.ERRORED)
+
+
+class StopAtMust:
+    """pytest plugin: the session stops once a scenario of a MUST requirement has failed."""
+
+    def __init__(self, collector: verdicts.Collector, reqs: dict[str, registry.Requirement]
+                 ) -> None:
+        self.collector, self.reqs = collector, reqs
+        self.session: pytest.Session | None = None
+        self.stopped = False
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """The scenarios of MUST requirements first (each in its order): a mutant the seeds
+        catch is caught before the SHOULD scenarios run."""
+        items.sort(key=lambda item: not self._must(m.args[0] for m in item.iter_markers("req")))
+
+    def _must(self, reqs: Iterable[str]) -> bool:
+        return any(self.reqs[r].level == "MUST" for r in reqs if r in self.reqs)
+
+    @pytest.hookimpl(trylast=True)  # after the collector has taken the report
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = self.collector.results.get(report.nodeid)
+        if result is None or result.verdict not in FAILING:
+            return
+        if self._must(result.reqs):
+            self.stopped = True
+            if self.session is not None:  # as -x does: after this scenario's teardown
+                self.session.shouldstop = f"{report.nodeid} failed a MUST"
+
+
+def judge(argv: list[str]) -> dict[str, object]:
+    args = cli.build_parser().parse_args(["run", "--strict", *argv])
+    reqs = registry.load()
+    collector = verdicts.Collector()
+    stop = StopAtMust(collector, reqs)
+    with run.hermetic(), run.private_basetemp() as basetemp, \
+            contextlib.redirect_stdout(io.StringIO()):
+        code = pytest.main([*run.pytest_args(args), *basetemp], plugins=[collector, stop])
+    folded = verdicts.fold({k: v for k, v in reqs.items() if v.component in args.component},
+                           collector.results.values(), selected=True)
+    failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in FAILING]
+    broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    # (stopped, pytest says INTERRUPTED; a MUST has failed then)
+    return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
+            "stopped": stop.stopped, "pytest": int(code)}
 
 
 def main(argv: list[str]) -> int:
-    from agent_tck.kit import cli
-
-    with tempfile.TemporaryDirectory(prefix="agent-tck-mutant-") as tmp:
-        report = Path(tmp) / "report.json"
-        out, err = io.StringIO(), io.StringIO()
-        code = cli.main(["run", "--strict", "--json", str(report), *argv], out, err)
-        failed = []
-        if report.exists():
-            reqs = json.loads(report.read_text())["requirements"]
-            failed = [[r["id"], r["level"], r["verdict"]] for r in reqs
-                      if r["verdict"] in ("failed", "errored")]
-    print(json.dumps({"code": code, "failed": failed, "error": err.getvalue()[-2000:]}))
-    return code
+    found = judge(argv)
+    print(json.dumps(found))
+    return int(str(found["code"]))
 
 
 if __name__ == "__main__":
