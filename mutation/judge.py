@@ -5,8 +5,10 @@ components and scenarios, and prints one JSON line for the session's record:
 `{"code": 1, "failed": [["AG-D6", "MUST", "failed"], ...], "stopped": true}`. Its exit code:
 0 the mutant survived, 1 a requirement failed, 2 the run itself broke.
 
-It stops at the first scenario that fails a MUST: the mutant is caught by the seeds, and the
-rest of the run would only cost time. `failed` is then what failed until there."""
+The scenarios of MUST requirements run first, and the run stops at the first scenario that
+fails: a MUST's, and the mutant is caught by the seeds; a SHOULD's, and every MUST scenario has
+passed, so only SHOULDs can fail. The rest would only cost time. `failed` is then what failed
+until there."""
 
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ from agent_tck.kit import cli, registry, run, verdicts
 FAILING = (verdicts.FAILED, verdicts.ERRORED)
 
 
-class StopAtMust:
-    """pytest plugin: the session stops once a scenario of a MUST requirement has failed."""
+class StopAtFirstFailure:
+    """pytest plugin: the scenarios of MUST requirements first, and the session stops at the
+    first scenario that fails."""
 
     def __init__(self, collector: verdicts.Collector, reqs: dict[str, registry.Requirement]
                  ) -> None:
@@ -48,17 +51,16 @@ class StopAtMust:
         result = self.collector.results.get(report.nodeid)
         if result is None or result.verdict not in FAILING:
             return
-        if self._must(result.reqs):
-            self.stopped = True
-            if self.session is not None:  # as -x does: after this scenario's teardown
-                self.session.shouldstop = f"{report.nodeid} failed a MUST"
+        self.stopped = True
+        if self.session is not None:  # as -x does: after this scenario's teardown
+            self.session.shouldstop = f"{report.nodeid} failed"
 
 
 def judge(argv: list[str]) -> dict[str, object]:
     args = cli.build_parser().parse_args(["run", "--strict", *argv])
     reqs = registry.load()
     collector = verdicts.Collector()
-    stop = StopAtMust(collector, reqs)
+    stop = StopAtFirstFailure(collector, reqs)
     with run.hermetic(), run.private_basetemp() as basetemp, \
             contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main([*run.pytest_args(args), *basetemp], plugins=[collector, stop])
