@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     out = sub.add_parser("report", help="print the report (and write it into --out)")
     out.add_argument("--out", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
+    operators.register()
     if args.command == "init":
         return _init(args.session, args.files)
     db_path = args.session / "session.sqlite"
@@ -84,7 +85,6 @@ def _init(folder: Path, files: list[Path]) -> int:
 
 
 def _run(folder: Path, jobs: int) -> int:
-    operators.register()
     planner = Planner.load(folder)
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         pending = list(db.pending_work_items)

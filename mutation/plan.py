@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosmic_ray.work_item import MutationSpec
+from coverage.parser import PythonParser
 
-from mutation.scenarios import AT_COLLECTION
+from mutation.scenarios import AT_COLLECTION, ROOT
 
 # Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
 # network namespace and minutes, and what they check of the reference the fake harness checks.
@@ -33,8 +34,10 @@ Lines = dict[str, dict[str, list[str]]]  # file -> line -> scenario names ("" fo
 
 
 class Planner:
-    def __init__(self, maps: dict[str, dict[str, Lines]]) -> None:
+    def __init__(self, maps: dict[str, dict[str, Lines]], root: Path = ROOT) -> None:
         self.maps = maps  # component -> "files" (this process) | "spawned" (its children)
+        self.root = root
+        self.parsers: dict[str, PythonParser] = {}
 
     @classmethod
     def load(cls, folder: Path) -> Planner:
@@ -55,7 +58,7 @@ class Planner:
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
         components = self.components(where)
-        lines = range(mutation.start_pos[0], mutation.end_pos[0] + 1)
+        lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
         ran = {n for c in components for line in lines for n in self._ran(c, where, line)}
         whole = _args(components, ())
         if AT_COLLECTION in ran:  # a module constant, a default, a decorator: first the
@@ -69,6 +72,16 @@ class Planner:
         if where.startswith(SERVED):
             return Plan((first, whole), f"{len(ran)} scenarios (served agents) execute it")
         return Plan((first,), f"{len(ran)} scenarios execute it")
+
+    def _statements(self, where: str, first: int, last: int) -> set[int]:
+        """The lines coverage knows the mutated lines by: a statement's first line (coverage
+        records a statement over several lines, as a signature, by its first)."""
+        if where not in self.parsers:
+            path = self.root / where
+            parser = PythonParser(text=path.read_text() if path.is_file() else "")
+            parser.parse_source()
+            self.parsers[where] = parser
+        return {self.parsers[where].first_line(line) for line in range(first, last + 1)}
 
     def _lines(self, component: str, where: str) -> set[int]:
         found = self.maps[component]

@@ -64,7 +64,7 @@ def test_mutants_inside_annotations_are_skipped(tmp_path: Path,
 
 MAPS = {
     "agent": {"files": {"reference/a.py": {"1": [""], "5": ["test_x"], "6": ["test_x", "test_y"],
-                                          "9": [""]}},
+                                          "9": [""], "10": ["test_z"]}},
               "spawned": {"reference/reaper.py": {"3": ["test_y"]}}},
     "transport": {"files": {}, "spawned": {"reference/dds/s.py": {"4": ["test_t"]}}},
 }
@@ -75,9 +75,12 @@ def _spec(where: str, start: int, end: int | None = None) -> MutationSpec:
 
 
 @pytest.fixture
-def planner(monkeypatch: pytest.MonkeyPatch) -> Planner:
+def planner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Planner:
     monkeypatch.setattr("mutation.plan.COMPONENTS", ("agent", "transport"))
-    return Planner(MAPS)
+    for where in ("reference/a.py", "reference/reaper.py", "reference/dds/s.py"):
+        (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / where).write_text("x = 1\n" * 9 + "y = f(\n    2)\n")
+    return Planner(MAPS, root=tmp_path)
 
 
 def test_a_mutant_is_judged_by_the_scenarios_that_run_its_lines(planner: Planner) -> None:
@@ -89,10 +92,16 @@ def test_a_mutant_is_judged_by_the_scenarios_that_run_its_lines(planner: Planner
         ("--component", "agent", "-k", "test_y"),)
 
 
+def test_a_line_inside_a_statement_counts_as_the_statements_first(planner: Planner) -> None:
+    # coverage records `y = f(\n    2)` by its first line only
+    assert planner.plan(_spec("reference/a.py", 11)).tries == (
+        ("--component", "agent", "-k", "test_z"),)
+
+
 def test_an_import_time_line_gets_the_files_scenarios_then_the_whole_component(
         planner: Planner) -> None:
     assert planner.plan(_spec("reference/a.py", 9)).tries == (
-        ("--component", "agent", "-k", "test_x or test_y"), ("--component", "agent"))
+        ("--component", "agent", "-k", "test_x or test_y or test_z"), ("--component", "agent"))
 
 
 def test_a_served_agents_line_is_judged_again_whole_when_it_survives(planner: Planner) -> None:
