@@ -3,6 +3,7 @@
     python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
     python -m mutation run [--jobs N]     # judge what is pending (resumes a stopped session)
     python -m mutation report [--out F]   # the table per file and component, and survivors
+    python -m mutation check              # the listed equivalent mutants still survive?
 
 A session lives in `.mutation/` (`--session DIR`). See docs/mutation.md."""
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from mutation import operators, report, session
+from mutation import equivalents, operators, report, session
 from mutation.plan import COMPONENTS, Planner
 from mutation.workers import ROOT, Worker, make_copy
 
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     init.add_argument("files", nargs="*", type=Path, metavar="FILE")
     run = sub.add_parser("run", help="judge the pending mutants")
     run.add_argument("--jobs", type=int, default=2, metavar="N")
+    sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 if one is "
+                   "gone or caught")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
     out.add_argument("--out", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
@@ -50,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "run":
         return _run(args.session, args.jobs)
+    if args.command == "check":
+        return equivalents.check(args.session)
     text = report.render(db_path, args.session)
     print(text)
     if args.out:

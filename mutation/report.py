@@ -13,11 +13,11 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
 from agent_tck.kit.files import write_atomically
-from agent_tck.kit.plainyaml import load as load_yaml
+from mutation import equivalents
+from mutation.equivalents import changed
 from mutation.plan import Planner
 from mutation.workers import diff_of
 
-EQUIVALENT = Path(__file__).resolve().parent / "equivalent.yaml"
 BEGIN, END = "<!-- mutation:begin -->", "<!-- mutation:end -->"
 OUTCOMES = ("must", "should", "broke", "survived", "unexecuted", "equivalent")
 HEADINGS = ("a MUST failed", "only SHOULDs failed", "the run broke", "survived",
@@ -48,7 +48,7 @@ def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str,
     if result.worker_outcome in (WorkerOutcome.SKIPPED, WorkerOutcome.NO_TEST):
         return None
     mutation = item.mutations[0]
-    was, becomes = _changed(result.diff or diff_of(mutation))
+    was, becomes = changed(result.diff or diff_of(mutation))
     seen = json.loads(result.output or "{}") if (result.output or "").startswith("{") else {}
     failed = tuple(f"{req} {level}" for req, level, _ in seen.get("failed", ()))
     if result.test_outcome == TestOutcome.SURVIVED:
@@ -75,14 +75,8 @@ def describe(item: WorkItem, result: WorkResult) -> str:
             + (f" ({reqs})" if reqs else ""))
 
 
-def load_equivalent(path: Path = EQUIVALENT) -> dict[tuple[str, str, str, str], str]:
-    entries = load_yaml(path, "the list of equivalent mutants") if path.exists() else []
-    return {(e["file"], e["operator"], e["was"], e["becomes"]): e["reason"]
-            for e in entries or []}
-
-
 def mutants(db_path: Path) -> list[Mutant]:
-    equivalent = set(load_equivalent())
+    equivalent = {listed.key for listed in equivalents.load()}
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         found = [classify(item, result, equivalent) for item, result in db.completed_work_items]
     return sorted((m for m in found if m is not None), key=lambda m: (m.where, m.line))
@@ -123,14 +117,6 @@ def _table(what: str, rows: dict[str, Counter[str]]) -> list[str]:
     return head + [f"| {name} | {sum(c.values())} | {_score(c)} | "
                    + " | ".join(str(c[o]) for o in OUTCOMES) + " |"
                    for name, c in sorted(rows.items())]
-
-
-def _changed(diff: str) -> tuple[str, str]:
-    minus = [d[1:].strip() for d in diff.splitlines() if d.startswith("-") and
-             not d.startswith("---")]
-    plus = [d[1:].strip() for d in diff.splitlines() if d.startswith("+") and
-            not d.startswith("+++")]
-    return " / ".join(minus), " / ".join(plus)
 
 
 def write_into(path: Path, text: str) -> None:

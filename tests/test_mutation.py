@@ -15,7 +15,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import operators, report, session
+from mutation import equivalents, operators, report, session
 from mutation.plan import Planner
 from mutation.workers import Worker, make_copy
 
@@ -171,3 +171,18 @@ def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) ->
     assert "-        messages.append({\"role\": ROLE, \"content\": \"\", \"usage\"" in result.diff
     assert (worker.copy / where).read_text() == original
     assert (Path(__file__).parent.parent / where).read_text() == original  # the checkout
+
+
+@pytest.mark.parametrize("listed", equivalents.load(), ids=lambda e: f"{e.key[0]}:{e.key[2]}")
+def test_a_listed_equivalent_mutant_still_exists(listed: equivalents.Listed) -> None:
+    assert listed.reason.strip()
+    found = equivalents.find(listed.key)
+    assert found is not None, f"no such mutant in today's source: {listed.key}"
+    assert not found.module_path.is_absolute()
+
+
+def test_a_mutant_the_source_does_not_have_is_not_found() -> None:
+    nine_days = ("reference/limits.py", "NumberReplacer", "MAX_SECONDS = 7 * 24 * 3600.0",
+                 "MAX_SECONDS = 9 * 24 * 3600.0")
+    assert equivalents.find(nine_days) is None
+    assert equivalents.find(("reference/gone.py", "AddNot", "a", "b")) is None

@@ -1,0 +1,73 @@
+"""The listed equivalent mutants (`mutation/equivalent.yaml`): found again in today's source,
+and judged again on demand (`python -m mutation check`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import attrs
+from cosmic_ray.commands.init import _all_work_items
+from cosmic_ray.work_item import MutationSpec, TestOutcome
+
+from agent_tck.kit.plainyaml import load as load_yaml
+from mutation.workers import ROOT, diff_of
+
+LIST = Path(__file__).resolve().parent / "equivalent.yaml"
+Key = tuple[str, str, str, str]  # file, operator (without its provider), was, becomes
+
+
+@dataclass(frozen=True)
+class Listed:
+    key: Key
+    reason: str
+
+
+def load(path: Path = LIST) -> list[Listed]:
+    entries = load_yaml(path, "the list of equivalent mutants") if path.exists() else []
+    return [Listed((e["file"], e["operator"], e["was"], e["becomes"]), e["reason"])
+            for e in entries or []]
+
+
+def changed(diff: str) -> tuple[str, str]:
+    """The mutated line(s) before and after, stripped, from a unified diff."""
+    lines = diff.splitlines()
+    minus = [d[1:].strip() for d in lines if d.startswith("-") and not d.startswith("---")]
+    plus = [d[1:].strip() for d in lines if d.startswith("+") and not d.startswith("+++")]
+    return " / ".join(minus), " / ".join(plus)
+
+
+def find(key: Key, root: Path = ROOT) -> MutationSpec | None:
+    """The mutant `key` names in today's source of its file, or None if there is none."""
+    where, operator, was, becomes = key
+    if not (root / where).is_file():
+        return None
+    for item in _all_work_items([root / where], {}):
+        mutation = item.mutations[0]
+        if mutation.operator_name.split("/", 1)[1] != operator:
+            continue
+        if changed(diff_of(mutation, root)) == (was, becomes):
+            return attrs.evolve(mutation, module_path=Path(where))  # relative, as sessions are
+    return None
+
+
+def check(session: Path) -> int:
+    """Judge every listed mutant again; 1 if one is missing or caught."""
+    from mutation.plan import Planner
+    from mutation.workers import Worker, make_copy
+
+    planner = Planner.load(session)
+    worker = Worker(make_copy(session), timeout=600)
+    bad = 0
+    for listed in load():
+        mutation = find(listed.key)
+        if mutation is None:
+            print(f"gone: {listed.key}")
+            bad += 1
+            continue
+        result = worker.judge(mutation, planner.plan(mutation).tries)
+        caught = result.test_outcome != TestOutcome.SURVIVED
+        print(f"{'CAUGHT' if caught else 'survives'}: {listed.key[0]}:"
+              f"{mutation.start_pos[0]} {listed.key[1]} {result.output if caught else ''}")
+        bad += caught
+    return 1 if bad else 0
