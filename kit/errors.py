@@ -91,6 +91,11 @@ class Refused(DriverError):
         self.answer = answer
 
 
+class Unsendable(DriverError):
+    """The suite was asked to send what the protocol cannot carry (a request its schema
+    refuses): a scenario about such a value is not applicable through this driver."""
+
+
 class WrongVersion(DriverError):
     """The implementation speaks protocol `theirs`; the suite speaks `ours`."""
 

@@ -21,7 +21,7 @@ from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
-from agent_tck.kit.errors import Refused
+from agent_tck.kit.errors import Refused, Unsendable
 from agent_tck.kit.observe import unreaped
 from agent_tck.kit.plugin import require_backend
 from agent_tck.kit.verdicts import not_applicable
@@ -709,6 +709,21 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
     """Asked of every implementation, whatever backends it declares: the subject is the
     refusal of one it does not know."""
     world.backend = backend
+    _create(world)
+
+
+@when(parsers.parse("an agent is created with the {setting} set to {value}"))
+def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
+    """`value` is JSON, as the adapter protocol carries it: -1, 0, "300"."""
+    world.settings[setting] = json.loads(value)
+    try:
+        _create(world)
+    except Unsendable as exc:
+        not_applicable(f"the driver's protocol cannot carry {setting} {value}: {exc}")
+
+
+def _create(world: AgentWorld) -> None:
+    """The agent created, or the implementation's words refusing it in `world.refusal`."""
     try:
         world.ensure_agent()
     except Refused as exc:
@@ -718,7 +733,8 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
 @then(parsers.parse('the creation is refused with an error that names "{name}"'))
 def creation_refused(world: AgentWorld, name: str) -> None:
     assert world.refusal is not None, (
-        f"an agent was created for the backend {world.backend!r} (agent {world.agent!r})")
+        f"an agent was created for the backend {world.backend!r} with {world.settings!r} "
+        f"(agent {world.agent!r})")
     assert name in world.refusal, f"the error does not name {name!r}: {world.refusal[-300:]!r}"
 
 

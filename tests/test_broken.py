@@ -60,6 +60,8 @@ CASES = {
     "ResumesTheLastSession": {"AG-S1"},
     "AnswersWithTheAskedSession": {"AG-S2"},
     "RunsClaudeForAnyBackend": {"AG-C1"},
+    "TakesAnyDeadline": {"AG-C2"},
+    "StripsOnlyWhatItCan": {"AG-C3"},
 }
 
 

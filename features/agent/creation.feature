@@ -1,8 +1,10 @@
-Feature: Creating an agent: a backend it does not know is refused
+Feature: Creating an agent: what it cannot work with is refused, by name
   An agent is created for one backend (claude, codex, gemini, or whatever CLIs an
-  implementation wraps), and every request it answers runs that backend's CLI. GENESIS refuses
-  a backend name it does not know when the agent is created (docs/genesis.md, G13.3). The
-  seeds only ever name known backends, so this rule is GENESIS's and a SHOULD.
+  implementation wraps), and every request it answers runs that backend's CLI within the
+  deadline it was given, with the environment it was asked for. GENESIS refuses a backend name
+  it does not know when the agent is created (docs/genesis.md, G13.3). The seeds only ever name
+  known backends, give deadlines that are durations and variables that have names, so the
+  rules here are GENESIS's or ours, and SHOULDs.
 
   Rule: A backend the agent does not know is refused at creation, by name
     An agent made for a backend it cannot run would fail every request later, or, worse, run
@@ -14,3 +16,40 @@ Feature: Creating an agent: a backend it does not know is refused
     Scenario: An agent asked for the backend "cobol" is refused with an error that names it
       When an agent is created for the backend "cobol"
       Then the creation is refused with an error that names "cobol"
+
+  Rule: A deadline that is no duration is refused at creation, by name
+    A timeout or a grace period is a positive number of seconds. Taken anyway, a deadline of
+    -1 seconds stops every request the moment it starts, and one of 0 either does the same or
+    never fires: the caller finds out requests later, far from its mistake. Refused at once,
+    with an error that names the setting, it learns where it made it (docs/decisions.md,
+    D-20). The adapter protocol cannot carry such a value (its schema asks for a positive
+    number of seconds), so through an adapter the question is not applicable; in-process and
+    over DDS (a command line) it is asked.
+
+    @req:AG-C2
+    Scenario Outline: An agent given the <setting> <value> is refused with an error that names it
+      When an agent is created with the <setting> set to <value>
+      Then the creation is refused with an error that names "<setting>"
+
+      Examples:
+        | setting      | value |
+        | timeout      | -1    |
+        | timeout      | 0     |
+        | grace_period | -5    |
+
+  Rule: A variable to strip whose name cannot be one is refused at creation, by name
+    `strip_env` names the inherited variables the CLI must not get (API keys a caller keeps to
+    itself). A name that cannot be a variable's (empty, or with "=" in it, as a pasted
+    `OPENAI_API_KEY=`) matches nothing: taken anyway, the key the caller meant to withhold
+    reaches the CLI, and nothing says so. Refused at once, with an error that names the
+    setting, the caller sees its mistake (docs/decisions.md, D-20).
+
+    @req:AG-C3
+    Scenario Outline: An agent asked to strip the variable <name> is refused with an error that names strip_env
+      When an agent is created with the strip_env set to [<name>]
+      Then the creation is refused with an error that names "strip_env"
+
+      Examples:
+        | name              |
+        | "OPENAI_API_KEY=" |
+        | ""                |

@@ -31,6 +31,7 @@ from agent_tck.kit.errors import (
     BreaksSchema,
     DriverError,
     StrayOutput,
+    Unsendable,
 )
 from agent_tck.kit.text import printable
 
@@ -200,6 +201,10 @@ class StdioDriver(ProtocolDriver):
         process = self.process
         self.seq += 1
         request = {"seq": self.seq, "cmd": cmd, **args}
+        wrong = problems(f"{cmd}.request", request)
+        if wrong:  # not sent: the adapter is not to blame and stays
+            raise Unsendable(f"the suite built an invalid request: {wrong}").during(
+                cmd, self.seq, "")
         try:
             return self._exchange(process, request)
         except DriverError as exc:
@@ -210,9 +215,6 @@ class StdioDriver(ProtocolDriver):
     def _exchange(self, process: AdapterProcess, request: dict[str, Any],
                   timeout: float | None = None) -> dict[str, Any]:
         cmd = request["cmd"]
-        wrong = problems(f"{cmd}.request", request)
-        if wrong:
-            raise DriverError(f"the suite built an invalid request: {wrong}")
         process.send(request)
         text = process.receive(self.timeout if timeout is None else timeout)
         try:

@@ -275,6 +275,34 @@ class RunsClaudeForAnyBackend(_Broken):
         """Its one defect is in what it creates."""
 
 
+class TakesAnyDeadline(_Broken):
+    """Takes a timeout or grace period that is no duration, running with its default instead
+    (the reference with its check of them deleted, as a mutant of AgentConfig had it)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        for name in ("timeout", "grace_period"):
+            value = settings.get(name)
+            if value is not None and not (isinstance(value, int | float) and value > 0):
+                settings = {k: v for k, v in settings.items() if k != name}
+        return super().make_agent(settings, listeners)
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        """Its one defect is in what it creates."""
+
+
+class StripsOnlyWhatItCan(_Broken):
+    """Drops the names in strip_env that cannot be a variable's instead of refusing them (the
+    reference with its check of them deleted, as a mutant had it)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        names = settings.get("strip_env") or ()
+        kept = [n for n in names if isinstance(n, str) and n and "=" not in n]
+        return super().make_agent({**settings, "strip_env": kept}, listeners)
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        """Its one defect is in what it creates."""
+
+
 class ResumesTheLastSession(_Broken):
     """Resumes the session of its previous answer when a request names none."""
 
