@@ -90,6 +90,16 @@ def harness_never_finishes(world: AgentWorld) -> None:
     world.new_script().init().add("sleep", 10_000)
 
 
+@given(parsers.parse("the harness reads {size:d} bytes of stdin, then no more, and hangs"))
+def harness_stops_reading(world: AgentWorld, size: int) -> None:
+    """It hangs for 10 real seconds: far past the scenario's deadline, and then a wrapper
+    stuck writing the prompt is freed (the pipe breaks), so the scenario fails in seconds
+    instead of waiting out the suite's own timeout."""
+    script = world.new_script()
+    script.read_stdin = False
+    script.add("read_stdin_bytes", size).init().add("sleep_real", 10)
+
+
 @given("the harness command is missing from PATH")
 def harness_missing(world: AgentWorld) -> None:
     empty = world.root / "empty-bin"

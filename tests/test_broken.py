@@ -62,6 +62,7 @@ CASES = {
     "RunsClaudeForAnyBackend": {"AG-C1"},
     "TakesAnyDeadline": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
+    "WritesThePromptBlocking": {"AG-H21"},
 }
 
 

@@ -32,7 +32,7 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
   spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
       Code's Bash tool: no signal to the harness's process group reaches it)
-  err_bytes: bytes of stderr
+  err_bytes: bytes of stderr          read_stdin_bytes: bytes (read that many, no more)
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
   repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
@@ -206,6 +206,12 @@ class Harness:
         data = sys.stdin.buffer.read()
         self.stdin_data = data.decode("utf-8", errors="replace")
         self.note(what="stdin", data=self.stdin_data)
+
+    def op_read_stdin_bytes(self, size: int) -> None:
+        """Read `size` bytes of stdin (fewer at its end) and no more: a CLI that stops
+        reading its prompt part way."""
+        while size > 0 and (chunk := os.read(0, size)):
+            size -= len(chunk)
 
     # Claude's streaming input (`--input-format stream-json`, what the SDKs use): JSON lines
     # on stdin, control requests answered on stdout, the prompt as a `user` message, stdin

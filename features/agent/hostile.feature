@@ -341,12 +341,17 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | claude  | is on PATH but is not executable | not executable |
         | codex   | is on PATH but is not executable | not executable |
 
-  Rule: A CLI that exits without reading its stdin does not break the request
+  Rule: A CLI that does not read its stdin does not break the request
     A CLI can answer and exit before it reads stdin: an early error, a prompt it took from
     argv, a crash at start-up. A wrapper still writing the prompt then gets EPIPE; the Codex
     SDK crashes on it and the answer is lost. The prompt here is larger than a pipe holds, so
     the write cannot hide in the pipe's buffer: the agent takes EPIPE as "the CLI is gone" and
     answers from what the CLI printed and how it exited.
+
+    A CLI can also stop reading its stdin part way and never exit (stuck in the middle of its
+    prompt). A wrapper that writes the prompt in blocking writes waits in one, the pipe full,
+    and never looks at its deadline again: the request hangs for good. Written as the pipe
+    takes it, the prompt cannot hold the request past its deadline.
 
     @req:AG-H13
     Scenario: The CLI answers and exits without reading a long prompt
@@ -357,6 +362,16 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | key     | value            |
         | status  | 0                |
         | message | "answered early" |
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+    @req:AG-H21
+    Scenario: A CLI that stops reading a long prompt part way is still stopped at the deadline
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness reads 8192 bytes of stdin, then no more, and hangs
+      When the agent answers a prompt of 1000000 bytes
+      Then the response status is 3
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY

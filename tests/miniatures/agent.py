@@ -263,6 +263,20 @@ class ParsesStderrToo(_Supervised):
     supervisor = _MergedStreams
 
 
+class _BlockingWrite(Supervisor):
+    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+        assert self.proc.stdin is not None
+        os.set_blocking(self.proc.stdin.fileno(), True)
+        return super()._write(sel, view)
+
+
+class WritesThePromptBlocking(_Supervised):
+    """Writes the prompt in blocking writes (the reference without its one set_blocking, as a
+    mutant had it): a CLI that stops reading part way holds the request in a write."""
+
+    supervisor = _BlockingWrite
+
+
 class RunsClaudeForAnyBackend(_Broken):
     """Creates an agent for a backend it does not know, and runs claude for it."""
 
