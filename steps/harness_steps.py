@@ -117,6 +117,16 @@ def harness_grandchild_timeout(world: AgentWorld) -> None:
     world.new_script().add("spawn_holder", 500).init().add("sleep", 10_000)
 
 
+@given(parsers.parse('the harness prints a text event with {after} after it on its line, then '
+                      'answers "{text}"'))
+def harness_object_and_more(world: AgentWorld, after: str, text: str) -> None:
+    """`after` as written in the feature: a JSON string's content, or raw JSON text."""
+    script = world.new_script().init()
+    extra = json.loads(after) if after.startswith('"') else after
+    script.add("out", json.dumps(script.text_line("smuggled ")) + extra + "\n")
+    script.text(text).done()
+
+
 @given(
     parsers.parse(
         'the harness answers "{text}", starts a grandchild that holds stdout open, and exits'

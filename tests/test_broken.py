@@ -16,7 +16,8 @@ CASES = {
     },
     "SignalsOnlyTheChild": {"AG-D6.1"},
     "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5", "AG-H17"},
-    "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5"},
+    "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5",
+                            "AG-H22"},
     "CountsToolResults": {"RP-3.1", "AG-D1.1", "AG-D1.2", "AG-D3.1", "AG-D3.2"},
     "IgnoresWorkingDir": {"RP-5.1"},
     "DropsTheModel": {"AG-M1"},
@@ -63,6 +64,7 @@ CASES = {
     "TakesAnyDeadline": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
     "WritesThePromptBlocking": {"AG-H21"},
+    "ReadsTheFirstValueOfALine": {"AG-H22"},
 }
 
 

@@ -103,6 +103,27 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the agent is READY
 
 
+    @req:AG-H22
+    Scenario Outline: A JSON object with <after> after it on its line is skipped whole
+      A line is one JSON value or it is malformed: a parser that reads the first value of a
+      line and ignores the rest takes the object in `{...} trailing` and answers with text
+      the CLI never sent as a line of its stream.
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness prints a text event with <after> after it on its line, then answers "objects only"
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value          |
+        | status  | 0              |
+        | message | "objects only" |
+      And the agent is READY
+
+      Examples:
+        | after             |
+        | " trailing"       |
+        | {"type": "noise"} |
+        | ","               |
+
+
     @req:AG-H5
     Scenario: A JSON line nested deeper than any parser's recursion limit
       Given an agent for the "claude" backend with a safety timeout of 20 seconds

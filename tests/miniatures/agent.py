@@ -192,6 +192,25 @@ class KeepsMalformedLines(_Broken):
         agent.backend = _KeepJunk(agent.backend)
 
 
+class _FirstValue(_Backend):
+    def parse_line(self, line: str) -> list[Event]:
+        stripped = line.strip()
+        try:  # the first JSON value of the line, whatever follows it
+            value, end = json.JSONDecoder().raw_decode(stripped)
+        except (ValueError, RecursionError):
+            return []
+        whole = json.dumps(value) if end < len(stripped) else line
+        return self.inner.parse_line(whole)  # type: ignore[no-any-return]
+
+
+class ReadsTheFirstValueOfALine(_Broken):
+    """Takes the JSON object a line starts with and ignores what follows it on the line (the
+    reference with its check of the line's end turned around, as a mutant had it)."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _FirstValue(agent.backend)
+
+
 class _ResultsAsCalls(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         return [
