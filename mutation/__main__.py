@@ -49,12 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "init":
         return _init(args.session, args.files)
     db_path = args.session / "session.sqlite"
-    if not db_path.exists():
+    needed = args.session / f"{COMPONENTS[0]}.json" if args.command == "check" else db_path
+    if not needed.exists():
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
+    if args.command == "check":  # needs the scenario maps only
+        return equivalents.check(args.session)
     if args.command == "run":
         return _run(args.session, args.jobs)
-    if args.command == "check":
-        return equivalents.check(args.session)
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
