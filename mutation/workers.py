@@ -5,6 +5,7 @@ into the copy); every other top-level entry links to the checkout. A judge runs 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 from cosmic_ray.mutating import mutate_code
@@ -20,6 +22,7 @@ from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkR
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("reference", "src")
+TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it starts
 
 
 def make_copy(parent: Path) -> Path:
@@ -39,9 +42,10 @@ class Worker:
         self.copy, self.timeout = copy, timeout
         self.proc: subprocess.Popen[bytes] | None = None
         self.stopped = False
+        self.tag = f"{TAG}={uuid.uuid4().hex}".encode()
         self.env = {**os.environ, "PYTHONPATH": str(copy / "src"),
                     # a mutant and its restoration can share a second: never trust a .pyc
-                    "PYTHONDONTWRITEBYTECODE": "1"}
+                    "PYTHONDONTWRITEBYTECODE": "1", TAG: self.tag.decode().split("=", 1)[1]}
 
     def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...]) -> WorkResult:
         """Apply `mutation` and run the judge with each of `tries` until one kills it."""
@@ -93,10 +97,30 @@ class Worker:
         self._end()
 
     def _end(self) -> None:
+        """The judge's process group ends, and every process its run left outside it (a
+        mutated reaper that never exits, in a session of its own): found by the tag of this
+        worker in their environment."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        for _ in range(5):  # again while one forks between a scan and its signal
+            left = _tagged(self.tag)
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _tagged(tag: bytes) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if tag in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
 
 
 def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:

@@ -186,3 +186,20 @@ def test_a_mutant_the_source_does_not_have_is_not_found() -> None:
                  "MAX_SECONDS = 9 * 24 * 3600.0")
     assert equivalents.find(nine_days) is None
     assert equivalents.find(("reference/gone.py", "AddNot", "a", "b")) is None
+
+
+def test_what_a_judge_left_outside_its_group_is_killed_with_it(worker: Worker) -> None:
+    import subprocess
+    import sys
+
+    stray = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             env=worker.env, start_new_session=True)  # as a mutated reaper
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        worker._end()
+        assert stray.wait(timeout=10) == -9
+        assert bystander.poll() is None  # not tagged: not the judge's
+    finally:
+        for proc in (stray, bystander):
+            proc.kill()
+            proc.wait()
