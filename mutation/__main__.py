@@ -1,7 +1,7 @@
 """`python -m mutation`: how sharp the conformance run is, measured by mutating `reference/`.
 
     python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
-    python -m mutation run [--jobs N]     # judge what is pending (resumes a stopped session)
+    python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
     python -m mutation report [--out F]   # the table per file and component, and survivors
     python -m mutation check              # the listed equivalent mutants still survive?
 
@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     init = sub.add_parser("init", help="a new session of every mutant of FILEs (all of "
                           "reference/ by default)")
     init.add_argument("files", nargs="*", type=Path, metavar="FILE")
-    run = sub.add_parser("run", help="judge the pending mutants")
+    run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
     run.add_argument("--jobs", type=int, default=2, metavar="N")
+    run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 if one is "
                    "gone or caught")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":  # needs the scenario maps only
         return equivalents.check(args.session)
     if args.command == "run":
-        return _run(args.session, args.jobs)
+        return _run(args.session, args.jobs, {str(f) for f in args.files})
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
@@ -90,10 +91,11 @@ def _init(folder: Path, files: list[Path]) -> int:
     return 0
 
 
-def _run(folder: Path, jobs: int) -> int:
+def _run(folder: Path, jobs: int, files: set[str]) -> int:
     planner = Planner.load(folder)
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
-        pending = list(db.pending_work_items)
+        pending = [item for item in db.pending_work_items
+                   if not files or str(item.mutations[0].module_path) in files]
         total, started = len(pending), time.monotonic()
         print(f"{total} mutants pending, {jobs} at a time", flush=True)
         copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
