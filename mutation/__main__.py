@@ -25,7 +25,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 
 from mutation import equivalents, operators, report, session
 from mutation.plan import COMPONENTS, Planner
-from mutation.workers import ROOT, Worker, make_copy
+from mutation.workers import ROOT, Worker, diff_of, make_copy
 
 DEFAULT_SESSION = ROOT / ".mutation"
 TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
@@ -114,7 +114,8 @@ def _run(folder: Path, jobs: int, files: set[str]) -> int:
                     if not plan.tries:
                         db.set_result(item.job_id, WorkResult(
                             worker_outcome=WorkerOutcome.NORMAL,
-                            test_outcome=TestOutcome.SURVIVED, output=report.unexecuted()))
+                            test_outcome=TestOutcome.SURVIVED, output=report.unexecuted(),
+                            diff=diff_of(item.mutations[0])))
                         done += 1
                         continue
                     worker = idle.pop()

@@ -48,7 +48,10 @@ def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str,
     if result.worker_outcome in (WorkerOutcome.SKIPPED, WorkerOutcome.NO_TEST):
         return None
     mutation = item.mutations[0]
-    was, becomes = changed(result.diff or diff_of(mutation))
+    diff = result.diff or diff_of(mutation)
+    if not diff:  # one cosmic-ray offered and cannot make: no mutant
+        return None
+    was, becomes = changed(diff)
     seen = json.loads(result.output or "{}") if (result.output or "").startswith("{") else {}
     failed = tuple(f"{req} {level}" for req, level, _ in seen.get("failed", ()))
     if result.test_outcome == TestOutcome.SURVIVED:

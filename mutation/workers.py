@@ -51,9 +51,8 @@ class Worker:
         """Apply `mutation` and run the judge with each of `tries` until one kills it."""
         path = self.copy / mutation.module_path
         original = path.read_text()
-        operator = get_operator(mutation.operator_name)(**mutation.operator_args)
-        mutated = mutate_code(original, operator, mutation.occurrence)
-        if mutated is None:
+        mutated = _mutated(original, mutation)
+        if mutated is None:  # cosmic-ray cannot make it (an operator's bug): no mutant
             return WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
         path.write_text(mutated)
         try:
@@ -129,9 +128,19 @@ def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:
     if not path.is_file():
         return ""
     original = path.read_text()
-    operator = get_operator(mutation.operator_name)(**mutation.operator_args)
-    mutated = mutate_code(original, operator, mutation.occurrence)
+    mutated = _mutated(original, mutation)
     return "" if mutated is None else _diff(original, mutated, mutation.module_path)
+
+
+def _mutated(source: str, mutation: MutationSpec) -> str | None:
+    """`source` with the mutation applied, or None where cosmic-ray cannot apply it (its
+    ExceptionReplacer fails on some `except` clauses it offered at init)."""
+    operator = get_operator(mutation.operator_name)(**mutation.operator_args)
+    try:
+        mutated: str | None = mutate_code(source, operator, mutation.occurrence)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    return mutated
 
 
 def _diff(original: str, mutated: str, where: Path) -> str:

@@ -130,13 +130,19 @@ ITEM = WorkItem.single("job", _spec("reference/a.py", 3))
     (_result(Outcome.KILLED, [], code="timeout"), "broke"),
     (_result(Outcome.SURVIVED, [], code=0), "survived"),
     (WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=Outcome.SURVIVED,
-                output=report.unexecuted()), "unexecuted"),
+                output=report.unexecuted(), diff=_result(Outcome.SURVIVED, []).diff),
+     "unexecuted"),
 ])
 def test_each_outcome_is_told_apart(result: WorkResult, outcome: str) -> None:
     mutant = report.classify(ITEM, result, set())
     assert mutant is not None and mutant.outcome == outcome
-    if result.diff:  # an unexecuted one was never applied: its diff is made for the report
-        assert (mutant.was, mutant.becomes) == ("if a:", "if not a:")
+    assert (mutant.was, mutant.becomes) == ("if a:", "if not a:")
+
+
+def test_a_mutant_cosmic_ray_cannot_make_is_no_mutant() -> None:
+    made_of_nothing = WorkResult(worker_outcome=WorkerOutcome.NORMAL,
+                                 test_outcome=Outcome.SURVIVED, output=report.unexecuted())
+    assert report.classify(ITEM, made_of_nothing, set()) is None  # reference/a.py: no diff
 
 
 def test_a_listed_equivalent_survivor_is_not_counted_as_missed() -> None:
