@@ -103,7 +103,7 @@ def render(db_path: Path, folder: Path) -> str:
              *_table("file", by_file), "", "### Survivors", ""]
     for m in found:
         if m.outcome in ("survived", "unexecuted"):
-            lines.append(f"- `{m.where}:{m.line}` {m.operator}: `{m.was}` -> `{m.becomes}`"
+            lines.append(f"- `{m.where}` line {m.line}, {m.operator}: `{m.was}` -> `{m.becomes}`"
                          + (" (no scenario runs it)" if m.outcome == "unexecuted" else ""))
     return "\n".join(lines)
 
