@@ -5,7 +5,6 @@ into the copy); every other top-level entry links to the checkout. A judge runs 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -19,6 +18,8 @@ from pathlib import Path
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkResult
+
+from agent_tck.reference import strays
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("reference", "src")
@@ -42,10 +43,10 @@ class Worker:
         self.copy, self.timeout = copy, timeout
         self.proc: subprocess.Popen[bytes] | None = None
         self.stopped = False
-        self.tag = f"{TAG}={uuid.uuid4().hex}".encode()
+        self.run_id = uuid.uuid4().hex
         self.env = {**os.environ, "PYTHONPATH": str(copy / "src"),
                     # a mutant and its restoration can share a second: never trust a .pyc
-                    "PYTHONDONTWRITEBYTECODE": "1", TAG: self.tag.decode().split("=", 1)[1]}
+                    "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id}
 
     def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...]) -> WorkResult:
         """Apply `mutation` and run the judge with each of `tries` until one kills it."""
@@ -64,8 +65,6 @@ class Worker:
             path.write_text(original)
         return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                           output=output, diff=_diff(original, mutated, mutation.module_path))
-
-
 
     def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
         proc = subprocess.Popen([sys.executable, "-m", "mutation.judge", *judge_args],
@@ -88,7 +87,6 @@ class Worker:
         last = out.decode(errors="replace").strip().rsplit("\n", 1)[-1]
         return (TestOutcome.SURVIVED if proc.returncode == 0 else TestOutcome.KILLED), last
 
-
     def stop(self) -> None:
         """No more judging: the running judge's process group ends (an interrupted session
         leaves no judge behind)."""
@@ -98,28 +96,12 @@ class Worker:
     def _end(self) -> None:
         """The judge's process group ends, and every process its run left outside it (a
         mutated reaper that never exits, in a session of its own): found by the tag of this
-        worker in their environment."""
+        worker in their environment, as the reference finds a CLI's strays."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        for _ in range(5):  # again while one forks between a scan and its signal
-            left = _tagged(self.tag)
-            if not left:
-                break
-            for pid in left:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-
-
-def _tagged(tag: bytes) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if tag in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-    return found
+        strays.signal_tagged(self.run_id, signal.SIGKILL, tag=TAG)
 
 
 def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:

@@ -27,47 +27,48 @@ def tag_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
     return {**(os.environ if env is None else env), RUN_TAG: run_id}, run_id
 
 
-def tagged(run_id: str) -> list[int]:
-    """Pids of live processes whose environment carries `run_id`."""
+def tagged(run_id: str, tag: str = RUN_TAG) -> list[int]:
+    """Pids of live processes whose environment carries `run_id` (in the variable `tag`)."""
     found = []
     with contextlib.suppress(OSError):
         for entry in PROC.iterdir():
-            if entry.name.isdigit() and _carries(int(entry.name), run_id):
+            if entry.name.isdigit() and _carries(int(entry.name), run_id, tag):
                 found.append(int(entry.name))
     return found
 
 
-def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5) -> int:
+def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5, tag: str = RUN_TAG
+                  ) -> int:
     """Send `sig` to every live process tagged `run_id`, again while new ones appear (a
     process may fork between a scan and its signal), at most `rounds` scans; how many
     processes were signalled. Each is pinned by a pidfd and its tag read again before the
     signal, so a pid reused meanwhile is never signalled."""
     done: set[int] = set()
     for _ in range(rounds):
-        fresh = [pid for pid in tagged(run_id) if pid not in done]
+        fresh = [pid for pid in tagged(run_id, tag) if pid not in done]
         if not fresh:
             break
         for pid in fresh:
             done.add(pid)
-            _signal(pid, run_id, sig)
+            _signal(pid, run_id, sig, tag)
     return len(done)
 
 
-def _carries(pid: int, run_id: str) -> bool:
+def _carries(pid: int, run_id: str, tag: str) -> bool:
     try:
         environ = (PROC / str(pid) / "environ").read_bytes()
     except OSError:
         return False  # gone, or not ours to read
-    return f"{RUN_TAG}={run_id}".encode() in environ.split(b"\0")
+    return f"{tag}={run_id}".encode() in environ.split(b"\0")
 
 
-def _signal(pid: int, run_id: str, sig: signal.Signals) -> None:
+def _signal(pid: int, run_id: str, sig: signal.Signals, tag: str) -> None:
     try:
         fd = os.pidfd_open(pid)
     except OSError:
         return  # gone already
     try:
-        if _carries(pid, run_id):
+        if _carries(pid, run_id, tag):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal.pidfd_send_signal(fd, sig)
     finally:
