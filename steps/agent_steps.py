@@ -714,7 +714,7 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
 
 @when(parsers.parse("an agent is created with the {setting} set to {value}"))
 def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
-    """`value` is JSON, as the adapter protocol carries it: -1, 0, "300"."""
+    """`value` is JSON, as the adapter protocol carries it: -1, 0, ["KEY="]."""
     world.settings[setting] = json.loads(value)
     try:
         _create(world)

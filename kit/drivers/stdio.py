@@ -201,12 +201,10 @@ class StdioDriver(ProtocolDriver):
         process = self.process
         self.seq += 1
         request = {"seq": self.seq, "cmd": cmd, **args}
-        wrong = problems(f"{cmd}.request", request)
-        if wrong:  # not sent: the adapter is not to blame and stays
-            raise Unsendable(f"the suite built an invalid request: {wrong}").during(
-                cmd, self.seq, "")
         try:
             return self._exchange(process, request)
+        except Unsendable as exc:  # nothing was sent: the adapter is not to blame and stays
+            raise exc.during(cmd, self.seq, "") from None
         except DriverError as exc:
             evidence = self._evidence(process)
             self._drop()
@@ -215,6 +213,9 @@ class StdioDriver(ProtocolDriver):
     def _exchange(self, process: AdapterProcess, request: dict[str, Any],
                   timeout: float | None = None) -> dict[str, Any]:
         cmd = request["cmd"]
+        wrong = problems(f"{cmd}.request", request)
+        if wrong:
+            raise Unsendable(f"the suite built an invalid request: {wrong}")
         process.send(request)
         text = process.receive(self.timeout if timeout is None else timeout)
         try:
