@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -83,8 +84,6 @@ def _init(folder: Path, files: list[Path]) -> int:
             print(f"mutation: the unmutated reference is not conformant in {component}; "
                   "fix that first", file=sys.stderr)
             return 1
-    import os
-
     os.chdir(ROOT)  # cosmic-ray records module paths as given: relative to the checkout
     pending = session.create(folder / "session.sqlite", relative)
     print(f"{pending} mutants to judge in {folder}")

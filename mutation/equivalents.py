@@ -65,7 +65,12 @@ def check(session: Path) -> int:
             print(f"gone: {listed.key}")
             bad += 1
             continue
-        result = worker.judge(mutation, planner.plan(mutation).tries)
+        tries = planner.plan(mutation).tries
+        if not tries:  # no scenario runs its lines: it survives without a run
+            print(f"survives: {listed.key[0]}:{mutation.start_pos[0]} {listed.key[1]} "
+                  "(no scenario runs it)")
+            continue
+        result = worker.judge(mutation, tries)
         caught = result.test_outcome != TestOutcome.SURVIVED
         print(f"{'CAUGHT' if caught else 'survives'}: {listed.key[0]}:"
               f"{mutation.start_pos[0]} {listed.key[1]} {result.output if caught else ''}")

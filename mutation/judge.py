@@ -68,7 +68,7 @@ def judge(argv: list[str]) -> dict[str, object]:
                            collector.results.values(), selected=True)
     failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in FAILING]
     broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    # (stopped, pytest says INTERRUPTED; a MUST has failed then)
+    # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
     return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
             "stopped": stop.stopped, "pytest": int(code)}
 

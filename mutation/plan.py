@@ -27,7 +27,6 @@ class Plan:
     scenario executes the mutated lines."""
 
     tries: tuple[tuple[str, ...], ...]
-    why: str
 
 
 Lines = dict[str, dict[str, list[str]]]  # file -> line -> scenario names ("" for none)
@@ -43,35 +42,35 @@ class Planner:
     def load(cls, folder: Path) -> Planner:
         return cls({c: json.loads((folder / f"{c}.json").read_text()) for c in COMPONENTS})
 
-    def _ran(self, component: str, where: str, line: int) -> set[str]:
-        found = self.maps[component]
-        return {name for kind in ("files", "spawned")
-                for name in found.get(kind, {}).get(where, {}).get(str(line), ())}
+    def _file(self, component: str, where: str) -> dict[int, set[str]]:
+        """Line -> the scenarios of `component` that run it, in the test process or in one
+        a scenario started."""
+        found: dict[int, set[str]] = {}
+        for kind in ("files", "spawned"):
+            for line, names in self.maps[component].get(kind, {}).get(where, {}).items():
+                found.setdefault(int(line), set()).update(names)
+        return found
 
     def components(self, where: str) -> tuple[str, ...]:
         """The components whose scenarios run some line of `where`."""
         return tuple(c for c in COMPONENTS
-                     if any(names != [AT_COLLECTION]
-                            for kind in ("files", "spawned")
-                            for names in self.maps[c].get(kind, {}).get(where, {}).values()))
+                     if any(names != {AT_COLLECTION} for names in self._file(c, where).values()))
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
         components = self.components(where)
+        files = [self._file(c, where) for c in components]
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
-        ran = {n for c in components for line in lines for n in self._ran(c, where, line)}
+        ran = {n for found in files for line in lines for n in found.get(line, ())}
         whole = _args(components, ())
         if AT_COLLECTION in ran:  # a module constant, a default, a decorator: first the
             # scenarios that run the file at all, then everything
-            names = {n for c in components for line in self._lines(c, where)
-                     for n in self._ran(c, where, line)} - {AT_COLLECTION}
-            return Plan((_args(components, sorted(names)), whole), "runs at import")
+            names = {n for found in files for at in found.values() for n in at}
+            return Plan((_args(components, sorted(names - {AT_COLLECTION})), whole))
         if not ran:
-            return Plan((), "no scenario executes these lines")
+            return Plan(())
         first = _args(components, sorted(ran))
-        if where.startswith(SERVED):
-            return Plan((first, whole), f"{len(ran)} scenarios (served agents) execute it")
-        return Plan((first,), f"{len(ran)} scenarios execute it")
+        return Plan((first, whole) if where.startswith(SERVED) else (first,))
 
     def _statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage
@@ -82,11 +81,6 @@ class Planner:
             parser.parse_source()
             self.parsers[where] = parser
         return {self.parsers[where].first_line(line) for line in range(first, last + 1)}
-
-    def _lines(self, component: str, where: str) -> set[int]:
-        found = self.maps[component]
-        return {int(line) for kind in ("files", "spawned")
-                for line in found.get(kind, {}).get(where, {})}
 
 
 def _args(components: tuple[str, ...] | list[str], names: tuple[str, ...] | list[str]

@@ -3,6 +3,7 @@ survivors, in Markdown for docs/mutation.md."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -65,7 +66,7 @@ def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str,
     mutant = Mutant(str(mutation.module_path), mutation.start_pos[0],
                     mutation.operator_name.split("/")[1], was, becomes, outcome, failed)
     if outcome in ("survived", "unexecuted") and mutant.key in equivalent:
-        return Mutant(*mutant.key[:1], mutant.line, *mutant.key[1:], "equivalent", failed)
+        return dataclasses.replace(mutant, outcome="equivalent")
     return mutant
 
 

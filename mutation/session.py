@@ -9,7 +9,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from cosmic_ray.commands.init import init
-from cosmic_ray.plugins import OPERATOR_PROVIDERS
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -59,5 +58,3 @@ def annotation_spans(source: str) -> Iterator[Span]:
 def _within(pos: tuple[int, int], span: Span) -> bool:
     return span[0] <= tuple(pos) < span[1]
 
-
-__all__ = ["OPERATOR_PROVIDERS", "create"]

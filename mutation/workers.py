@@ -50,6 +50,7 @@ class Worker:
 
     def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...]) -> WorkResult:
         """Apply `mutation` and run the judge with each of `tries` until one kills it."""
+        assert tries, "a mutant no scenario runs is not judged"
         path = self.copy / mutation.module_path
         original = path.read_text()
         mutated = _mutated(original, mutation)
