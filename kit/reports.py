@@ -78,30 +78,33 @@ def _counts(verdicts: Iterable[str]) -> dict[str, int]:
 
 
 def to_junit(run: Run) -> str:
-    suite = ET.Element(
-        "testsuite", name=xml_safe(f"agent-tck: {run.impl.name}"), tests=str(len(run.scenarios))
-    )
-    for kind, verdict in (("failures", FAILED), ("errors", ERRORED)):
-        suite.set(kind, str(sum(s.verdict == verdict for s in run.scenarios)))
-    for s in run.scenarios:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=s.component or "agent-tck",
-            name=xml_safe(s.name),
-            time=f"{s.duration:.3f}",
-        )
-        props = ET.SubElement(case, "properties")
-        for rid in s.reqs:
-            ET.SubElement(props, "property", name="requirement", value=rid)
+    """JUnit XML as every common CI viewer reads it (tests/schemas/junit.xsd): one testsuite,
+    a testcase per scenario with its requirements in its system-out (viewers show that text;
+    a testcase may hold no properties), failures and errors with a message and a type."""
+    scenarios = run.scenarios
+    suite = ET.Element("testsuite", name=xml_safe(f"agent-tck: {run.impl.name}"),
+                       tests=str(len(scenarios)))
+    counts = _counts(s.verdict for s in scenarios)
+    failures, errors = counts.get(FAILED, 0), counts.get(ERRORED, 0)
+    skipped = len(scenarios) - counts.get(PASSED, 0) - failures - errors
+    for kind, count in (("failures", failures), ("errors", errors), ("skipped", skipped)):
+        suite.set(kind, str(count))
+    suite.set("time", f"{sum(s.duration for s in scenarios):.3f}")
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("implementation", run.impl.name), ("version", run.impl.version),
+                        ("verdict", run.summary)):
+        ET.SubElement(props, "property", name=name, value=xml_safe(value))
+    for s in scenarios:
+        case = ET.SubElement(suite, "testcase", classname=s.component or "agent-tck",
+                             name=xml_safe(s.name), time=f"{s.duration:.3f}")
+        evidence = xml_safe(s.evidence)
         if s.verdict in BAD:
-            tag = "failure" if s.verdict == FAILED else "error"
-            evidence = xml_safe(s.evidence)
-            ET.SubElement(
-                case, tag, message=evidence.splitlines()[-1:][0] if evidence else s.verdict
-            ).text = evidence
-        elif s.verdict not in (PASSED,):
-            ET.SubElement(case, "skipped", message=xml_safe(s.evidence) or s.verdict)
+            ET.SubElement(case, "failure" if s.verdict == FAILED else "error",
+                          message=evidence.splitlines()[-1] if evidence else s.verdict,
+                          type=xml_safe(s.error.partition(":")[0]) or s.verdict).text = evidence
+        elif s.verdict != PASSED:
+            ET.SubElement(case, "skipped", message=evidence or s.verdict)
+        ET.SubElement(case, "system-out").text = f"requirements: {', '.join(s.reqs)}"
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
