@@ -41,7 +41,7 @@ def run_all(size: str) -> list[Row]:
     found += [requests.overhead(requests_n), *requests.precision(requests_n)]
     found += parse_rate.rows(parses)
     found += suite.rows(runs)
-    found += reports_bench.rows()
+    found += [*reports_bench.rows(), *reports_bench.browser_rows()]
     return [*found, VALIDATE]
 
 

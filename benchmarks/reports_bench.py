@@ -4,10 +4,14 @@ least a writer must do). The target (issue: living documentation) is under 2 s e
 
 from __future__ import annotations
 
+import html
 import json
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 
 from agent_tck.kit import html_report, messages, registry, reports, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
@@ -55,7 +59,55 @@ def rows(count: int = 10_000) -> list[Row]:
     return found
 
 
+def opened(page: Path, filter_label: str | None) -> tuple[float, float]:
+    """Seconds to `page`'s load event in headless Chromium, and for a click on the label
+    `filter_label` to be laid out (0 when None)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.support.browser import launch
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            tab = browser.new_page()
+            started = time.perf_counter()
+            tab.goto(page.as_uri(), wait_until="load", timeout=120_000)
+            tab.evaluate("document.body.getBoundingClientRect()")  # laid out
+            loaded = time.perf_counter() - started
+            if filter_label is None:
+                return loaded, 0.0
+            started = time.perf_counter()
+            tab.locator(f"label[for='{filter_label}']").click()
+            tab.evaluate("document.body.getBoundingClientRect()")
+            return loaded, time.perf_counter() - started
+        finally:
+            browser.close()
+
+
+def browser_rows(count: int = 10_000) -> list[Row]:
+    if shutil.which("chromium") is None:
+        return [Row(f"HTML report of {count:,} scenarios opened in Chromium", "not measured",
+                    "-", "-", "< 5 s", None)]
+    run = large_run(count)
+    with tempfile.TemporaryDirectory() as tmp:
+        report, plain = Path(tmp) / "report.html", Path(tmp) / "plain.html"
+        report.write_text(html_report.render(run), encoding="utf-8")
+        text = reports.to_json(run)
+        plain.write_text(f"<!DOCTYPE html><title>plain</title><pre>{html.escape(text)}</pre>",
+                         encoding="utf-8")
+        base, _ = opened(plain, None)
+        loaded, filtered = opened(report, "fv-failed")
+        size = report.stat().st_size
+    return [Row(f"HTML report of {count:,} scenarios opened in Chromium ({size / 2**20:.1f} "
+                "MiB), to its load event", f"{loaded:.2f} s",
+                f"{base:.2f} s (its JSON in one <pre>)", f"{loaded / base:.1f}x", "< 5 s",
+                loaded < 5.0),
+            Row("the same page: the \"failed\" filter clicked and laid out", f"{filtered:.2f} s",
+                f"{base:.2f} s (its JSON in one <pre>)", f"{filtered / base:.1f}x", "< 1 s",
+                filtered < 1.0)]
+
+
 if __name__ == "__main__":
     from benchmarks.report import table
 
-    print(table(rows()))
+    print(table([*rows(), *browser_rows()]))

@@ -40,7 +40,8 @@ h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.15em .6em;text-align:right}
 th:first-child,td:first-child{text-align:left}
 .gherkin{font-family:monospace;margin:.3em 0 .3em 1em}.steps{list-style:none;padding-left:2em}
-.kw{font-weight:bold}pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+.kw{font-weight:bold}pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+pre,code{overflow-wrap:anywhere}
 .meta{color:#666;font-size:.85em}
 """
 CSS = BASE_CSS + """
@@ -55,7 +56,7 @@ details.req>summary{cursor:pointer}.rid{font-family:monospace;font-weight:bold}
 .v-passed{background:#dff3e0}.v-failed,.v-errored{background:#fbdde1}
 .v-not-applicable,.v-not-run,.v-skipped{background:#eee}
 .step.passed .mark{color:#176b1c}.step.failed{color:#b00020;font-weight:bold}
-.step.skipped{color:#888}
+.step.skipped{color:#555}
 """
 
 
@@ -66,10 +67,10 @@ def render(run: Run, finished: str | None = None) -> str:
     return "\n".join([
         page_head(f"agent-tck: {run.impl.name} {run.impl.version}",
                   CSS + _filter_css(components)),
-        *_radios(components),
         _summary(run, when),
-        _filters(components),
         "<main>",
+        *_radios(components),
+        _filters(components),
         *(_component(c, [v for v in run.verdicts if v.req.component == c], run)
           for c in components),
         "</main></body></html>",
@@ -99,41 +100,52 @@ def slug(value: str) -> str:
 
 
 # Filters: one radio group per axis (verdict, level, component), checked "all" by default.
-# The inputs are hidden siblings before <nav> and <main>; their labels in <nav> toggle them.
+# The inputs (visually hidden, still focused and toggled by the keyboard) open <main>, before
+# <nav> and the components, their siblings: `#radio:checked~...` selectors hide what a filter
+# excludes (`body:has(#radio:checked)` would too, at half the browser's speed on a large page).
 def _axes(components: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
     """(group, what it filters, values) per filter axis."""
     return [("fv", "verdict", VERDICTS), ("fl", "level", LEVELS),
             ("fc", "component", tuple(components))]
 
 
+def radio(group: str, value: str, checked: bool) -> str:
+    """A filter's hidden radio input, labelled by `value`."""
+    return (f'<input type="radio" class="f" name="{group}" id="{group}-{slug(value)}"'
+            f'{" checked" if checked else ""}>')
+
+
+def label(group: str, value: str) -> str:
+    return f'<label for="{group}-{slug(value)}">{escape(value)}</label>'
+
+
 def _radios(components: list[str]) -> list[str]:
-    return [f'<input type="radio" class="f" name="{group}" id="{group}-{slug(value)}"'
-            f'{" checked" if value == "all" else ""}>'
+    return [radio(group, value, value == "all")
             for group, _, values in _axes(components) for value in ("all", *values)]
 
 
 def _filters(components: list[str]) -> str:
-    rows = [f'<div>{what}: ' + " ".join(
-        f'<label for="{group}-{slug(v)}">{escape(v)}</label>' for v in ("all", *values)) + "</div>"
-        for group, what, values in _axes(components)]
+    rows = [f"<div>{what}: " + " ".join(label(group, v) for v in ("all", *values)) + "</div>"
+            for group, what, values in _axes(components)]
     return '<nav aria-label="filters"><h2>Requirements</h2>' + "".join(rows) + "</nav>"
 
 
 def _filter_css(components: list[str]) -> str:
-    """Hide what the checked radio of each axis excludes; mark the checked label. A component
-    left with nothing to show is hidden too, where the browser knows `:has`."""
+    """Hide what the checked radio of each axis excludes; mark the checked label and the
+    focused one. A component left with nothing to show is hidden too, where the browser knows
+    `:has`."""
     prefix = {"fv": "v", "fl": "l", "fc": "c"}
     rules = []
     for group, _, values in _axes(components):
         for value in ("all", *values):
-            radio = f"#{group}-{slug(value)}:checked"
-            label = f'nav label[for="{group}-{slug(value)}"]'
-            rules.append(f"{radio}~{label}{{background:#333;color:#fff}}")
-            rules.append(f"#{group}-{slug(value)}:focus-visible~{label}{{outline:2px solid}}")
+            ident = f"{group}-{slug(value)}"
+            shown = f'~nav label[for="{ident}"]'
+            rules.append(f"#{ident}:checked{shown}{{background:#333;color:#fff}}")
+            rules.append(f"#{ident}:focus-visible{shown}{{outline:2px solid}}")
             if value != "all":
                 cls = f"{prefix[group]}-{slug(value)}"
-                rules.append(f"{radio}~main .req:not(.{cls}){{display:none}}")
-                rules.append(f"{radio}~main .comp:not(:has(.req.{cls})){{display:none}}")
+                rules.append(f"#{ident}:checked~.comp .req:not(.{cls}){{display:none}}")
+                rules.append(f"#{ident}:checked~.comp:not(:has(.req.{cls})){{display:none}}")
     return "\n".join(rules)
 
 
@@ -276,9 +288,11 @@ def _evidence(s: ScenarioResult) -> str:
 MATRIX_CSS = """
 tr.differs{background:#fff4d6}tr.differs td:first-child{border-left:4px solid #b00020}
 td.absent{color:#999}td.text{text-align:left;font-size:.85em}
-#fd-differ:checked~main tr.same{display:none}
-#fd-all:checked~nav label[for="fd-all"],#fd-differ:checked~nav label[for="fd-differ"]
-{background:#333;color:#fff}
+#fd-differences-only:checked~table tr.same{display:none}
+#fd-all:checked~nav label[for="fd-all"],
+#fd-differences-only:checked~nav label[for="fd-differences-only"]{background:#333;color:#fff}
+#fd-all:focus-visible~nav label[for="fd-all"],
+#fd-differences-only:focus-visible~nav label[for="fd-differences-only"]{outline:2px solid}
 """
 
 
@@ -289,14 +303,13 @@ def render_matrix(judged: list[Judged]) -> str:
     differ = sum(r.differs for r in rows)
     return "\n".join([
         page_head(f"agent-tck: {len(judged)} reports side by side", CSS + MATRIX_CSS),
-        '<input type="radio" class="f" name="fd" id="fd-all" checked>',
-        '<input type="radio" class="f" name="fd" id="fd-differ">',
         f"<header><h1>agent-tck: {len(judged)} reports side by side</h1>",
         _reports_table(judged),
         f'<p id="differ">{differ} of {len(rows)} requirements differ.</p></header>',
-        '<nav aria-label="filters">show: <label for="fd-all">all</label> '
-        '<label for="fd-differ">differences only</label></nav>',
-        f"<main>{_matrix_table(judged, rows)}</main></body></html>",
+        f'<main>{radio("fd", "all", True)}{radio("fd", "differences only", False)}',
+        f'<nav aria-label="filters">show: {label("fd", "all")} '
+        f'{label("fd", "differences only")}</nav>',
+        f"{_matrix_table(judged, rows)}</main></body></html>",
         "",
     ])
 

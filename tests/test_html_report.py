@@ -211,14 +211,17 @@ def test_the_filters_work_without_a_script(
     [style] = tree.find("style")
     css = style.text()
     radios = {n.attrs["id"]: n for n in tree.find("input") if n.attrs.get("type") == "radio"}
-    labels = [n.attrs["for"] for n in tree.find("label")]
-    assert sorted(labels) == sorted(radios)
+    assert sorted(n.attrs["for"] for n in tree.find("label")) == sorted(radios)
     assert {r for r in radios if "checked" in radios[r].attrs} == {"fv-all", "fl-all", "fc-all"}
     for radio, cls in (("fv-failed", "v-failed"), ("fv-not-run", "v-not-run"),
                        ("fl-should", "l-should"), ("fc-agent", "c-agent")):
-        assert f"#{radio}:checked~main .req:not(.{cls}){{display:none}}" in css
-    main_index = tree.all.index(tree.find("main")[0])
-    assert all(tree.all.index(r) < main_index for r in radios.values())
+        assert f"#{radio}:checked~.comp .req:not(.{cls}){{display:none}}" in css
+    # The radios open <main> (inside its landmark), siblings before the filters and components.
+    [main] = tree.find("main")
+    first = [n for n in main.children if isinstance(n, Node)]
+    assert first[:len(radios)] == list(radios.values())
+    assert [n.tag for n in first[len(radios):]] == ["nav"] + ["section"] * (
+        len(first) - len(radios) - 1)
     judged = {r["id"]: r for r in report["requirements"]}  # type: ignore[attr-defined]
     reqs = registry.load()
     for req in tree.find("details", "req"):
@@ -317,7 +320,8 @@ def test_reports_side_by_side_mark_where_they_differ(
     [verdicts] = [[c.text() for c in r.children if isinstance(c, Node)][3] for r in tree.find(
         "tr", under=tree.by_id("reports"))[1:2]]
     assert verdicts == "CONFORMANT"
-    assert "#fd-differ:checked~main tr.same{display:none}" in tree.find("style")[0].text()
+    assert "#fd-differences-only:checked~table tr.same{display:none}" in tree.find(
+        "style")[0].text()
     table = markdown.read_text().splitlines()
     assert [line for line in table if "≠** " in line] == [
         "| **≠** EH\\-1.1 | MUST | passed | failed |"]
