@@ -18,6 +18,7 @@ from agent_tck.kit.options import add_shared
 
 pytest_plugins = [
     "agent_tck.steps.agent_steps",
+    "agent_tck.steps.credential_steps",
     "agent_tck.steps.backend_steps",
     "agent_tck.steps.harness_steps",
     "agent_tck.steps.pipeline_steps",

@@ -28,6 +28,9 @@ DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 # Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
 NESTING_VARIABLES = ("CLAUDECODE",)
+# How the CLI authenticates (decision D-21): "login", its own login (every API-key variable of
+# the backend withheld); "api-key", a key it must be given.
+CREDENTIALS = ("login", "api-key")
 _SIGNALS = frozenset(int(s) for s in signal.Signals)
 # Text events are joined this many at a time, so a long stream costs the text's characters
 # rather than a string object per text line (about 60 bytes of overhead each).
@@ -67,6 +70,7 @@ class AgentConfig:
     extra_args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     strip_env: tuple[str, ...] = ()
+    credentials: str | None = None  # CREDENTIALS, or None: the environment as it is
 
     def __post_init__(self) -> None:
         for name in ("timeout", "grace_period"):
@@ -96,6 +100,9 @@ class AgentConfig:
         for arg in self.extra_args:
             if not isinstance(arg, str) or "\0" in arg:
                 raise ConfigError(f"extra_args: {arg!r:.80} must be a string without NUL")
+        if self.credentials is not None and self.credentials not in CREDENTIALS:
+            raise ConfigError(f"credentials must be one of {', '.join(CREDENTIALS)}, not "
+                              f"{self.credentials!r:.80}")
 
 
 def _check_message(message: object) -> str | None:
@@ -198,6 +205,7 @@ class CodingAgent:
     ) -> None:
         self.config = config or AgentConfig()
         self.backend: Backend = get_backend(self.config.backend, self.config.command)
+        self._check_credentials()
         self.listeners = list(listeners or [])
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
@@ -275,9 +283,22 @@ class CodingAgent:
     def _environment(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(self.config.env or {})
-        for name in (*NESTING_VARIABLES, *self.config.strip_env):
+        withheld = self.backend.key_variables if self.config.credentials == "login" else ()
+        for name in (*NESTING_VARIABLES, *self.config.strip_env, *withheld):
             env.pop(name, None)
         return env
+
+    def _check_credentials(self) -> None:
+        """A credentials mode the environment contradicts is refused (decision D-21)."""
+        keys, mode = self.backend.key_variables, self.config.credentials
+        if mode == "login":
+            given = [name for name in keys if name in (self.config.env or {})]
+            if given:
+                raise ConfigError(f"credentials 'login' withholds the {self.backend.name} CLI's "
+                                  f"API keys, but env sets {', '.join(given)}")
+        elif mode == "api-key" and not any(self._environment().get(name) for name in keys):
+            raise ConfigError(f"credentials 'api-key': none of {', '.join(keys)} is set for the "
+                              f"{self.backend.name} CLI (inherited or in env)")
 
     def _transition(self, state: State, reason: str) -> None:
         previous, self.state = self.state, state

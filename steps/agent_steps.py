@@ -709,7 +709,7 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
     """Asked of every implementation, whatever backends it declares: the subject is the
     refusal of one it does not know."""
     world.backend = backend
-    _create(world)
+    create_or_refuse(world)
 
 
 @when(parsers.parse("an agent is created with the {setting} set to {value}"))
@@ -717,12 +717,12 @@ def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
     """`value` is JSON, as the adapter protocol carries it: -1, 0, ["KEY="]."""
     world.settings[setting] = json.loads(value)
     try:
-        _create(world)
+        create_or_refuse(world)
     except Unsendable as exc:
         not_applicable(f"the driver's protocol cannot carry {setting} {value}: {exc}")
 
 
-def _create(world: AgentWorld) -> None:
+def create_or_refuse(world: AgentWorld) -> None:
     """The agent created, or the implementation's words refusing it in `world.refusal`."""
     try:
         world.ensure_agent()

@@ -65,6 +65,9 @@ CASES = {
     "StripsOnlyWhatItCan": {"AG-C3"},
     "WritesThePromptBlocking": {"AG-H21"},
     "ReadsTheFirstValueOfALine": {"AG-H22"},
+    "WithholdsOneKey": {"AG-K1"},
+    "TakesAnyKeyMode": {"AG-K2"},
+    "LoginOverridesEnv": {"AG-K3"},
 }
 
 

@@ -34,6 +34,9 @@ class Profile(ABC):
     # The prefixes of the environment variables that configure it (its keys, endpoints):
     # recorded by the fake harness, dropped by the real CLI's sandbox before its own are set.
     env_prefixes: ClassVar[tuple[str, ...]]
+    # The variables that carry an API key to the CLI: what an agent using the CLI's own login
+    # withholds (decision D-21).
+    key_variables: ClassVar[tuple[str, ...]]
 
     # The stream, in the CLI's own shapes. A profile instance keeps a turn's state (ids).
     @abstractmethod

@@ -38,6 +38,7 @@ class ClaudeProfile(Profile):
     ]
     done_carries_text = True
     env_prefixes = ("ANTHROPIC", "CLAUDE")
+    key_variables = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     model_options = ("--model",)
 
     def __init__(self) -> None:

@@ -30,6 +30,7 @@ class CodexProfile(Profile):
     ]
     done_carries_text = False  # the turn's end carries no text: its last message does
     env_prefixes = ("OPENAI", "CODEX")
+    key_variables = ("OPENAI_API_KEY", "CODEX_API_KEY")
     model_options = ("-m", "--model")
 
     def __init__(self) -> None:

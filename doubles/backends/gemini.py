@@ -40,6 +40,7 @@ class GeminiProfile(Profile):
     ]
     done_carries_text = False  # `result` carries stats, not text: the messages are the text
     env_prefixes = ("GEMINI", "GOOGLE")
+    key_variables = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     model_options = ("-m", "--model")
 
     def __init__(self) -> None:

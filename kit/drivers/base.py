@@ -15,7 +15,13 @@ PR_SET_PDEATHSIG = 1
 INHERITED_ENV = {
     "CLAUDECODE": "1",
     "ANTHROPIC_API_KEY": "sk-ant-agent-tck-inherited",
+    "ANTHROPIC_AUTH_TOKEN": "agent-tck-inherited-token",
     "OPENAI_API_KEY": "sk-agent-tck-inherited",
+    "CODEX_API_KEY": "sk-codex-agent-tck-inherited",
+    "GEMINI_API_KEY": "agent-tck-inherited-gemini-key",
+    "GOOGLE_API_KEY": "agent-tck-inherited-google-key",
+    # Neither a key nor a nesting variable: what every agent hands on unchanged.
+    "AGENT_TCK_INHERITED": "kept",
 }
 
 
@@ -68,6 +74,9 @@ class RequestResult:
 class Driver(Protocol):
     info: ImplInfo
     cwd: str  # the implementation's own working directory
+    # Whether an agent's `env` setting reaches the implementation apart from the environment
+    # it inherits (over DDS it is a served agent's own environment: the two are one).
+    env_apart: bool
 
     def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]: ...
 

@@ -37,7 +37,8 @@ REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_s
                 "service_instance_tag", "metadata")
 LOOPBACK = PACKAGE / "reference" / "cyclonedds-loopback.xml"
 FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
-         "grace_period": "--grace-period", "command": "--command", "model": "--model"}
+         "grace_period": "--grace-period", "command": "--command", "model": "--model",
+         "credentials": "--credentials"}
 START_TIMEOUT = 30.0
 SETTLE_TIMEOUT = 5.0  # how long states and events may trail the reply
 STOP_TIMEOUT = 15.0
@@ -101,6 +102,8 @@ class Served:
 class DdsDriver(ProtocolDriver):
     """Agents served over DDS. Only the agent commands travel over DDS; any other command of
     the protocol is an error (the driver declares only what it serves)."""
+
+    env_apart = False  # `env` is the served agent's own environment
 
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:
         raise DriverError(f"{cmd} is not served over DDS")

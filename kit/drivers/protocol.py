@@ -19,6 +19,7 @@ PROTOCOL_VERSION = 1
 class ProtocolDriver(ABC):
     info: ImplInfo
     cwd: str
+    env_apart = True  # see Driver
 
     @abstractmethod
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:

@@ -34,6 +34,9 @@ class Backend(Protocol):
 
     name: str
     command: str
+    # The variables that carry an API key to the CLI (decision D-21): withheld when the agent
+    # uses the CLI's own login, one of them required when it uses a key.
+    key_variables: tuple[str, ...]
 
     def build(self, prompt: str, options: RunOptions) -> Invocation: ...
 

@@ -21,6 +21,7 @@ class ClaudeBackend:
     """Builds the `claude` command line and reads its stream-json output."""
 
     name = "claude"
+    key_variables: tuple[str, ...] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
     def __init__(self, command: str = "claude") -> None:
         self.command = command

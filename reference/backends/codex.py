@@ -24,6 +24,7 @@ class CodexBackend:
     """Builds the `codex exec` command line and reads its `--json` output."""
 
     name = "codex"
+    key_variables: tuple[str, ...] = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
     def __init__(self, command: str = "codex") -> None:
         self.command = command

@@ -27,6 +27,7 @@ class GeminiBackend:
     """Builds the `gemini` command line and reads its stream-json output."""
 
     name = "gemini"
+    key_variables: tuple[str, ...] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
     def __init__(self, command: str = "gemini") -> None:
         self.command = command

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from agent_tck.reference.agent import DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
+from agent_tck.reference.agent import CREDENTIALS, DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
 from agent_tck.reference.backends import BACKENDS, get_backend
 from agent_tck.reference.dds.config import loopback_only, security_problem
 from agent_tck.reference.exceptions import ConfigError
@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="seconds between SIGTERM and SIGKILL (default %(default)s)")
     serve.add_argument("--command", dest="cli", help="the CLI to run (default: the backend's name)")
     serve.add_argument("--model", help="the model flag passed to the CLI")
+    serve.add_argument("--credentials", choices=CREDENTIALS,
+                       help="the CLI's own login (its API-key variables withheld) or an API key "
+                            "(one must be set); default: the environment as it is")
     serve.add_argument("--strip-env", action="append", default=[], metavar="NAME",
                        help="remove this variable from the CLI's environment (repeatable)")
     serve.add_argument("--cli-arg", action="append", default=[], metavar="ARG",
@@ -104,6 +107,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
                          grace_period=args.grace_period, command=args.cli,
                          model=args.model, strip_env=tuple(args.strip_env),
+                         credentials=args.credentials,
                          extra_args=tuple(args.cli_arg))
     _check_exposure(config, args.dds_config, args.allow_bypass_on_network)
     if args.verbose:

@@ -168,6 +168,7 @@ class _Backend:
 
     def __init__(self, inner: Any) -> None:
         self.inner, self.name, self.command = inner, inner.name, inner.command
+        self.key_variables = inner.key_variables
 
     def build(self, prompt: str, options: RunOptions) -> Invocation:
         built: Invocation = self.inner.build(prompt, options)
@@ -296,7 +297,14 @@ class WritesThePromptBlocking(_Supervised):
     supervisor = _BlockingWrite
 
 
-class RunsClaudeForAnyBackend(_Broken):
+class _Creates(_Broken):
+    """A broken agent whose one defect is in what it creates."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        """Nothing more."""
+
+
+class RunsClaudeForAnyBackend(_Creates):
     """Creates an agent for a backend it does not know, and runs claude for it."""
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
@@ -304,11 +312,8 @@ class RunsClaudeForAnyBackend(_Broken):
             settings = {**settings, "backend": "claude"}
         return super().make_agent(settings, listeners)
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        """Its one defect is in what it creates."""
 
-
-class TakesAnyDeadline(_Broken):
+class TakesAnyDeadline(_Creates):
     """Takes a timeout or grace period that is no duration, running with its default instead
     (the reference with its check of them deleted, as a mutant of AgentConfig had it)."""
 
@@ -319,11 +324,8 @@ class TakesAnyDeadline(_Broken):
                 settings = {k: v for k, v in settings.items() if k != name}
         return super().make_agent(settings, listeners)
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        """Its one defect is in what it creates."""
 
-
-class StripsOnlyWhatItCan(_Broken):
+class StripsOnlyWhatItCan(_Creates):
     """Drops the names in strip_env that cannot be a variable's instead of refusing them (the
     reference with its check of them deleted, as a mutant had it)."""
 
@@ -332,8 +334,42 @@ class StripsOnlyWhatItCan(_Broken):
         kept = [n for n in names if isinstance(n, str) and n and "=" not in n]
         return super().make_agent({**settings, "strip_env": kept}, listeners)
 
+
+class WithholdsOneKey(_Broken):
+    """Using the CLI's login, withholds only the best-known API-key variable of its backend."""
+
     def break_agent(self, agent: CodingAgent) -> None:
-        """Its one defect is in what it creates."""
+        environment = agent._environment
+
+        def leaky() -> dict[str, str]:
+            env = environment()
+            if agent.config.credentials == "login":
+                env.update({name: os.environ[name] for name in agent.backend.key_variables[1:]
+                            if name in os.environ})
+            return env
+
+        agent._environment = leaky  # type: ignore[method-assign]
+
+
+class TakesAnyKeyMode(_Creates):
+    """Told to use an API key, never checks that one is set."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        if settings.get("credentials") == "api-key":
+            settings = {**settings, "credentials": None}
+        return super().make_agent(settings, listeners)
+
+
+class LoginOverridesEnv(_Creates):
+    """Told to use the CLI's login while its env sets a key, silently drops the key."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        backend = BACKENDS.get(settings.get("backend", "claude"))
+        if settings.get("credentials") == "login" and backend is not None:
+            env = {k: v for k, v in (settings.get("env") or {}).items()
+                   if k not in backend.key_variables}
+            settings = {**settings, "env": env}
+        return super().make_agent(settings, listeners)
 
 
 class ResumesTheLastSession(_Broken):
@@ -512,13 +548,15 @@ class KeepsNestingVariable(_Broken):
     """Hands the CLI its whole inherited environment, CLAUDECODE included."""
 
     def break_agent(self, agent: CodingAgent) -> None:
-        def environment() -> dict[str, str]:
-            env = {**os.environ, **(agent.config.env or {})}
-            for name in agent.config.strip_env:
-                env.pop(name, None)
+        environment = agent._environment
+
+        def keeping() -> dict[str, str]:
+            env = environment()
+            if "CLAUDECODE" in os.environ and "CLAUDECODE" not in agent.config.strip_env:
+                env["CLAUDECODE"] = os.environ["CLAUDECODE"]
             return env
 
-        agent._environment = environment  # type: ignore[method-assign]
+        agent._environment = keeping  # type: ignore[method-assign]
 
 
 class IgnoresStripEnv(_Broken):
