@@ -54,9 +54,10 @@ class TransportWorld(World):
             self.script = Script(self.backend, time_scale=self.time_scale)
         return self.script
 
-    def start(self, label: str, backend: str) -> None:
+    def start(self, label: str, backend: str, **settings: str) -> None:
         self.backend = backend
-        name, _ = self.dds.agent_create({"backend": backend, "env": {"PATH": self.rig.path()}})
+        name, _ = self.dds.agent_create({"backend": backend, "env": {"PATH": self.rig.path()},
+                                         **settings})
         self.names[label] = name
 
     def send(self, count: int, *, client: int = 0, agent: str = "", conversation: str = ""
@@ -103,9 +104,17 @@ def transport(pytestconfig: pytest.Config, harness_rig: HarnessRig, time_scale: 
 
 # --- GIVEN --------------------------------------------------------------------------------
 
-@given(parsers.parse('a served agent "{label}" with backend "{backend}".'))
+@given(parsers.re(r'a served agent "(?P<label>[^"]+)" with backend "(?P<backend>[^"]+)"\.$'))
 def served_agent(transport: TransportWorld, label: str, backend: str) -> None:
     transport.start(label, backend)
+
+
+@given(parsers.parse('a served agent "{label}" with backend "{backend}" and {setting} '
+                     '"{value}".'))
+def served_agent_with(transport: TransportWorld, label: str, backend: str, setting: str,
+                      value: str) -> None:
+    """`setting`: "credentials" or "the model"."""
+    transport.start(label, backend, **{setting.removeprefix("the "): value})
 
 
 @given(parsers.parse('served agents "{first}" and "{second}" with backend "{backend}".'))
@@ -281,6 +290,17 @@ def states_well_formed(transport: TransportWorld, label: str) -> None:
         assert state["previous"] == previous, state
         assert state["reason"], f"no reason: {state}"
         previous = state["state"]
+
+
+@then(parsers.parse('every state of agent "{label}" on the monitoring topic describes it as:'))
+def states_describe(transport: TransportWorld, label: str, datatable: list[list[str]]) -> None:
+    """`datatable`: | field | value | rows, each value JSON (null: not set)."""
+    expected = {field: json.loads(value) for field, value in datatable[1:]}
+    states = transport.dds.states(transport.names[label])
+    assert states, f"agent {label!r} published no state"
+    for state in states:
+        said = {field: state["metadata"].get(field, "(absent)") for field in expected}
+        assert said == expected, f"the {state['state']} state says {said}"
 
 
 @then(parsers.parse('the last state of agent "{label}" on the monitoring topic is '

@@ -27,6 +27,7 @@ CASES = {
     "ignores-target": ("addressed_to_a_named_agent", "TR-5"),
     "no-offline": ("told_to_stop_publishes_offline", "TR-7"),
     "no-resume": ("resumes_the_session and claude", "TR-9"),
+    "anonymous": ("told_apart", "TR-10"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

@@ -80,6 +80,28 @@ Feature: Transport: the agent served over DDS
       Then the harness was terminated via SIGTERM and no process of it remains.
       Then the last state of agent "A" on the monitoring topic is "OFFLINE", with a reason.
 
+  Rule: An agent says what it is in every state it publishes (docs/genesis.md, G07.3)
+    GENESIS's agents advertise, when they start, their backend and their model and how they
+    authenticate. A client that finds several agents on one domain, of different backends,
+    must tell them apart before it sends anything; the monitoring topic is where it sees them
+    first, so each state an agent publishes, from DISCOVERING on, carries its backend, its
+    model and its credentials mode (null where it has none).
+
+    @req:TR-10
+    Scenario: Agents of two backends on one domain can be told apart before any request.
+      Given a served agent "A" with backend "claude" and credentials "login".
+      Given a served agent "B" with backend "codex" and the model "gpt-5-codex".
+      Then every state of agent "A" on the monitoring topic describes it as:
+        | field       | value    |
+        | backend     | "claude" |
+        | model       | null     |
+        | credentials | "login"  |
+      Then every state of agent "B" on the monitoring topic describes it as:
+        | field       | value         |
+        | backend     | "codex"       |
+        | model       | "gpt-5-codex" |
+        | credentials | null          |
+
   Rule: A conversation resumes its harness session (seed 000: "enabling the caller to resume the session later")
 
     @req:TR-9

@@ -378,8 +378,9 @@ def default_name(backend: str) -> str:
 
 
 def _describe(config: AgentConfig, domain: int) -> dict[str, Any]:
-    return {"backend": config.backend, "timeout": config.timeout,
-            "grace_period": config.grace_period, "working_dir": config.working_dir,
+    return {"backend": config.backend, "model": config.model, "credentials": config.credentials,
+            "timeout": config.timeout, "grace_period": config.grace_period,
+            "working_dir": config.working_dir,
             "domain": domain, "pid": os.getpid(), "host": socket.gethostname()}
 
 

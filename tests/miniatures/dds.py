@@ -7,6 +7,7 @@ Each defect is one small patch of the reference service:
 - ignores-target:  takes requests addressed to another agent
 - no-offline:      stops without publishing OFFLINE
 - no-resume:       never resumes a conversation's session
+- anonymous:       its states say nothing of its backend, model or credentials
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent_tck.reference.dds import cli, types
+from agent_tck.reference.dds import cli, service, types
 from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
 _start = AgentService._start
+_describe = service._describe
 
 
 def _reply_twice(self: AgentService, request: types.AgentRequest,
@@ -47,15 +49,22 @@ def _never_resume(self: AgentService, pending: Any) -> None:
     _start(self, pending)
 
 
-DEFECTS = {
-    "twice": ("_reply", _reply_twice),
-    "ignores-target": ("_addressed", _any_target),
-    "no-offline": ("shutdown", _silent_shutdown),
-    "no-resume": ("_start", _never_resume),
+def _anonymous(config: Any, domain: int) -> dict[str, Any]:
+    """Describes itself in its states without its backend, model or credentials."""
+    described = _describe(config, domain)
+    return {k: v for k, v in described.items() if k not in ("backend", "model", "credentials")}
+
+
+DEFECTS: dict[str, tuple[Any, str, Any]] = {
+    "twice": (AgentService, "_reply", _reply_twice),
+    "ignores-target": (AgentService, "_addressed", _any_target),
+    "no-offline": (AgentService, "shutdown", _silent_shutdown),
+    "no-resume": (AgentService, "_start", _never_resume),
+    "anonymous": (service, "_describe", _anonymous),
 }
 
 if __name__ == "__main__":
     defect, *argv = sys.argv[1:]
-    attribute, patch = DEFECTS[defect]
-    setattr(AgentService, attribute, patch)
+    owner, attribute, patch = DEFECTS[defect]
+    setattr(owner, attribute, patch)
     sys.exit(cli.main(argv))
