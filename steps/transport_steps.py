@@ -139,6 +139,15 @@ def runs_for(transport: TransportWorld, seconds: float) -> None:
     transport.new_script().init().text("working").add("sleep", seconds)
 
 
+@given(parsers.parse("the harness runs {count:d} tools, each started then answered, then "
+                     "answers."))
+def runs_tools(transport: TransportWorld, count: int) -> None:
+    script = transport.new_script().init()
+    for i in range(1, count + 1):
+        script.tool(f"toolu_{i:02d}", result=False).tool(f"toolu_{i:02d}", result=True)
+    script.text("done").done("done")
+
+
 @given(parsers.parse('the harness starts session "{session}".'))
 def starts_session(transport: TransportWorld, session: str) -> None:
     transport.new_script().init(session).echo()
@@ -232,6 +241,26 @@ def both_answered(transport: TransportWorld, first: str, second: str) -> None:
     repliers = {r["service_instance_tag"] for rs in _replies(transport).values() for r in rs}
     expected = {transport.names[first], transport.names[second]}
     assert repliers == expected, f"replies came from {repliers}"
+
+
+@then(parsers.parse("the event topic shows, for every request, one tool_start event per tool, "
+                    "{ids}, in that order, each naming its tool."))
+def tool_events(transport: TransportWorld, ids: str) -> None:
+    expected = [i.strip() for i in ids.split(",")]
+    assert transport.sent, "no request was sent"
+    for rid in transport.sent:
+        starts = [e for e in transport.dds.events(rid) if e["kind"] == "tool_start"]
+        assert [e.get("tool_id") for e in starts] == expected, f"{rid}: tool_start events {starts}"
+        assert all(e.get("tool_name") for e in starts), f"{rid}: a tool without its name {starts}"
+
+
+@then("the event topic shows no tool_start event for any request, and its answer.")
+def no_tool_events(transport: TransportWorld) -> None:
+    assert transport.sent, "no request was sent"
+    for rid in transport.sent:
+        events = transport.dds.events(rid)
+        assert [e for e in events if e["kind"] == "tool_start"] == [], f"{rid}: {events}"
+        assert any(e["kind"] == "done" for e in events), f"{rid}: no done event in {events}"
 
 
 @then(parsers.parse('every reply comes from agent "{label}".'))

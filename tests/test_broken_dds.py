@@ -28,6 +28,7 @@ CASES = {
     "no-offline": ("told_to_stop_publishes_offline", "TR-7"),
     "no-resume": ("resumes_the_session and claude", "TR-9"),
     "anonymous": ("told_apart", "TR-10"),
+    "hidden-tools": ("tool_calls_appear", "TR-11"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"
@@ -48,7 +49,7 @@ def test_the_suite_catches_each_defect_and_the_reference_passes(tmp_path: Path) 
     """Every case's run, started at once (one test, so one worker starts them all)."""
     everything = " or ".join(f"({k})" for k, _ in CASES.values())
     cases = {**{d: k for d, (k, _) in CASES.items()}, CONTROL: everything}
-    procs = {d: launch(d, k, domain(2 + 2 * i), tmp_path)  # each run takes two domains
+    procs = {d: launch(d, k, domain(2 * i), tmp_path)  # each run takes two domains
              for i, (d, k) in enumerate(cases.items())}
     runs = {}
     try:

@@ -102,6 +102,26 @@ Feature: Transport: the agent served over DDS
         | model       | "gpt-5-codex" |
         | credentials | null          |
 
+  Rule: Each tool call of a request is published on the event topic (docs/genesis.md, G11.5 to G11.7)
+    GENESIS publishes an edge from the agent to each tool it calls, so that whoever watches the
+    domain sees the agent at work. The kit's agents publish the normalized events of each
+    request's stream on the event topic, under the request's id: a tool call is a tool_start
+    event naming its tool; a request that calls none publishes none.
+
+    @req:TR-11
+    Scenario: A request's tool calls appear on the event topic, one each, in order.
+      Given a served agent "A" with backend "claude".
+      Given the harness runs 2 tools, each started then answered, then answers.
+      When one client sends 2 requests.
+      Then the event topic shows, for every request, one tool_start event per tool, toolu_01, toolu_02, in that order, each naming its tool.
+
+    @req:TR-11
+    Scenario: A request that calls no tool publishes no tool event.
+      Given a served agent "A" with backend "claude".
+      Given the harness answers every request with its prompt.
+      When one client sends 2 requests.
+      Then the event topic shows no tool_start event for any request, and its answer.
+
   Rule: A conversation resumes its harness session (seed 000: "enabling the caller to resume the session later")
 
     @req:TR-9

@@ -209,6 +209,18 @@ class DdsDriver(ProtocolDriver):
         found = [s for s in self.wire.statuses if s["agent"] == agent]
         return sorted(found, key=lambda s: int(s["sequence"]))
 
+    def events(self, rid: str) -> list[dict[str, Any]]:
+        """The stream events published under request `rid`, in their order, once the agent
+        that ran it has left BUSY (events may trail the reply, and the state)."""
+        wire = self.sent[rid]
+
+        def settled() -> bool:
+            return any(s["request_id"] == rid and s["state"] != "BUSY" for s in wire.statuses)
+
+        self._pump_all(self.wires, settled, SETTLE_TIMEOUT)
+        self._pump_all(self.wires, lambda: False, 0.02)
+        return [event for _, event in sorted(wire.events.get(rid, []), key=lambda e: e[0])]
+
     def agent_stop(self, agent: str, sig: signal.Signals = signal.SIGTERM) -> int | None:
         """Signal a served agent, wait (SIGKILL after STOP_TIMEOUT), reap; its exit code."""
         served = self.served.pop(agent, None)

@@ -8,6 +8,7 @@ Each defect is one small patch of the reference service:
 - no-offline:      stops without publishing OFFLINE
 - no-resume:       never resumes a conversation's session
 - anonymous:       its states say nothing of its backend, model or credentials
+- hidden-tools:    publishes no tool_start event on the event topic
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agent_tck.reference.dds.service import AgentService
 _reply = AgentService._reply
 _start = AgentService._start
 _describe = service._describe
+_on_event = AgentService._on_event
 
 
 def _reply_twice(self: AgentService, request: types.AgentRequest,
@@ -55,12 +57,19 @@ def _anonymous(config: Any, domain: int) -> dict[str, Any]:
     return {k: v for k, v in described.items() if k not in ("backend", "model", "credentials")}
 
 
+def _hide_tools(self: AgentService, event: Any) -> None:
+    """Publishes every event of a request's stream but its tool calls."""
+    if event.kind != "tool_start":
+        _on_event(self, event)
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
     "no-offline": (AgentService, "shutdown", _silent_shutdown),
     "no-resume": (AgentService, "_start", _never_resume),
     "anonymous": (service, "_describe", _anonymous),
+    "hidden-tools": (AgentService, "_on_event", _hide_tools),
 }
 
 if __name__ == "__main__":
