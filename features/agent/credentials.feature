@@ -4,8 +4,8 @@ Feature: Credentials: the CLI's own login, or an API key
   created with `credentials` "login" keeps every API key of its backend from the CLI, so the
   login is used; one created with "api-key" hands a key on, and there must be one. GENESIS makes
   the same choice at start-up (docs/genesis.md, G01 and G02); the seeds say nothing of it, so
-  these are SHOULDs of decision D-21 (docs/decisions.md), which also says why the kit does not
-  probe the login at start-up. Each backend reads its key from more than one variable (claude:
+  these are SHOULDs of decision D-21 (docs/decisions.md); GENESIS's probe of the login at
+  start-up is not among them yet (the decision says what one would take). Each backend reads its key from more than one variable (claude:
   ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN; codex: OPENAI_API_KEY and CODEX_API_KEY; gemini:
   GEMINI_API_KEY and GOOGLE_API_KEY), and the implementation under test inherits all of them
   from the suite.
