@@ -64,7 +64,9 @@ def _ends_with(parent: int) -> Callable[[], None]:
 
 MAX_LINE = 16 << 20  # lines up to 16 MiB are read whole (D-6); longer ones are skipped
 STDERR_TAIL = 4096
-LINGER = 0.2  # how long to keep reading after the child exits, for a descendant's output
+# After the child exits its pipes are read for as long as output keeps coming (what it left in
+# them, however much: AG-H23), and LINGER more seconds without any, for a descendant's output.
+LINGER = 0.2
 REAPER = (sys.executable, "-I", "-S", reaper.__file__)
 REAPER_EXIT = 5.0  # how long the reaper may take to empty its tree once told to
 
@@ -182,6 +184,7 @@ class Supervisor:
         self.timed_out = False
         self.kill_at: float | None = None
         self.exited_at: float | None = None
+        self.output_at = 0.0  # when output last arrived
         self.abandon_at: float | None = None  # after SIGKILL, stop reading at this time
         self.stderr_tail = b""
 
@@ -222,7 +225,9 @@ class Supervisor:
                     elif key.data == "exit":
                         sel.unregister(pidfd)
                         self.exited_at = time.monotonic()
-                    elif not self._read(key.fd, splitter):
+                    elif self._read(key.fd, splitter):  # its lines handled: silence is the CLI's
+                        self.output_at = time.monotonic()
+                    else:
                         sel.unregister(key.fileobj)
                         readers -= 1
                 self._enforce()
@@ -251,7 +256,8 @@ class Supervisor:
         return view
 
     def _done(self, readers: int) -> bool:
-        """The child has exited and its pipes are closed, or the linger for them is over.
+        """The child has exited and its pipes are closed, or they stayed silent for LINGER
+        (and not after the deadline, or LINGER after a late exit: a descendant may write on).
 
         A descendant that still holds stdout after the child exited is an orphan: it is
         killed with the group in `_finish`, not waited for.
@@ -261,12 +267,18 @@ class Supervisor:
             return True
         if self.exited_at is None:
             return False
-        return readers == 0 or now >= self.exited_at + LINGER
+        cap = max(self.deadline, self.exited_at + LINGER)
+        return readers == 0 or now >= min(self._silent_until(), cap)
+
+    def _silent_until(self) -> float:
+        """When the linger after the child's exit ends if no more output comes."""
+        assert self.exited_at is not None
+        return max(self.exited_at, self.output_at) + LINGER
 
     def _wait_time(self) -> float:
         marks = [self.deadline if not self.timed_out else None, self.kill_at, self.abandon_at]
         if self.exited_at is not None:
-            marks.append(self.exited_at + LINGER)
+            marks.append(self._silent_until())
         return max(0.0, min(m for m in marks if m is not None) - time.monotonic())
 
     def _enforce(self) -> None:

@@ -280,6 +280,15 @@ def harness_burst(world: AgentWorld, count: int) -> None:
     script.add("burst", {"line": line, "count": count}).done()
 
 
+@given(parsers.parse("the harness widens its stdout pipe to {size:d} bytes and closes its "
+                     "stderr, prints {count:d} numbered texts in one write, then finishes at "
+                     "once"))
+def harness_burst_into_wide_pipe(world: AgentWorld, size: int, count: int) -> None:
+    script = world.new_script().add("pipe_size", size).add("close_stderr").init()
+    line = _unterminated(script.text_line("@N@,")) + "\n"
+    script.add("burst", {"line": line, "count": count}).done()
+
+
 @given(
     parsers.parse(
         'the harness writes its answer "{text}" {piece:d} bytes at a time, {seconds:g} s apart'

@@ -33,6 +33,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
       Code's Bash tool: no signal to the harness's process group reaches it)
   err_bytes: bytes of stderr          read_stdin_bytes: bytes (read that many, no more)
+  close_stderr: true (stderr closed for good)
+  pipe_size: bytes (stdout's pipe widened to hold that many, as F_SETPIPE_SZ allows)
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
   repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
@@ -185,6 +187,15 @@ class Harness:
         for start in range(0, size, BLOCK):
             sys.stderr.buffer.write(b"e" * min(BLOCK, size - start))
         sys.stderr.flush()
+
+    def op_close_stderr(self, _: Any) -> None:
+        sys.stderr.flush()
+        os.close(2)
+
+    def op_pipe_size(self, size: int) -> None:
+        import fcntl
+
+        fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, size)
 
     def op_err(self, text: str) -> None:
         sys.stderr.buffer.write(text.encode())

@@ -148,6 +148,15 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
+    @req:AG-H23
+    Scenario: An answer still in the pipe when the CLI exits is read whole
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness widens its stdout pipe to 1048576 bytes and closes its stderr, prints 3000 numbered texts in one write, then finishes at once
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message is the 3000 numbered texts in order
+      And the agent is READY
+
 
     @req:AG-H7
     Scenario: One JSON object written a few bytes at a time, splitting UTF-8 characters

@@ -290,6 +290,18 @@ class _BlockingWrite(Supervisor):
         return super()._write(sel, view)
 
 
+class _OnePipeIsEnough(Supervisor):
+    def _done(self, readers: int) -> bool:
+        return super()._done(0 if readers <= 1 else readers)
+
+
+class StopsWhenOnePipeCloses(_Supervised):
+    """Once the CLI has exited, stops reading as soon as one of its pipes is at end of file
+    (what is still in the other is lost)."""
+
+    supervisor = _OnePipeIsEnough
+
+
 class WritesThePromptBlocking(_Supervised):
     """Writes the prompt in blocking writes (the reference without its one set_blocking, as a
     mutant had it): a CLI that stops reading part way holds the request in a write."""
