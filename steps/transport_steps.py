@@ -254,6 +254,31 @@ def tool_events(transport: TransportWorld, ids: str) -> None:
         assert all(e.get("tool_name") for e in starts), f"{rid}: a tool without its name {starts}"
 
 
+@then(parsers.parse('the states of agent "{label}" are numbered 1, 2, 3, ... in the order they '
+                    'were published.'))
+def states_numbered(transport: TransportWorld, label: str) -> None:
+    states = transport.dds.states(transport.names[label])
+    numbers = [int(s["sequence"]) for s in states]
+    assert numbers == list(range(1, len(states) + 1)), f"state numbers {numbers}"
+    chain = [(s["previous"] or None, s["state"]) for s in states]
+    assert all(chain[i][0] == chain[i - 1][1] for i in range(1, len(chain))), (
+        f"numbered out of the order published: {chain}")
+
+
+@then("the events of the requests are numbered one after the other, in the order they were "
+      "published.")
+def events_numbered(transport: TransportWorld) -> None:
+    last = 0
+    for rid in transport.sent:
+        numbered = sorted(transport.dds.numbered_events(rid), key=lambda e: e[0])
+        numbers = [n for n, _ in numbered]
+        assert numbers == list(range(last + 1, last + 1 + len(numbers))), (
+            f"{rid}: event numbers {numbers} after {last}")
+        kinds = [e["kind"] for _, e in numbered]
+        assert kinds[:1] == ["init"] and kinds[-1:] == ["done"], f"{rid}: in that order {kinds}"
+        last = numbers[-1]
+
+
 @then("the event topic shows no tool_start event for any request, and its answer.")
 def no_tool_events(transport: TransportWorld) -> None:
     assert transport.sent, "no request was sent"

@@ -122,6 +122,20 @@ Feature: Transport: the agent served over DDS
       When one client sends 2 requests.
       Then the event topic shows no tool_start event for any request, and its answer.
 
+  Rule: An agent numbers what it publishes (decision D-11)
+    DDS hands a reader the samples of a topic by instance, and a late joiner reads the history
+    after the fact: the order they arrive in is not always the order they were published. Each
+    agent numbers its states, and its stream events, 1, 2, 3, ... as it publishes them, so
+    that a reader can put them back in order.
+
+    @req:TR-12
+    Scenario: States and events are numbered in the order they were published.
+      Given a served agent "A" with backend "claude".
+      Given the harness runs 2 tools, each started then answered, then answers.
+      When one client sends 2 requests.
+      Then the states of agent "A" are numbered 1, 2, 3, ... in the order they were published.
+      Then the events of the requests are numbered one after the other, in the order they were published.
+
   Rule: A conversation resumes its harness session (seed 000: "enabling the caller to resume the session later")
 
     @req:TR-9

@@ -210,8 +210,13 @@ class DdsDriver(ProtocolDriver):
         return sorted(found, key=lambda s: int(s["sequence"]))
 
     def events(self, rid: str) -> list[dict[str, Any]]:
-        """The stream events published under request `rid`, in their order, once the agent
-        that ran it has left BUSY (events may trail the reply, and the state)."""
+        """The stream events published under request `rid`, in their order."""
+        return [event for _, event in sorted(self.numbered_events(rid), key=lambda e: e[0])]
+
+    def numbered_events(self, rid: str) -> list[tuple[int, dict[str, Any]]]:
+        """(sequence number, event) of the stream events published under request `rid`, in
+        arrival order, once the agent that ran it has left BUSY (events may trail the reply,
+        and the state)."""
         wire = self.sent[rid]
 
         def settled() -> bool:
@@ -219,7 +224,7 @@ class DdsDriver(ProtocolDriver):
 
         self._pump_all(self.wires, settled, SETTLE_TIMEOUT)
         self._pump_all(self.wires, lambda: False, 0.02)
-        return [event for _, event in sorted(wire.events.get(rid, []), key=lambda e: e[0])]
+        return list(wire.events.get(rid, []))
 
     def agent_stop(self, agent: str, sig: signal.Signals = signal.SIGTERM) -> int | None:
         """Signal a served agent, wait (SIGKILL after STOP_TIMEOUT), reap; its exit code."""

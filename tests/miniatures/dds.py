@@ -9,6 +9,8 @@ Each defect is one small patch of the reference service:
 - no-resume:       never resumes a conversation's session
 - anonymous:       its states say nothing of its backend, model or credentials
 - hidden-tools:    publishes no tool_start event on the event topic
+- unnumbered:      numbers every state it publishes 1
+- events-unnumbered: numbers every event it publishes 1
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _reply = AgentService._reply
 _start = AgentService._start
 _describe = service._describe
 _on_event = AgentService._on_event
+_publish_state = service.StatePublisher.publish
 
 
 def _reply_twice(self: AgentService, request: types.AgentRequest,
@@ -63,6 +66,18 @@ def _hide_tools(self: AgentService, event: Any) -> None:
         _on_event(self, event)
 
 
+def _unnumbered(self: service.StatePublisher, *args: Any, **kwargs: Any) -> None:
+    """Numbers every state 1."""
+    self.sequence = 0
+    _publish_state(self, *args, **kwargs)
+
+
+def _events_unnumbered(self: AgentService, event: Any) -> None:
+    """Numbers every event 1."""
+    self.event_sequence = 0
+    _on_event(self, event)
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -70,6 +85,8 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "no-resume": (AgentService, "_start", _never_resume),
     "anonymous": (service, "_describe", _anonymous),
     "hidden-tools": (AgentService, "_on_event", _hide_tools),
+    "unnumbered": (service.StatePublisher, "publish", _unnumbered),
+    "events-unnumbered": (AgentService, "_on_event", _events_unnumbered),
 }
 
 if __name__ == "__main__":
