@@ -15,7 +15,8 @@ The supervisor (reference/supervisor.py) talks to it by signals:
 - SIGUSR1 (the grace period is over, or the request is finished): SIGKILL to every descendant;
 - the CLI's exit: every descendant left is killed and reaped, then the reaper exits as the
   CLI did (its exit code, or the signal that killed it), so the supervisor reads the CLI's own
-  outcome.
+  outcome. After a SIGTERM, the descendants it reached are given until they are gone, or until
+  SIGUSR1, to stop on their own, even when the CLI ends first.
 If the supervisor's thread dies (SIGTERM from the kernel, PR_SET_PDEATHSIG), every
 descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds.
 
@@ -167,8 +168,14 @@ def start(report: int, argv: list[str]) -> int:
 
 
 def supervise(cli: int, parent: int) -> None:
-    """Relay the supervisor's signals until the CLI has ended, then empty the tree and end."""
+    """Relay the supervisor's signals until the CLI has ended, then empty the tree and end.
+
+    After a SIGTERM (the deadline) the descendants it reached get the grace period to stop on
+    their own even when the CLI ends first: the tree is emptied once they are gone, or at
+    SIGUSR1 (the grace is over), not at the CLI's end."""
     orphaned_at: float | None = None
+    terminating = False
+    ended: int | None = None  # the CLI's wait status, once it has ended
     while True:
         if orphaned_at is None:
             info = signal.sigwaitinfo(WATCHED)
@@ -177,6 +184,7 @@ def supervise(cli: int, parent: int) -> None:
             got = signal.sigtimedwait(WATCHED, ORPHAN_GRACE)
             sig = got.si_signo if got is not None else signal.SIGUSR1
         if sig == signal.SIGTERM:
+            terminating = True
             if os.getppid() != parent:  # the supervisor is gone: nobody else will signal
                 orphaned_at = 0.0
                 signal_tree(signal.SIGTERM)
@@ -186,10 +194,13 @@ def supervise(cli: int, parent: int) -> None:
                 signal_tree(signal.SIGTERM, outside_group=cli)
         elif sig == signal.SIGUSR1:
             signal_tree(signal.SIGKILL)
+            terminating = False
         for pid, status in reap():
             if pid == cli:
-                kill_all()
-                exit_as(status)
+                ended = status
+        if ended is not None and not (terminating and descendants(os.getpid())):
+            kill_all()
+            exit_as(ended)
 
 
 def main(args: list[str]) -> None:

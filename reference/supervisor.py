@@ -130,14 +130,16 @@ class LineSplitter:
 
 
 def spawn(
-    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None, *, reaped: bool = False
+    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None, *, reaped: bool = False,
+    reaper_command: Sequence[str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start `argv` in a new process group with all three pipes; under the reaper when
-    `reaped`. LaunchError naming the command when it cannot start."""
+    `reaped` (`reaper_command`, REAPER by default). LaunchError naming the command when it
+    cannot start."""
     report, told = os.pipe() if reaped else (-1, -1)
     try:
         proc = subprocess.Popen(
-            [*REAPER, str(told), *argv] if reaped else list(argv),
+            [*(reaper_command or REAPER), str(told), *argv] if reaped else list(argv),
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.PIPE,
@@ -173,6 +175,7 @@ class Supervisor:
     `reaped` (a class setting): the CLI runs under the reaper, where the kernel offers it."""
 
     reaped = reaper.works()
+    reaper_command: tuple[str, ...] | None = None  # the reaper's command line; None: REAPER
 
     def __init__(
         self, proc: subprocess.Popen[bytes], timeout: float, grace: float, run_id: str = ""
@@ -384,5 +387,6 @@ def run_process(
 ) -> Outcome:
     """Run `argv` to completion under `supervisor`; raises LaunchError when it cannot start."""
     tagged_env, run_id = strays.tag_env(env)
-    proc = spawn(argv, cwd, tagged_env, reaped=supervisor.reaped)
+    proc = spawn(argv, cwd, tagged_env, reaped=supervisor.reaped,
+                 reaper_command=supervisor.reaper_command)
     return supervisor(proc, timeout, grace, run_id).run(stdin, on_line)

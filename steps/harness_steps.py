@@ -141,6 +141,19 @@ def harness_escaped_timeout(world: AgentWorld) -> None:
     world.new_script().add("spawn_escaped", 500).init().add("sleep", 10_000)
 
 
+@given("the harness starts a process in a session of its own that notes a SIGTERM, then "
+       "never finishes")
+def harness_escaped_noting(world: AgentWorld) -> None:
+    world.new_script().add("spawn_escaped_noting", 500).init().add("sleep", 10_000)
+
+
+@then("the process in a session of its own was sent SIGTERM")
+def escaped_got_sigterm(world: AgentWorld) -> None:
+    noted = [e for e in world.rig.record() if e["what"] == "signal" and e.get("by") == "grandchild"]
+    assert noted, ("the process the harness started in a session of its own was killed without "
+                   "a SIGTERM first (it noted none)")
+
+
 @given(parsers.parse(
     'the harness answers "{text}", starts a process in a session of its own, and exits'
 ))

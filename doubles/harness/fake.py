@@ -32,6 +32,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   spawn_holder: seconds (a grandchild holding stdout and stderr open)
   spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
       Code's Bash tool: no signal to the harness's process group reaches it)
+  spawn_escaped_noting: seconds (the same, but it notes a SIGTERM in the record, as
+      {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
   err_bytes: bytes of stderr          read_stdin_bytes: bytes (read that many, no more)
   close_stderr: true (stderr closed for good)
   pipe_size: bytes (stdout's pipe widened to hold that many, as F_SETPIPE_SZ allows)
@@ -293,6 +295,31 @@ class Harness:
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         out, _ = parent.communicate()
         self.note(what="grandchild", pid=int(out))
+
+    def op_spawn_escaped_noting(self, seconds: float) -> None:
+        """A grandchild in a session of its own that notes a SIGTERM and exits on it; the
+        harness goes on once its handler is set (a signal before that would go unnoted)."""
+        notes = ("import json, os, signal, sys, time\n"
+                 "fd = int(sys.argv[1])\n"
+                 "def term(signum, frame):\n"
+                 "    entry = {'what': 'signal', 'signal': 'SIGTERM', 'by': 'grandchild',\n"
+                 "             'pid': os.getpid(), 't': time.monotonic()}\n"
+                 "    os.write(fd, (json.dumps(entry) + '\\n').encode())\n"
+                 "    os._exit(0)\n"
+                 "signal.signal(signal.SIGTERM, term)\n"
+                 "print('ready', flush=True)\n"
+                 "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+                 f"time.sleep({seconds * self.scale})\n")
+        import subprocess
+
+        child = subprocess.Popen([sys.executable, "-c", notes, str(self.record_fd), GRANDCHILD],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, start_new_session=True,
+                                 pass_fds=(self.record_fd,))
+        assert child.stdout is not None
+        child.stdout.readline()
+        child.stdout.close()
+        self.note(what="grandchild", pid=child.pid)
 
     def _spawn(self, seconds: float, escaped: bool) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own

@@ -321,6 +321,18 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And neither the harness nor its grandchild is left running
 
+    # Such a process is stopped as the CLI is: SIGTERM first, a chance to stop cleanly (a
+    # server a tool started writes its files and frees its port), SIGKILL after the grace.
+
+    @req:AG-H24
+    Scenario: A process the CLI started in a session of its own is sent SIGTERM at the deadline
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness starts a process in a session of its own that notes a SIGTERM, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the process in a session of its own was sent SIGTERM
+      And neither the harness nor its grandchild is left running
+
     # A process can hide better still: a session of its own, an environment emptied of
     # everything its parent gave it, and a parent that exits at once (a daemon's double
     # fork). Neither a signal to the group nor a mark in the environment finds it; the

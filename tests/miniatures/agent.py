@@ -16,6 +16,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
@@ -605,6 +606,18 @@ class FindsStraysByTagOnly(_Supervised):
     outlives the request."""
 
     supervisor = _TagsOnly
+
+
+class _TermsTheGroupOnly(Supervisor):
+    reaper_command = (sys.executable, "-I", "-S",
+                      str(Path(__file__).with_name("reaper_group_only.py")))
+
+
+class TermsTheGroupOnly(_Supervised):
+    """At the deadline, sends SIGTERM to the CLI's process group only: a process the CLI
+    started in a session of its own gets nothing before it is killed."""
+
+    supervisor = _TermsTheGroupOnly
 
 
 class _KillsLate(Supervisor):
