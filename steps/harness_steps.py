@@ -149,9 +149,13 @@ def harness_escaped_noting(world: AgentWorld) -> None:
 
 @then("the process in a session of its own was sent SIGTERM")
 def escaped_got_sigterm(world: AgentWorld) -> None:
-    noted = [e for e in world.rig.record() if e["what"] == "signal" and e.get("by") == "grandchild"]
+    record = world.rig.record()
+    started = any(e["what"] == "grandchild" for e in record)
+    noted = [e for e in record if e["what"] == "signal" and e.get("by") == "grandchild"]
     assert noted, ("the process the harness started in a session of its own was killed without "
-                   "a SIGTERM first (it noted none)")
+                   "a SIGTERM first (it noted none)" if started else
+                   "the harness was stopped before its process in a session of its own was "
+                   "ready: the deadline came too early for this scenario")
 
 
 @given(parsers.parse(

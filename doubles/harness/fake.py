@@ -298,7 +298,9 @@ class Harness:
 
     def op_spawn_escaped_noting(self, seconds: float) -> None:
         """A grandchild in a session of its own that notes a SIGTERM and exits on it; the
-        harness goes on once its handler is set (a signal before that would go unnoted)."""
+        harness goes on once its handler is set. It starts with SIGTERM blocked (the harness
+        blocks it around the start, and a signal mask is inherited), so a SIGTERM sent while
+        it is still starting waits for its handler instead of killing it unnoted."""
         notes = ("import json, os, signal, sys, time\n"
                  "fd = int(sys.argv[1])\n"
                  "def term(signum, frame):\n"
@@ -307,15 +309,20 @@ class Harness:
                  "    os.write(fd, (json.dumps(entry) + '\\n').encode())\n"
                  "    os._exit(0)\n"
                  "signal.signal(signal.SIGTERM, term)\n"
+                 "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
                  "print('ready', flush=True)\n"
                  "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
                  f"time.sleep({seconds * self.scale})\n")
         import subprocess
 
-        child = subprocess.Popen([sys.executable, "-c", notes, str(self.record_fd), GRANDCHILD],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, start_new_session=True,
-                                 pass_fds=(self.record_fd,))
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-c", notes, str(self.record_fd), GRANDCHILD],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                start_new_session=True, pass_fds=(self.record_fd,))
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         assert child.stdout is not None
         child.stdout.readline()
         child.stdout.close()
