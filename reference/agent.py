@@ -7,6 +7,7 @@ change as a node event. Whatever happens, the agent is READY afterwards (decisio
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -22,15 +23,21 @@ from agent_tck.reference.limits import seconds
 from agent_tck.reference.status import State, Status
 from agent_tck.reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
 
+log = logging.getLogger(__name__)
+
 # A session id as the CLIs print them (UUIDs, codex thread names): never an option.
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 # Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
 NESTING_VARIABLES = ("CLAUDECODE",)
-# How the CLI authenticates (decision D-21): "login", its own login (every API-key variable of
-# the backend withheld); "api-key", a key it must be given.
-CREDENTIALS = ("login", "api-key")
+# How the CLI authenticates (decisions D-21, D-22): "login", its own login (every API-key
+# variable of the backend withheld); "api-key", a key it must be given; "probe", found out when
+# the agent is created, by one short run of the CLI on its login (the login when that run's
+# stream completes a turn, else a key when one is set, else the agent is DEGRADED).
+CREDENTIALS = ("login", "api-key", "probe")
+PROBE_PROMPT = "Reply with the single word OK."
+PROBE_MARK = "CODING_AGENT_PROBE"  # "1" in a probe run's environment, in no request's
 _SIGNALS = frozenset(int(s) for s in signal.Signals)
 # Text events are joined this many at a time, so a long stream costs the text's characters
 # rather than a string object per text line (about 60 bytes of overhead each).
@@ -205,14 +212,19 @@ class CodingAgent:
     ) -> None:
         self.config = config or AgentConfig()
         self.backend: Backend = get_backend(self.config.backend, self.config.command)
+        self.credentials = self.config.credentials  # the mode in use: a probe settles it
+        self.probing = False  # a probe run is under way (its environment is marked)
         self._check_credentials()
         self.listeners = list(listeners or [])
         self.stream_listeners: list[Callable[[Event], None]] = []
         self._lock = threading.Lock()
         self.run_process: RunProcess = run_process
         self.judge = judge
-        self.state = State.READY
-        self._publish(State.READY, None, "agent created")
+        self.resting, self.created = State.READY, "agent created"
+        if self.credentials == "probe":
+            self.resting, self.created = self._probe()
+        self.state = self.resting
+        self._publish(self.state, None, self.created)
 
     @property
     def timeout(self) -> float:
@@ -228,11 +240,13 @@ class CodingAgent:
         try:
             self._transition(State.BUSY, "request received")
             response = self._run(message, session_id)
-            self._transition(State.READY, _reason(response))
+            if response["status"] == Status.OK:
+                self.resting = State.READY  # what a probe found wanting works now
+            self._transition(self.resting, _reason(response))
             return response
         finally:
-            if self.state is not State.READY:
-                self._transition(State.READY, "recovered after an unexpected error")
+            if self.state is State.BUSY:
+                self._transition(self.resting, "recovered after an unexpected error")
             self._lock.release()
 
     @staticmethod
@@ -281,12 +295,46 @@ class CodingAgent:
         return fold.response(status, error)
 
     def _environment(self) -> dict[str, str]:
+        env = self._inherited()
+        withheld = self.backend.key_variables if self.credentials == "login" else ()
+        for name in withheld:
+            env.pop(name, None)
+        if self.probing:
+            env[PROBE_MARK] = "1"
+        return env
+
+    def _inherited(self) -> dict[str, str]:
+        """The CLI's environment before any key is withheld."""
         env = dict(os.environ)
         env.update(self.config.env or {})
-        withheld = self.backend.key_variables if self.config.credentials == "login" else ()
-        for name in (*NESTING_VARIABLES, *self.config.strip_env, *withheld):
+        for name in (*NESTING_VARIABLES, *self.config.strip_env):
             env.pop(name, None)
         return env
+
+    def _probe(self) -> tuple[State, str]:
+        """Find out which credentials work (decision D-22): one run of the CLI on its own login,
+        every key withheld and the run marked, judged as a request is (a completed turn
+        without an error; an exit code alone proves nothing). The login when it works, else
+        the first key set (billed per token: said in the reason and logged), else DEGRADED,
+        saying how to log in or which variable to set."""
+        name, keys = self.backend.name, self.backend.key_variables
+        self.credentials, self.probing = "login", True
+        try:
+            response = self._run(PROBE_PROMPT, None)
+        finally:
+            self.probing = False
+        if response["status"] == Status.OK:
+            return State.READY, f"agent created; credentials: the {name} CLI's own login works"
+        why = f"the {name} CLI's login did not work (probe: {_first_line(response)})"
+        given = [key for key in keys if self._inherited().get(key)]
+        if given:
+            self.credentials = "api-key"
+            reason = (f"agent created; credentials: API key {given[0]}, billed per token: {why}; "
+                      f"log in with {self.backend.login_command} to use the subscription")
+            log.warning("%s", reason)
+            return State.READY, reason
+        return State.DEGRADED, (f"no credentials work: {why} and none of {', '.join(keys)} is "
+                                f"set; log in with {self.backend.login_command} or set one")
 
     def _check_credentials(self) -> None:
         """A credentials mode the environment contradicts is refused (decision D-21)."""
@@ -308,6 +356,11 @@ class CodingAgent:
         event = NodeEvent(state, previous, reason)
         for listener in self.listeners:
             listener(event)
+
+
+def _first_line(response: dict[str, Any]) -> str:
+    text = str(response.get("error") or response.get("message") or "no answer")
+    return text.splitlines()[0][:200] if text.strip() else "no answer"
 
 
 def _fold(agent: CodingAgent) -> _Fold:
@@ -345,9 +398,13 @@ def _reason(response: dict[str, Any]) -> str:
 
 
 def create_agent(
-    listeners: list[Callable[[NodeEvent], None]] | None = None, **settings: Any
+    listeners: list[Callable[[NodeEvent], None]] | None = None,
+    *,
+    agent_class: type[CodingAgent] = CodingAgent,
+    **settings: Any,
 ) -> CodingAgent:
-    """An agent from keyword settings (those of AgentConfig); unknown ones are an error."""
+    """An agent (of `agent_class`, CodingAgent or a subclass of it) from keyword settings (those
+    of AgentConfig); unknown ones are an error."""
     known = set(AgentConfig.__dataclass_fields__)
     unknown = sorted(set(settings) - known)
     if unknown:
@@ -356,4 +413,4 @@ def create_agent(
         if not isinstance(settings["extra_args"], list | tuple):
             raise ConfigError(f"extra_args must be a list, not {settings['extra_args']!r:.80}")
         settings["extra_args"] = tuple(settings["extra_args"])
-    return CodingAgent(AgentConfig(**settings), listeners=listeners)
+    return agent_class(AgentConfig(**settings), listeners=listeners)

@@ -637,9 +637,10 @@ def response_has(world: AgentWorld, datatable: list[list[str]]) -> None:
         assert world.response.get(key) == json.loads(value), f"{key} = {world.response.get(key)!r}"
 
 
-@then("the agent is READY")
-def agent_ready(world: AgentWorld) -> None:
-    assert world.driver.agent_info(world.ensure_agent())["state"] == "READY"
+@then(parsers.re(r"the agent is (?P<state>READY|DEGRADED)"))
+def agent_is(world: AgentWorld, state: str) -> None:
+    info = world.driver.agent_info(world.ensure_agent())
+    assert info["state"] == state, f"the agent is {info['state']}, not {state}"
 
 
 @then("one response has status 5 and names the agent as busy")
@@ -699,6 +700,8 @@ def error_tail(world: AgentWorld, text: str, size: int) -> None:
 
 @when("the agent is created")
 def agent_created(world: AgentWorld) -> None:
+    """With the harness ready to answer: an agent asked to probe its credentials runs it."""
+    world.rig.use(world.script if world.script is not None else world.default_script())
     started = time.monotonic()
     world.ensure_agent()
     world.elapsed = time.monotonic() - started

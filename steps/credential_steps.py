@@ -13,6 +13,9 @@ from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import agent_with_backend, create_or_refuse
 from agent_tck.steps.world import AgentWorld
 
+# How an implementation marks its probe run (decision D-22), in that run's environment.
+PROBE_MARK = "CODING_AGENT_PROBE"
+
 
 def _keys(world: AgentWorld) -> tuple[str, ...]:
     return profile(world.backend).key_variables
@@ -45,9 +48,68 @@ def strips_keys(world: AgentWorld) -> None:
     world.settings.setdefault("strip_env", []).extend(_keys(world))
 
 
+@given("the CLI's login does not work: without an API key it reports an authentication "
+       "failure in its stream and exits 0")
+def login_fails(world: AgentWorld) -> None:
+    script = world.new_script()
+    failure = [script.profile.init(), script.failure_line("Invalid API key · Please run /login")]
+    script.add("login_fails", {"keys": list(_keys(world)), "lines": failure})
+    world.default_script()  # with a key, it answers
+
+
 @when("the agent is created, or refused")
 def created_or_refused(world: AgentWorld) -> None:
     create_or_refuse(world)
+
+
+def _created_reason(world: AgentWorld, state: str) -> str:
+    assert world.created_states, "no state was published while the agent was created"
+    last = world.created_states[-1]
+    assert last.get("state") == state, (
+        f"the agent was created {last.get('state')}, not {state}: {world.created_states}")
+    return str(last.get("reason") or "")
+
+
+@then(parsers.parse("the agent was created {state}, its reason naming the login"))
+def created_on_login(world: AgentWorld, state: str) -> None:
+    reason = _created_reason(world, state)
+    assert "login" in reason.lower(), f"the reason does not name the login: {reason!r}"
+    named = [name for name in _keys(world) if name in reason]
+    assert not named, f"the login works, yet the reason names keys {named}: {reason!r}"
+
+
+@then(parsers.parse("the agent was created {state}, its reason naming the first API key "
+                    "variable of the agent's backend"))
+def created_on_a_key(world: AgentWorld, state: str) -> None:
+    reason = _created_reason(world, state)
+    assert _keys(world)[0] in reason, (
+        f"the reason does not name the key variable in use, {_keys(world)[0]}: {reason!r}")
+
+
+@then(parsers.parse("the agent was created {state}, its reason naming every API key variable of "
+                    "the agent's backend"))
+def created_naming_keys(world: AgentWorld, state: str) -> None:
+    reason = _created_reason(world, state)
+    unnamed = [name for name in _keys(world) if name not in reason]
+    assert not unnamed, f"the reason does not name {unnamed}: {reason!r}"
+
+
+@then("the harness was started once, marked as a probe, with none of the API key variables of "
+      "the agent's backend")
+def probed_once(world: AgentWorld) -> None:
+    starts = world.rig.starts()
+    assert len(starts) == 1, f"the CLI was started {len(starts)} times while the agent was created"
+    env = starts[0]["env"]
+    assert env.get(PROBE_MARK) == "1", (
+        f"the probe run was not marked {PROBE_MARK}=1: {env.get(PROBE_MARK)!r}")
+    leaked = [name for name in _keys(world) if name in env]
+    assert not leaked, f"the probe of the login ran with API keys {leaked}"
+
+
+@then("the harness's last start was not marked as a probe")
+def request_unmarked(world: AgentWorld) -> None:
+    env = world.rig.last_start()["env"]
+    assert PROBE_MARK not in env, f"a request's run was marked as a probe: {env[PROBE_MARK]!r}"
 
 
 @then("the harness saw none of the API key variables of the agent's backend")

@@ -55,7 +55,8 @@ CASES = {
     "KeepsAllStderr": {"AG-H16"},
     "WaitsForTheFirstLine": {"AG-H17"},
     "DropsTheAnswerOnExit": {"AG-H9"},
-    "ProbesTheCliAtCreation": {"AG-H18"},
+    # Asked to probe its credentials, it runs the CLI a second time, unmarked, at creation.
+    "ProbesTheCliAtCreation": {"AG-H18", "AG-K4"},
     "TrustsSessionIds": {"AG-H19"},
     "ParsesStderrToo": {"AG-H20"},
     "ResumesTheLastSession": {"AG-S1"},
@@ -70,6 +71,10 @@ CASES = {
     "WithholdsOneKey": {"AG-K1"},
     "TakesAnyKeyMode": {"AG-K2"},
     "LoginOverridesEnv": {"AG-K3"},
+    "ProbesByTheExitCode": {"AG-K5", "AG-K6"},
+    "ProbesWithTheKeys": {"AG-K4", "AG-K5"},
+    "LeavesTheProbeUnmarked": {"AG-K4"},
+    "RefusedWithoutCredentials": {"AG-K6"},
 }
 
 

@@ -36,6 +36,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
       {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
   err_bytes: bytes of stderr          read_stdin_bytes: bytes (read that many, no more)
   close_stderr: true (stderr closed for good)
+  login_fails: {"keys": [names], "lines": [JSON values]}  with none of the keys in its
+      environment, print the lines (an authentication failure) and exit 0; else go on
   pipe_size: bytes (stdout's pipe widened to hold that many, as F_SETPIPE_SZ allows)
   line_stdin: JSON value, printed like `line` with "{stdin}" in its strings replaced by
               what stdin said (so each request can be told apart by its answer)
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 RECORDED_ENV_PREFIXES = ("AGENT_TCK",)  # and each CLI's own (`env_prefixes` of its start)
-RECORDED_ENV = ("PATH", "HOME")
+RECORDED_ENV = ("PATH", "HOME", "CODING_AGENT_PROBE")
 BLOCK = 1 << 16
 STRAGGLER_EXIT = 86
 GRANDCHILD = "agent-tck-grandchild"  # in every grandchild's argv: the rig ends its leftovers
@@ -345,6 +347,16 @@ class Harness:
 
     def op_exit(self, code: int) -> int:
         return code
+
+    def op_login_fails(self, arg: dict[str, Any]) -> int | None:
+        """A CLI with no login that works: without any of `keys` in its environment it prints
+        `lines` (its stream's authentication failure) and exits 0, as the real CLIs may; with
+        one, the script goes on."""
+        if any(os.environ.get(key) for key in arg["keys"]):
+            return None
+        for value in arg["lines"]:
+            self.op_line(value)
+        return 0
 
 
 def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]

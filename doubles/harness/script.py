@@ -88,6 +88,7 @@ class Script:
     def cli_lines(self) -> list[dict[str, Any]]:
         """Every line this script prints as the CLI's own output (not raw bytes of `out`)."""
         ops = [s[op] for s in self.steps for op in ("line", "line_stdin") if op in s]
+        ops += [v for s in self.steps if "login_fails" in s for v in s["login_fails"]["lines"]]
         return [*self.emitted, *(v for v in ops if v not in self.emitted)]
 
     def to_json(self) -> dict[str, Any]:

@@ -4,8 +4,8 @@ Feature: Credentials: the CLI's own login, or an API key
   created with `credentials` "login" keeps every API key of its backend from the CLI, so the
   login is used; one created with "api-key" hands a key on, and there must be one. GENESIS makes
   the same choice at start-up (docs/genesis.md, G01 and G02); the seeds say nothing of it, so
-  these are SHOULDs of decision D-21 (docs/decisions.md); GENESIS's probe of the login at
-  start-up is not among them yet (the decision says what one would take). Each backend reads its key from more than one variable (claude:
+  these are SHOULDs of decisions D-21 and D-22 (docs/decisions.md). Each backend reads its key
+  from more than one variable (claude:
   ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN; codex: OPENAI_API_KEY and CODEX_API_KEY; gemini:
   GEMINI_API_KEY and GOOGLE_API_KEY), and the implementation under test inherits all of them
   from the suite.
@@ -66,3 +66,49 @@ Feature: Credentials: the CLI's own login, or an API key
         | mode           |
         | "subscription" |
         | ""             |
+
+  Rule: Asked to probe, the agent runs the CLI once on its login when created, and uses what works
+    GENESIS finds out at start-up whether the CLI's login works, with a short run of the CLI
+    that has every API key withheld, and falls back to a key only when it does not (decision
+    D-22). Only the run's stream tells: a CLI that is not logged in may say so in its stream and
+    still exit 0. Creating an agent asked to probe waits for that one run (the caller asked for
+    it; an agent not asked never starts the CLI when created, AG-H18), and the agent says in the
+    reason of the state it was created in what it found: the login, or the key it uses instead,
+    which is billed per token. The probe is marked, CODING_AGENT_PROBE=1 in its environment and in
+    no request's, so whoever counts the CLI's runs (its logs, a bill, this suite) can leave it
+    out. With nothing that works the agent is DEGRADED, not refused: the person can still log in,
+    and its requests are answered with what the CLI says.
+
+    @req:AG-K4
+    Scenario: An agent whose probe completes a turn on the CLI's login uses the login
+      Given an agent for the "claude" backend with credentials "probe"
+      And the implementation inherited every API key variable of the agent's backend
+      When the agent is created
+      Then the agent was created READY, its reason naming the login
+      And the harness was started once, marked as a probe, with none of the API key variables of the agent's backend
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw none of the API key variables of the agent's backend
+      And the harness's last start was not marked as a probe
+
+    @req:AG-K5
+    Scenario: An agent whose probe fails in the stream, though the CLI exits 0, uses a key that is set
+      Given an agent for the "claude" backend with credentials "probe"
+      And the implementation inherited every API key variable of the agent's backend
+      And the CLI's login does not work: without an API key it reports an authentication failure in its stream and exits 0
+      When the agent is created
+      Then the agent was created READY, its reason naming the first API key variable of the agent's backend
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness saw every API key variable of the agent's backend as inherited
+
+    @req:AG-K6
+    Scenario: An agent whose probe fails with no API key set is DEGRADED, and still answers
+      Given an agent for the "claude" backend with credentials "probe"
+      And the agent strips every API key variable of its backend
+      And the CLI's login does not work: without an API key it reports an authentication failure in its stream and exits 0
+      When the agent is created
+      Then the agent was created DEGRADED, its reason naming every API key variable of the agent's backend
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the agent is DEGRADED

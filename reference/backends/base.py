@@ -37,6 +37,8 @@ class Backend(Protocol):
     # The variables that carry an API key to the CLI (decision D-21): withheld when the agent
     # uses the CLI's own login, one of them required when it uses a key.
     key_variables: tuple[str, ...]
+    # How a person logs the CLI in (named when no credentials work, decision D-22).
+    login_command: str
 
     def build(self, prompt: str, options: RunOptions) -> Invocation: ...
 

@@ -22,6 +22,7 @@ class ClaudeBackend:
 
     name = "claude"
     key_variables: tuple[str, ...] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    login_command = "`claude` and its /login command"
 
     def __init__(self, command: str = "claude") -> None:
         self.command = command

@@ -25,6 +25,7 @@ class CodexBackend:
 
     name = "codex"
     key_variables: tuple[str, ...] = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    login_command = "`codex login`"
 
     def __init__(self, command: str = "codex") -> None:
         self.command = command

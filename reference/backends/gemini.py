@@ -28,6 +28,7 @@ class GeminiBackend:
 
     name = "gemini"
     key_variables: tuple[str, ...] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    login_command = "`gemini` and its Login with Google"
 
     def __init__(self, command: str = "gemini") -> None:
         self.command = command

@@ -56,8 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--command", dest="cli", help="the CLI to run (default: the backend's name)")
     serve.add_argument("--model", help="the model flag passed to the CLI")
     serve.add_argument("--credentials", choices=CREDENTIALS,
-                       help="the CLI's own login (its API-key variables withheld) or an API key "
-                            "(one must be set); default: the environment as it is")
+                       help="the CLI's own login (its API-key variables withheld), an API key "
+                            "(one must be set), or probe: the login if a short run on it "
+                            "works, else a key, else DEGRADED; default: the environment as it is")
     serve.add_argument("--strip-env", action="append", default=[], metavar="NAME",
                        help="remove this variable from the CLI's environment (repeatable)")
     serve.add_argument("--cli-arg", action="append", default=[], metavar="ARG",

@@ -102,7 +102,8 @@ class AgentService:
         self.config, self.name = config, name
         self.bus = Bus(domain, dds_config)
         self.guid = self.bus.guid
-        self.states = StatePublisher(self.bus, name, _describe(config, domain))
+        self.states = StatePublisher(self.bus, name, _describe(config, domain,
+                                                               config.credentials))
         self.states.publish(State.DISCOVERING, f"joining DDS domain {domain} as {name!r}")
         self.requests = self.bus.inbox(types.REQUEST_TOPIC)
         self.grants = self.bus.inbox(types.GRANT_TOPIC)
@@ -125,7 +126,8 @@ class AgentService:
         self.done: queue.SimpleQueue[tuple[Pending, dict[str, Any]]] = queue.SimpleQueue()
         self.sent: deque[tuple[float, str]] = deque()
         self.event_sequence = 0
-        self.agent = CodingAgent(config)
+        self.agent = CodingAgent(config)  # probes its credentials when asked to (D-22)
+        self.states.metadata = dumps(_describe(config, domain, self.agent.credentials))
         self.agent.listeners.append(self._on_state)
         self.agent.stream_listeners.append(self._on_event)
 
@@ -135,11 +137,12 @@ class AgentService:
         """Serve until `stop` is set; then publish OFFLINE, whatever happened."""
         try:
             problem = _launch_problem(self.agent, self.config)
-            if problem:
-                self.states.publish(State.DEGRADED, problem)
+            if problem or self.agent.state is State.DEGRADED:
+                self.states.publish(State.DEGRADED, problem or self.agent.created)
             else:
+                probed = f"; {self.agent.created}" if self.config.credentials == "probe" else ""
                 self.states.publish(State.READY, f"serving requests on DDS domain "
-                                                 f"{self.bus.domain}")
+                                                 f"{self.bus.domain}{probed}")
             while not stop.is_set():
                 self.step()
         finally:
@@ -377,8 +380,8 @@ def default_name(backend: str) -> str:
     return f"{backend}-{socket.gethostname()}-{os.getpid()}"
 
 
-def _describe(config: AgentConfig, domain: int) -> dict[str, Any]:
-    return {"backend": config.backend, "model": config.model, "credentials": config.credentials,
+def _describe(config: AgentConfig, domain: int, credentials: str | None) -> dict[str, Any]:
+    return {"backend": config.backend, "model": config.model, "credentials": credentials,
             "timeout": config.timeout, "grace_period": config.grace_period,
             "working_dir": config.working_dir,
             "domain": domain, "pid": os.getpid(), "host": socket.gethostname()}

@@ -22,10 +22,11 @@ from typing import Any
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.kit.registry import KNOWN_BACKENDS
 from agent_tck.reference.adapter import Adapter
-from agent_tck.reference.agent import CodingAgent, create_agent, judge
+from agent_tck.reference.agent import PROBE_MARK, CodingAgent, create_agent, judge
 from agent_tck.reference.backends import BACKENDS
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
+from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.status import State, Status
 from agent_tck.reference.supervisor import (
     CHUNK,
@@ -383,6 +384,79 @@ class LoginOverridesEnv(_Creates):
                    if k not in backend.key_variables}
             settings = {**settings, "env": env}
         return super().make_agent(settings, listeners)
+
+
+class _Probes(_Creates):
+    """A broken agent whose one defect is in how it probes its credentials (decision D-22):
+    the probe runs while it is created, so the defect is in its class."""
+
+    agent_class: type[CodingAgent] = CodingAgent
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, agent_class=self.agent_class, **settings)
+
+
+class _ExitCodeProbe(CodingAgent):
+    def _probe(self) -> tuple[State, str]:
+        judged = self.judge
+
+        def by_exit_code(backend: str, timeout: float, outcome: Any, fold: Any) -> Any:
+            return (Status.OK, None) if outcome.returncode == 0 else judged(
+                backend, timeout, outcome, fold)
+
+        self.judge = by_exit_code
+        try:
+            return super()._probe()
+        finally:
+            self.judge = judged
+
+
+class ProbesByTheExitCode(_Probes):
+    """Takes a probe run that exits 0 for a login that works, whatever its stream said."""
+
+    agent_class = _ExitCodeProbe
+
+
+class _KeyedProbe(CodingAgent):
+    def _environment(self) -> dict[str, str]:
+        env = super()._environment()
+        if self.probing:
+            env.update({k: v for k, v in self._inherited().items()
+                        if k in self.backend.key_variables})
+        return env
+
+
+class ProbesWithTheKeys(_Probes):
+    """Probes the login with the API keys still in the CLI's environment."""
+
+    agent_class = _KeyedProbe
+
+
+class _UnmarkedProbe(CodingAgent):
+    def _environment(self) -> dict[str, str]:
+        env = super()._environment()
+        env.pop(PROBE_MARK, None)
+        return env
+
+
+class LeavesTheProbeUnmarked(_Probes):
+    """Runs its probe like any request: nothing tells the two apart."""
+
+    agent_class = _UnmarkedProbe
+
+
+class _RefusingProbe(CodingAgent):
+    def _probe(self) -> tuple[State, str]:
+        state, reason = super()._probe()
+        if state is State.DEGRADED:
+            raise ConfigError(reason)
+        return state, reason
+
+
+class RefusedWithoutCredentials(_Probes):
+    """Refuses to be created when its probe finds no credentials that work."""
+
+    agent_class = _RefusingProbe
 
 
 class ResumesTheLastSession(_Broken):
