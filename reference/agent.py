@@ -2,7 +2,9 @@
 
 `CodingAgent.process` runs the backend's CLI under the supervisor, feeds every stdout line
 to the backend's `parse_line`, folds the events into a response, and publishes each state
-change as a node event. Whatever happens, the agent is READY afterwards (decision D-7).
+change as a node event. Whatever happens, the agent is READY afterwards (decision D-7), or
+DEGRADED again when a probe of its credentials found none that works and nothing has succeeded
+since (decision D-22).
 """
 
 from __future__ import annotations
