@@ -269,8 +269,7 @@ class CodingAgent:
 
         def on_line(line: str) -> None:
             for event in self.backend.parse_line(line):
-                for listener in self.stream_listeners:
-                    listener(event)
+                _tell(self.stream_listeners, event)
                 fold.add(event)
 
         try:
@@ -355,9 +354,17 @@ class CodingAgent:
         self._publish(state, previous, reason)
 
     def _publish(self, state: State, previous: State | None, reason: str) -> None:
-        event = NodeEvent(state, previous, reason)
-        for listener in self.listeners:
-            listener(event)
+        _tell(self.listeners, NodeEvent(state, previous, reason))
+
+
+def _tell(listeners: list[Callable[[Any], None]], item: NodeEvent | Event) -> None:
+    """Hand `item` to every listener. One that raises is logged and the rest still hear it:
+    a monitor that fails never changes an answer (decision D-23)."""
+    for listener in listeners:
+        try:
+            listener(item)
+        except Exception:
+            log.exception("a listener of the agent failed on %r; the request goes on", item)
 
 
 def _first_line(response: dict[str, Any]) -> str:

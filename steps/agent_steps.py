@@ -643,6 +643,22 @@ def agent_is(world: AgentWorld, state: str) -> None:
     assert info["state"] == state, f"the agent is {info['state']}, not {state}"
 
 
+@given("a monitor of the agent fails on every state and event it is handed")
+def monitor_fails(world: AgentWorld) -> None:
+    fail = getattr(world.driver, "fail_monitoring", None)
+    if fail is None:
+        not_applicable("only an agent in the suite's own process can be handed a monitor that "
+                       "fails; elsewhere its monitors are the implementation's own")
+    fail(world.ensure_agent())
+
+
+@then("the agent's other monitors heard it go BUSY and back to READY")
+def others_heard(world: AgentWorld) -> None:
+    states = [s.get("state") for s in world.result.states] if world.result else []
+    assert states[:1] == ["BUSY"] and states[-1:] == ["READY"], (
+        f"the states the suite's monitor heard during the request: {states}")
+
+
 @then("one response has status 5 and names the agent as busy")
 def one_busy(world: AgentWorld) -> None:
     busy = [r.response for r in world.results if r.response.get("status") == 5]

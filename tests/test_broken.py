@@ -75,6 +75,7 @@ CASES = {
     "ProbesWithTheKeys": {"AG-K4", "AG-K5"},
     "LeavesTheProbeUnmarked": {"AG-K4"},
     "RefusedWithoutCredentials": {"AG-K6"},
+    "LetsAMonitorFailTheRequest": {"AG-L1"},
 }
 
 

@@ -456,3 +456,22 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Hi"
       Then the response status is 0
       And the harness was started with no model of the agent's choosing
+
+  Rule: D-23 A monitor that fails changes no answer
+    An agent tells its monitors (a status topic, a log, a caller's callback) of every state it
+    goes through and every event of the stream. One of them may fail: a full disk, a DDS writer
+    that errors, a callback with a bug. GENESIS swallows a failed publication and carries on
+    (docs/genesis.md, G11.8); the request's answer must not depend on who was listening, and
+    the other monitors must still hear everything. Only an agent in the suite's own process
+    can be handed a monitor that fails; through an adapter or over DDS the monitors are the
+    implementation's own, so there this is not applicable.
+
+    @req:AG-L1
+    Scenario: A monitor that fails on every state and event changes neither the answer nor what the others hear
+      Given an agent for the "claude" backend
+      And a monitor of the agent fails on every state and event it is handed
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message is "2 + 2 = 4".
+      And the agent's other monitors heard it go BUSY and back to READY
+      And the agent is READY

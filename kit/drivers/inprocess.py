@@ -33,6 +33,19 @@ class InProcessDriver(ProtocolDriver):
         response: dict[str, Any] = json.loads(json.dumps(self.adapter.handle(request)))
         return response
 
+    def fail_monitoring(self, agent: str) -> None:
+        """From now on a monitor of `agent`, ahead of the suite's own, raises on every state
+        and stream event it is handed (decision D-23). Only an agent in this process can be
+        handed one: elsewhere the monitors are the implementation's own."""
+
+        def failing(item: object) -> None:
+            raise RuntimeError(f"a monitor failed on {item!r} (the suite's doing)")
+
+        coding_agent = self.adapter.agents[agent].agent
+        assert coding_agent is not None
+        coding_agent.listeners.insert(0, failing)
+        coding_agent.stream_listeners.insert(0, failing)
+
     def close(self) -> None:
         try:
             self.call("stop")

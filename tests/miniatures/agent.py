@@ -22,7 +22,7 @@ from typing import Any
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.kit.registry import KNOWN_BACKENDS
 from agent_tck.reference.adapter import Adapter
-from agent_tck.reference.agent import PROBE_MARK, CodingAgent, create_agent, judge
+from agent_tck.reference.agent import PROBE_MARK, CodingAgent, NodeEvent, create_agent, judge
 from agent_tck.reference.backends import BACKENDS
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
@@ -457,6 +457,17 @@ class RefusedWithoutCredentials(_Probes):
     """Refuses to be created when its probe finds no credentials that work."""
 
     agent_class = _RefusingProbe
+
+
+class LetsAMonitorFailTheRequest(_Broken):
+    """Tells its monitors of each state without guarding against one that raises."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def publish(state: State, previous: State | None, reason: str) -> None:
+            for listener in agent.listeners:
+                listener(NodeEvent(state, previous, reason))
+
+        agent._publish = publish  # type: ignore[method-assign]
 
 
 class ResumesTheLastSession(_Broken):
