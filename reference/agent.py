@@ -241,7 +241,7 @@ class CodingAgent:
             return _fold(self).response(Status.BUSY, "agent is busy with another request")
         try:
             self._transition(State.BUSY, "request received")
-            response = self._run(message, session_id)
+            response = self._guarded(message, session_id)
             if response["status"] == Status.OK:
                 self.resting = State.READY  # what a probe found wanting works now
             self._transition(self.resting, _reason(response))
@@ -250,6 +250,18 @@ class CodingAgent:
             if self.state is State.BUSY:
                 self._transition(self.resting, "recovered after an unexpected error")
             self._lock.release()
+
+    def _guarded(self, message: str, session_id: str | None) -> dict[str, Any]:
+        """The request's answer. A failure of the agent's own code (not of its CLI, which is
+        stopped by then) is published as DEGRADED and answered with status 1 naming it; the
+        agent then recovers like after any request (decision D-24)."""
+        try:
+            return self._run(message, session_id)
+        except Exception as exc:
+            what = f"internal error of the agent: {type(exc).__name__}: {exc}"
+            log.exception("%s", what)
+            self._transition(State.DEGRADED, what[:500])
+            return _fold(self).response(Status.HARNESS_ERROR, what)
 
     @staticmethod
     def check_session(session_id: str | None) -> str | None:

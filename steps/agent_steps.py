@@ -652,6 +652,23 @@ def monitor_fails(world: AgentWorld) -> None:
     fail(world.ensure_agent())
 
 
+@given("the agent's own reading of the stream fails on every line")
+def agent_fails_inside(world: AgentWorld) -> None:
+    fail = getattr(world.driver, "fail_inside", None)
+    if fail is None:
+        not_applicable("only an agent in the suite's own process can be made to fail inside")
+    fail(world.ensure_agent())
+
+
+@then("the agent's monitors heard it go BUSY, DEGRADED and back to READY, each with a reason")
+def heard_degraded(world: AgentWorld) -> None:
+    states = world.result.states if world.result else []
+    assert [s.get("state") for s in states] == ["BUSY", "DEGRADED", "READY"], (
+        f"the states published during the request: {states}")
+    unexplained = [s for s in states if not str(s.get("reason") or "").strip()]
+    assert not unexplained, f"states published without a reason: {unexplained}"
+
+
 @then("the agent's other monitors heard it go BUSY and back to READY")
 def others_heard(world: AgentWorld) -> None:
     states = [s.get("state") for s in world.result.states] if world.result else []

@@ -76,6 +76,7 @@ CASES = {
     "LeavesTheProbeUnmarked": {"AG-K4"},
     "RefusedWithoutCredentials": {"AG-K6"},
     "LetsAMonitorFailTheRequest": {"AG-L1"},
+    "LosesTheRequestWhenItFails": {"AG-L2"},
 }
 
 

@@ -137,7 +137,9 @@ def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> Non
 # Asked in-process, not applicable through an adapter: what the adapter protocol cannot carry,
 # and what only an agent in the suite's own process can be handed.
 UNSENDABLE = {"AG-C2": "a deadline of 0 or less (the schema asks for a positive number)",
-              "AG-L1": "a monitor that fails (an agent elsewhere has monitors of its own)"}
+              "AG-L1": "a monitor that fails (an agent elsewhere has monitors of its own)",
+              "AG-L2": "a failure inside the agent (only one in the suite's process can be "
+                       "made to fail)"}
 
 
 def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
@@ -186,8 +188,9 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     # (docs/dds.md), so there is no session id to inject: AG-H19 does not apply.
     # For the same reason the session scenarios (AG-S1, AG-S2), which name a session id on the
     # request, do not apply; TR-9 checks resuming by conversation over DDS.
-    # A served agent's monitors are its own: the suite cannot hand it one that fails (AG-L1).
-    for rid in ("AG-H19", "AG-S1", "AG-S2", "AG-L1"):
+    # A served agent's monitors and code are its own: the suite cannot hand it a monitor that
+    # fails (AG-L1) nor make it fail inside (AG-L2).
+    for rid in ("AG-H19", "AG-S1", "AG-S2", "AG-L1", "AG-L2"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
     assert over_dds == in_process

@@ -475,3 +475,23 @@ Feature: Agent decisions where the seeds are silent
       And the response message is "2 + 2 = 4".
       And the agent's other monitors heard it go BUSY and back to READY
       And the agent is READY
+
+  Rule: D-24 A failure inside the agent is published, answered, and recovered from
+    Not only the CLI can fail: the agent's own code can (a bug in its parser, a full disk, a
+    state it did not expect). GENESIS then publishes DEGRADED and, once it has recovered, READY,
+    each with a reason (docs/genesis.md, G11.3). The request is still answered: status 1, with
+    a message that says the agent failed, not the CLI; the CLI it started is stopped. Only an
+    agent in the suite's own process can be made to fail inside (its parser is swapped for one
+    that raises); through an adapter or over DDS this is not applicable.
+
+    @req:AG-L2
+    Scenario: An agent whose own parser fails mid-request publishes DEGRADED, answers, and is READY again
+      Given an agent for the "claude" backend
+      And the agent's own reading of the stream fails on every line
+      When the agent answers "Hello"
+      Then the response status is 1
+      And the response message contains "internal error"
+      And the agent's monitors heard it go BUSY, DEGRADED and back to READY, each with a reason
+      And no harness started for it is left running
+      And the agent is READY
+

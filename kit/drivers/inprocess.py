@@ -46,6 +46,17 @@ class InProcessDriver(ProtocolDriver):
         coding_agent.listeners.insert(0, failing)
         coding_agent.stream_listeners.insert(0, failing)
 
+    def fail_inside(self, agent: str) -> None:
+        """From now on `agent`'s own reading of its CLI's stream raises on every line: a
+        failure inside the agent, not of its CLI (decision D-24)."""
+
+        def failing(line: str) -> list[Any]:
+            raise RuntimeError(f"the agent's parser failed on {line[:40]!r} (the suite's doing)")
+
+        coding_agent = self.adapter.agents[agent].agent
+        assert coding_agent is not None
+        coding_agent.backend.parse_line = failing  # type: ignore[method-assign]
+
     def close(self) -> None:
         try:
             self.call("stop")

@@ -470,6 +470,13 @@ class LetsAMonitorFailTheRequest(_Broken):
         agent._publish = publish  # type: ignore[method-assign]
 
 
+class LosesTheRequestWhenItFails(_Broken):
+    """Lets a failure of its own code escape the request: no DEGRADED, no answer."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent._guarded = agent._run  # type: ignore[method-assign]
+
+
 class ResumesTheLastSession(_Broken):
     """Resumes the session of its previous answer when a request names none."""
 
