@@ -23,7 +23,8 @@ CASES = {
     "DropsTheModel": {"AG-M1"},
     # A 1 MB prompt in argv exceeds the kernel's limit (E2BIG): AG-H13 catches that too.
     "PromptAsArgument": {"AG-D5.1", "AG-H13", "AG-H21"},
-    "TrustsExitCodeOnly": {"AG-D4.1", "AG-D4.2", "AG-D4.3", "AG-H8"},
+    # AG-K6 too: the CLI that is not logged in says so in its stream and exits 0.
+    "TrustsExitCodeOnly": {"AG-D4.1", "AG-D4.2", "AG-D4.3", "AG-H8", "AG-K6"},
     "StopsAtBlankLine": {"AG-H2"},
     "DropsUnterminatedLastLine": {"AG-H3"},
     "AssumesObjects": {"AG-H4"},

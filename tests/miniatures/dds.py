@@ -54,9 +54,9 @@ def _never_resume(self: AgentService, pending: Any) -> None:
     _start(self, pending)
 
 
-def _anonymous(config: Any, domain: int) -> dict[str, Any]:
+def _anonymous(config: Any, domain: int, credentials: str | None) -> dict[str, Any]:
     """Describes itself in its states without its backend, model or credentials."""
-    described = _describe(config, domain)
+    described = _describe(config, domain, credentials)
     return {k: v for k, v in described.items() if k not in ("backend", "model", "credentials")}
 
 
