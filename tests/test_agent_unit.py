@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.doubles.harness.script import Script, install, read_record, write_script
-from agent_tck.reference.agent import JOIN_TEXTS, AgentConfig, CodingAgent, create_agent
+from agent_tck.reference.agent import JOIN_TEXTS, AgentConfig, CodingAgent, NodeEvent, create_agent
 from agent_tck.reference.backends import get_backend
 from agent_tck.reference.backends.base import RunOptions
 from agent_tck.reference.exceptions import ConfigError
@@ -121,18 +121,42 @@ def test_command_missing_from_path(tmp_path: Path) -> None:
     assert (response["status"], response["message"]) == (Status.LAUNCH_FAILED, expected)
 
 
-def test_an_unexpected_error_still_leaves_the_agent_ready(rig: tuple[Path, Path, Path]) -> None:
+def test_an_unexpected_error_is_answered_and_leaves_the_agent_ready(
+    rig: tuple[Path, Path, Path]
+) -> None:
+    """Decision D-24: DEGRADED naming the failure, status 1 saying the agent failed, READY."""
     bin_dir, script, _ = rig
     write_script(script, Script("claude").init().done("ok"))
-    agent = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)}))
+    states: list[NodeEvent] = []
+    agent = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)}), listeners=[states.append])
 
     def explode(*_: object, **__: object) -> None:
         raise RuntimeError("disk on fire")
 
     agent.run_process = explode  # type: ignore[assignment]
-    with pytest.raises(RuntimeError):
+    response = agent.process("hi")
+    assert response["status"] == 1
+    assert response["message"] == "internal error of the agent: RuntimeError: disk on fire"
+    assert [(e.state.name, e.reason) for e in states[1:3]] == [
+        ("BUSY", "request received"),
+        ("DEGRADED", "internal error of the agent: RuntimeError: disk on fire")]
+    assert states[-1].state.name == agent.state.name == "READY"
+
+
+def test_an_interrupt_goes_on_and_leaves_the_agent_ready(rig: tuple[Path, Path, Path]) -> None:
+    bin_dir, script, _ = rig
+    write_script(script, Script("claude").init().done("ok"))
+    states: list[NodeEvent] = []
+    agent = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)}), listeners=[states.append])
+
+    def interrupt(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    agent.run_process = interrupt  # type: ignore[assignment]
+    with pytest.raises(KeyboardInterrupt):
         agent.process("hi")
     assert agent.state.name == "READY"
+    assert states[-1].reason == "recovered after an unexpected error"
 
 
 def test_many_text_lines_make_one_message_in_order(rig: tuple[Path, Path, Path]) -> None:
