@@ -338,7 +338,8 @@ class CodingAgent:
             self.probing = False
         if response["status"] == Status.OK:
             return State.READY, f"agent created; credentials: the {name} CLI's own login works"
-        why = f"the {name} CLI's login did not work (probe: {_first_line(response)})"
+        said = str(response["message"]).partition("\n")[0][:200]  # the error's first line
+        why = f"the {name} CLI's login did not work (probe: {said})"
         given = [key for key in keys if self._inherited().get(key)]
         if given:
             self.credentials = "api-key"
@@ -377,11 +378,6 @@ def _tell(listeners: list[Callable[[Any], None]], item: NodeEvent | Event) -> No
             listener(item)
         except Exception:
             log.exception("a listener of the agent failed on %r; the request goes on", item)
-
-
-def _first_line(response: dict[str, Any]) -> str:
-    text = str(response.get("error") or response.get("message") or "no answer")
-    return text.splitlines()[0][:200] if text.strip() else "no answer"
 
 
 def _fold(agent: CodingAgent) -> _Fold:
