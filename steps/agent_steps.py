@@ -643,21 +643,24 @@ def agent_is(world: AgentWorld, state: str) -> None:
     assert info["state"] == state, f"the agent is {info['state']}, not {state}"
 
 
+def _inject(world: AgentWorld, fault: str) -> None:
+    """Have the driver inject `fault` (its method) into the agent: only an agent in the suite's
+    own process can take one (decisions D-23, D-24); elsewhere the scenario does not apply."""
+    inject = getattr(world.driver, fault, None)
+    if inject is None:
+        not_applicable("only an agent in the suite's own process can be handed a fault; "
+                       "elsewhere its monitors and code are the implementation's own")
+    inject(world.ensure_agent())
+
+
 @given("a monitor of the agent fails on every state and event it is handed")
 def monitor_fails(world: AgentWorld) -> None:
-    fail = getattr(world.driver, "fail_monitoring", None)
-    if fail is None:
-        not_applicable("only an agent in the suite's own process can be handed a monitor that "
-                       "fails; elsewhere its monitors are the implementation's own")
-    fail(world.ensure_agent())
+    _inject(world, "fail_monitoring")
 
 
 @given("the agent's own reading of the stream fails on every line")
 def agent_fails_inside(world: AgentWorld) -> None:
-    fail = getattr(world.driver, "fail_inside", None)
-    if fail is None:
-        not_applicable("only an agent in the suite's own process can be made to fail inside")
-    fail(world.ensure_agent())
+    _inject(world, "fail_inside")
 
 
 @then("the agent's monitors heard it go BUSY, DEGRADED and back to READY, each with a reason")

@@ -14,6 +14,7 @@ from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError
 from agent_tck.reference.adapter import Adapter
+from agent_tck.reference.agent import CodingAgent
 
 
 class InProcessDriver(ProtocolDriver):
@@ -41,8 +42,7 @@ class InProcessDriver(ProtocolDriver):
         def failing(item: object) -> None:
             raise RuntimeError(f"a monitor failed on {item!r} (the suite's doing)")
 
-        coding_agent = self.adapter.agents[agent].agent
-        assert coding_agent is not None
+        coding_agent = self._coding_agent(agent)
         coding_agent.listeners.insert(0, failing)
         coding_agent.stream_listeners.insert(0, failing)
 
@@ -53,9 +53,12 @@ class InProcessDriver(ProtocolDriver):
         def failing(line: str) -> list[Any]:
             raise RuntimeError(f"the agent's parser failed on {line[:40]!r} (the suite's doing)")
 
+        self._coding_agent(agent).backend.parse_line = failing  # type: ignore[method-assign]
+
+    def _coding_agent(self, agent: str) -> CodingAgent:
         coding_agent = self.adapter.agents[agent].agent
         assert coding_agent is not None
-        coding_agent.backend.parse_line = failing  # type: ignore[method-assign]
+        return coding_agent
 
     def close(self) -> None:
         try:
