@@ -54,7 +54,11 @@ class RealWorld(World):
             settings = {"backend": self.backend, "working_dir": str(self.sandbox.work),
                         "timeout": self.timeout, "env": {"PATH": self.sandbox.path()}}
             self.agent, _ = self.driver.agent_create(settings)
-        if session_id is None:  # drivers written before resuming existed take two arguments
+        converse = getattr(self.driver, "agent_converse", None)
+        result: RequestResult
+        if converse is not None:  # a conversation, not a session, is resumed (over DDS)
+            result = converse(self.agent, message, f"{self.root.name}-conversation")
+        elif session_id is None:  # drivers written before resuming existed take two arguments
             result = self.driver.agent_request(self.agent, message)
         else:
             result = self.driver.agent_request(self.agent, message, session_id)
@@ -127,7 +131,8 @@ def model_stalls(real: RealWorld, seconds: float) -> None:
 
 @when(parsers.parse('the agent is asked "{message}" in the same session'))
 def answers_in_session(real: RealWorld, message: str) -> None:
-    if not getattr(real.driver, "resumes_sessions", True):
+    if getattr(real.driver, "resumes_sessions", True) is False and not hasattr(
+            real.driver, "agent_converse"):
         not_applicable("this driver resumes by conversation, not session_id")
     session = real.response.get("session_id")
     assert session, f"the first response has no session_id to resume: {real.response}"
@@ -215,6 +220,34 @@ def nothing_left(real: RealWorld) -> None:
     assert real.sandbox is not None
     left = still_running(real.sandbox.processes(), within=LEFTOVER_WAIT)
     assert not left, f"still running after the response: {[_cmdline(p) for p in left]}"
+
+
+@then("the agent published BUSY for the request, then READY")
+def published_busy_then_ready(real: RealWorld) -> None:
+    assert real.results, "no request was made"
+    states = [s.get("state") for s in real.results[-1].states]
+    assert states == ["BUSY", "READY"], (
+        f"the agent published {states} for the request, not BUSY then READY")
+
+
+@then(parsers.parse("the request's events show {count:d} tool calls, each naming its tool, "
+                    'then the answer "{text}"'))
+def events_show_tools(real: RealWorld, count: int, text: str) -> None:
+    assert real.results, "no request was made"
+    events = real.results[-1].events
+    kinds = [e.get("kind") for e in events]
+    starts = [i for i, kind in enumerate(kinds) if kind == "tool_start"]
+    ids = {events[i].get("tool_id") for i in starts}
+    assert len(starts) == len(ids) == count, (
+        f"expected {count} tool_start events with distinct tool ids; got {kinds}")
+    unnamed = [events[i] for i in starts if not events[i].get("tool_name")]
+    assert not unnamed, f"a tool_start event names no tool: {unnamed}"
+    after = events[starts[-1] + 1:] if starts else events
+    answers = [e for e in after if e.get("kind") in ("text", "done")
+               and str(e.get("text", "")).strip() == text]
+    assert answers and "done" in kinds[len(events) - len(after):], (
+        f"no event after the tool calls carries the answer {text!r} and a done event "
+        f"follows them: {kinds}")
 
 
 @then("the agent is back to READY")

@@ -199,7 +199,7 @@ def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missin
 
     monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
     results = scenario_results("reference", ["real-cli"])
-    assert len(results) == 18  # six requirements, three CLIs
+    assert len(results) == 21  # seven requirements, three CLIs
     assert {(r.verdict, r.evidence.split(" (")[0]) for r in results} == {
         ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI"),
         ("skipped", "not run: the real gemini CLI")}
@@ -237,3 +237,32 @@ def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
                             keyword="writes")
     assert verdicts["RC-2"] == "failed"
     assert verdicts["RC-1"] == "not run"  # deselected by the keyword, not passed by default
+
+
+@pytest.mark.parametrize(("defect", "expected"), [
+    (None, {"RC-4": "passed", "RC-7": "passed"}),
+    ("no-resume", {"RC-4": "failed", "RC-7": "passed"}),
+    ("hidden-tools", {"RC-4": "passed", "RC-7": "failed"}),
+])
+def test_the_real_cli_over_dds_resumes_a_conversation_and_publishes_its_tools(
+    defect: str | None, expected: dict[str, str]
+) -> None:
+    """End to end as a GENESIS client sees it: the real claude behind a served agent, a
+    conversation of two requests, the tool calls on the event topic; a served agent that
+    forgets conversations, or hides tool calls, fails exactly that requirement."""
+    import sys
+
+    from agent_tck.doubles.realcli.sandbox import unavailable
+    from agent_tck.kit.drivers import dds_available
+    from tests.support.dds import ROOT
+    from tests.support.runsuite import verdicts_for
+
+    if not dds_available():
+        pytest.skip("Cyclone DDS is not installed (pip install 'agent-tck[dds]')")
+    if (reason := unavailable("claude")) is not None:
+        pytest.skip(reason)
+    impl = "dds" if defect is None else (
+        f"dds:serve={sys.executable} {ROOT / 'tests' / 'miniatures' / 'dds.py'} {defect} serve")
+    verdicts = verdicts_for(impl, ["real-cli"], keyword="claude and (resumes or published)")
+    assert {rid: verdicts[rid] for rid in expected} == expected
+    assert {v for rid, v in verdicts.items() if rid not in expected} == {"not run"}

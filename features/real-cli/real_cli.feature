@@ -87,6 +87,9 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
     --resume ID`, `codex exec [flags] resume ID -` (flags before `resume`, the prompt on
     stdin) and `gemini ... --resume ID`. The model then sees the first turn again in the
     second request, which is the proof that the CLI resumed rather than started afresh.
+    Over DDS a client does not name the CLI's session: it names its conversation, as a GENESIS
+    client does (features/transport, TR-9), and the served agent resumes that conversation's
+    session. Through that driver both requests carry one conversation id; the proof is the same.
 
     @req:RC-4
     Scenario Outline: The real <backend> resumes the session of an earlier response
@@ -144,6 +147,30 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the tool's background process had started
       And no process the real CLI started is still running
       And the agent is back to READY
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+        | gemini  |
+
+  Rule: What the agent publishes shows the real request at work (docs/genesis.md, G14.1, G11.5)
+    Whoever watches the agent sees it take the request and call the model's tools: it publishes
+    BUSY when the request starts and READY when it ends, and the request's tool calls come out
+    among its stream events, one tool_start each, naming the tool the real CLI ran, before the
+    done event that carries the answer. Over DDS this is the monitoring topic (states) and the
+    event topic (stream events), which the suite reads as any other participant of the domain
+    would; in process and through an adapter it is what the agent handed its monitors.
+
+    @req:RC-7
+    Scenario Outline: The real <backend>'s request is published as it runs: BUSY, its tool calls, its answer, READY
+      Given an agent driving the real "<backend>" CLI
+      And the model writes "hello.txt" holding "hello from a real tool" with a tool, then lists the directory with another
+      And the model answers "Wrote hello.txt."
+      When the agent is asked "Write hello.txt"
+      Then the response has status 0 and the message "Wrote hello.txt."
+      And the agent published BUSY for the request, then READY
+      And the request's events show 2 tool calls, each naming its tool, then the answer "Wrote hello.txt."
 
       Examples:
         | backend |

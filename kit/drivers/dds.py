@@ -176,9 +176,19 @@ class DdsDriver(ProtocolDriver):
         return self.agent_request_concurrently(agent, [message])[0]
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
+        return self._ask(agent, messages)
+
+    def agent_converse(self, agent: str, message: str, conversation_id: str) -> RequestResult:
+        """One request of conversation `conversation_id`: the served agent resumes the CLI
+        session of that conversation's earlier requests, as a GENESIS client asks it to."""
+        return self._ask(agent, [message], conversation_id)[0]
+
+    def _ask(self, agent: str, messages: list[str],
+             conversation_id: str = "") -> list[RequestResult]:
         served = self.served[agent]
         budget = served.timeout + served.grace + 30.0
-        rids = [self.wire.send(m, agent=agent, timeout=budget) for m in messages]
+        rids = [self.wire.send(m, agent=agent, conversation_id=conversation_id, timeout=budget)
+                for m in messages]
         asks = [self.wire.asks[rid] for rid in rids]
         if not self.wire.wait(lambda: all(a.replies for a in asks), budget):
             raise DriverError(f"served agent {agent} did not reply in {budget:g} s:\n"
