@@ -4,8 +4,10 @@ Started through a shim named `claude` or `codex` (see `doubles.harness.install`)
 imports this module and calls `main()` with SCRIPT RECORD NAME ARGS... (imported rather than
 run as a file, its bytecode can be cached). It starts fast, as a CLI is started for every
 request: the standard library only, and what only some steps need (base64, subprocess)
-imported by those steps. The record is JSON lines, one object per write, appended with
-O_APPEND so the signal handler and the main flow never interleave:
+imported by those steps. JSON goes through json's C half (`_json`) and signals through
+signal's (`_signal`): their Python halves import re and enum, which cost a start 11 ms of CPU
+(half of it, after Python's own start) on the CI machine. The record is JSON lines, one
+object per write, appended with O_APPEND so the signal handler and the main flow never interleave:
   {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
@@ -51,16 +53,18 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
 
 from __future__ import annotations
 
+import _json
 import itertools
-import json
 import os
-import signal
 import sys
 import time
 
 TYPE_CHECKING = False  # typing costs a start more than the rest of this file
 if TYPE_CHECKING:
+    import signal
     from typing import Any
+else:
+    signal = __import__("_signal")
 
 RECORDED_ENV_PREFIXES = ("AGENT_TCK",)  # and each CLI's own (`env_prefixes` of its start)
 RECORDED_ENV = ("PATH", "HOME", "CODING_AGENT_PROBE")
@@ -74,6 +78,43 @@ CONTROL_ANSWERS: dict[str, dict[str, Any]] = {
     "set_permission_mode": {},
     "set_model": {},
 }
+SIGNAL_NAMES = {getattr(signal, name): name for name in ("SIGTERM", "SIGINT", "SIGHUP")}
+
+
+def _unencodable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class _Scanning:
+    """What json's C scanner reads from its context: json.loads's defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int, parse_constant = float, int, float  # float("NaN") and the like
+
+
+_ENCODE = _json.make_encoder({}, _unencodable, _json.encode_basestring_ascii, None, ": ", ", ",
+                             False, False, True)
+_SCAN = _json.make_scanner(_Scanning())  # type: ignore[arg-type]
+
+
+def dumps(value: Any) -> str:
+    """dumps(value), as json's own C encoder writes it."""
+    return "".join(_ENCODE(value, 0))
+
+
+def loads(text: str | bytes) -> Any:
+    """loads(text); ValueError when it is not one JSON value."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    text = text.strip(" \t\n\r")
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        raise ValueError(f"not JSON: {text[:40]!r}") from None
+    if end != len(text):
+        raise ValueError(f"not one JSON value: {text[:40]!r}")
+    return value
 
 
 class Harness:
@@ -89,14 +130,15 @@ class Harness:
         self.cli_options: dict[str, Any] = {}
         if options:
             with open(options, encoding="utf-8") as file:
-                self.cli_options = json.load(file)["commands"]
+                self.cli_options = loads(file.read())["commands"]
 
     def note(self, **entry: Any) -> None:
-        os.write(self.record_fd, (json.dumps(entry) + "\n").encode())
+        os.write(self.record_fd, (dumps(entry) + "\n").encode())
 
     def on_term(self, signum: int, _frame: Any) -> None:
         now = time.monotonic()  # first, so the record's cost is not part of the latency
-        self.note(what="signal", signal=signal.Signals(signum).name, pid=os.getpid(), t=now)
+        name = SIGNAL_NAMES.get(signum, str(signum))
+        self.note(what="signal", signal=name, pid=os.getpid(), t=now)
         if self.term_mode == "exit":
             os._exit(128 + signum)
 
@@ -160,10 +202,10 @@ class Harness:
         self.write(base64.b64decode(data))
 
     def op_line(self, value: Any) -> None:
-        self.write((json.dumps(value) + "\n").encode())
+        self.write((dumps(value) + "\n").encode())
 
     def op_repeat(self, arg: dict[str, Any]) -> None:
-        cycle = [(json.dumps(v) + "\n").encode() for v in arg["lines"]]
+        cycle = [(dumps(v) + "\n").encode() for v in arg["lines"]]
         count: int = arg["count"]
         per_block = max(1, (BLOCK // sum(map(len, cycle))) * len(cycle))
         lines = itertools.islice(itertools.cycle(cycle), count)
@@ -236,7 +278,7 @@ class Harness:
         """The messages on stdin other than control requests, which are answered here."""
         for raw in sys.stdin.buffer:
             try:
-                message = json.loads(raw)
+                message = loads(raw)
             except ValueError:
                 self.note(what="stdin_junk", data=raw.decode("utf-8", errors="replace"))
                 continue
@@ -265,7 +307,7 @@ class Harness:
                 self.note(what="stdin", data=_text(message), via="stream-json")
 
     def op_line_stdin(self, value: Any) -> None:
-        text = json.dumps(value).replace("{stdin}", json.dumps(self.stdin_data)[1:-1])
+        text = dumps(value).replace("{stdin}", dumps(self.stdin_data)[1:-1])
         self.write((text + "\n").encode())
 
     def op_on_term(self, mode: str) -> None:
@@ -491,7 +533,7 @@ def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -
         entry = {"rig": script.get("rig", ""), "name": name, "argv": argv, "cwd": os.getcwd(),
                  "pid": os.getpid(), "record": record}
         fd = os.open(strays, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(fd, (json.dumps(entry) + "\n").encode())
+        os.write(fd, (dumps(entry) + "\n").encode())
         os.close(fd)
     return True
 
@@ -499,7 +541,7 @@ def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -
 def main() -> None:
     script_path, record, name, *argv = sys.argv[1:]
     with open(script_path) as fh:
-        script = json.load(fh)
+        script = loads(fh.read())
     if straggler(script, record, name, argv):
         os._exit(STRAGGLER_EXIT)
     code = Harness(script, record).play(name, argv)
