@@ -104,7 +104,15 @@ def problems(
 
 def off_schema(backend: str, value: Any) -> list[str]:
     """What makes one decoded line unlike the lines of `backend` in schemas/cli/."""
-    return _off_shape(backend, value, load_cached(backend)["$defs"])
+    return list(_off_text(backend, json.dumps(value, sort_keys=True)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _off_text(backend: str, text: str) -> tuple[str, ...]:
+    """off_schema of the line `text`, remembered: every scenario checks the lines its script
+    makes the fake harness print, most of them the same lines (half a second of CPU in a
+    run of the agent component, most of it building validators)."""
+    return tuple(_off_shape(backend, json.loads(text), load_cached(backend)["$defs"]))
 
 
 def _off_shape(backend: str, value: Any, definitions: dict[str, Any]) -> list[str]:
