@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from agent_tck.kit import plainyaml
 from agent_tck.kit.paths import FIXTURES
 
 TRANSCRIPTS = FIXTURES / "transcripts"
@@ -42,7 +41,7 @@ class Transcript:
 
 
 def index(where: Path = TRANSCRIPTS) -> list[Transcript]:
-    entries = yaml.safe_load((where / "index.yaml").read_text(encoding="utf-8"))
+    entries = plainyaml.load(where / "index.yaml", "transcript index")
     return [Transcript(**{**e, "args": tuple(e.get("args", ()))}) for e in entries]
 
 
