@@ -137,16 +137,19 @@ def spawn(
     `reaped` (`reaper_command`, REAPER by default). LaunchError naming the command when it
     cannot start."""
     report, told = os.pipe() if reaped else (-1, -1)
+    # The reaper arms its own parent-death signal, so nothing runs between fork and exec and
+    # Python can vfork; without it the child must arm it (and the whole agent is forked).
+    reaper_argv = [*(reaper_command or REAPER), str(told), str(os.getpid())] if reaped else []
     try:
         proc = subprocess.Popen(
-            [*(reaper_command or REAPER), str(told), *argv] if reaped else list(argv),
+            [*reaper_argv, *argv],
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_ends_with(os.getpid()),
+            preexec_fn=None if reaped else _ends_with(os.getpid()),
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:

@@ -232,6 +232,27 @@ def test_when_the_agent_dies_the_reaper_ends_the_cli(cli: str) -> None:
     assert not _alive(pid), f"the CLI {pid} outlived its agent"
 
 
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+def test_a_reaper_whose_supervisor_is_already_gone_starts_nothing(tmp_path: Path) -> None:
+    """The reaper arms its own parent-death signal; a supervisor that died before it could
+    (PARENT_PID is not its parent any more) gets no CLI started behind its back."""
+    import subprocess
+
+    from agent_tck.reference.supervisor import REAPER
+
+    marker = tmp_path / "ran"
+    cli = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
+    report, told = os.pipe()
+    try:
+        gone = subprocess.run([*REAPER, str(told), "1", *cli], pass_fds=(told,), timeout=10)
+    finally:
+        os.close(report)
+        os.close(told)
+    assert gone.returncode == 1 and not marker.exists()
+    ours = subprocess.run([*REAPER, "0", str(os.getpid()), *cli], timeout=10)
+    assert ours.returncode == 0 and marker.exists()
+
+
 def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> None:
     import subprocess
 
