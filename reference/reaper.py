@@ -22,7 +22,8 @@ descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds. The reaper asks
 for that signal itself, first thing, and ends at once if PARENT_PID (the supervisor's process)
 is no longer its parent: the supervisor starts it without code between fork and exec, so
 Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it: 160
-ms of CPU a request instead of 13 from a 436 MB process, most of it page faults afterwards).
+ms of the agent's CPU a request instead of 23 from a 436 MB process, most of it page faults
+afterwards).
 
 `REPORT_FD` tells the supervisor whether the CLI started: it is closed by a successful exec,
 or carries the errno of a failed one. Stdlib only, and as little of it as will do: a reaper
@@ -232,8 +233,12 @@ def main(args: list[str]) -> None:
         os._exit(2)
     parent = int(args[1])
     signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
+    # Armed before REPORT_FD is closed (by the CLI's exec): the supervisor's thread waits on
+    # that pipe, so it cannot end unnoticed between its fork and this line.
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # the supervisor died before the line above: run nothing
+        sys.stderr.write(f"reaper: not starting: PARENT_PID {parent} is not my parent "
+                         f"({os.getppid()}); the reaper must be exec'd by the supervisor\n")
         os._exit(1)
     if not _prctl(PR_SET_CHILD_SUBREAPER, 1):
         sys.stderr.write("reaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")

@@ -134,8 +134,10 @@ def spawn(
     reaper_command: Sequence[str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start `argv` in a new process group with all three pipes; under the reaper when
-    `reaped` (`reaper_command`, REAPER by default). LaunchError naming the command when it
-    cannot start."""
+    `reaped` (`reaper_command`, REAPER by default: it is given REPORT_FD PARENT_PID ARGV... and
+    must exec the reaper itself, not fork it). LaunchError naming the command when it cannot
+    start; `_started` waits for the reaper's word, which is also what keeps this thread alive
+    until the reaper has armed its parent-death signal."""
     report, told = os.pipe() if reaped else (-1, -1)
     # The reaper arms its own parent-death signal, so nothing runs between fork and exec and
     # Python can vfork; without it the child must arm it (and the whole agent is forked).

@@ -9,6 +9,7 @@ still alive), never from what the agent says about itself alone.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ class RealWorld(World):
     sandbox: Sandbox | None = None
     agent: str | None = None
     results: list[RequestResult] = field(default_factory=list)
+    conversation: str = ""
 
     @property
     def work(self) -> Path:
@@ -56,8 +58,11 @@ class RealWorld(World):
             self.agent, _ = self.driver.agent_create(settings)
         converse = getattr(self.driver, "agent_converse", None)
         result: RequestResult
-        if converse is not None:  # a conversation, not a session, is resumed (over DDS)
-            result = converse(self.agent, message, f"{self.root.name}-conversation")
+        if converse is not None and not getattr(self.driver, "resumes_sessions", True):
+            # A conversation, not a session, is resumed (over DDS): one per scenario, new to
+            # every agent on the domain.
+            self.conversation = self.conversation or f"real-cli-{uuid.uuid4().hex}"
+            result = converse(self.agent, message, self.conversation)
         elif session_id is None:  # drivers written before resuming existed take two arguments
             result = self.driver.agent_request(self.agent, message)
         else:
@@ -230,8 +235,8 @@ def published_busy_then_ready(real: RealWorld) -> None:
         f"the agent published {states} for the request, not BUSY then READY")
 
 
-@then(parsers.parse("the request's events show {count:d} tool calls, each naming its tool, "
-                    'then the answer "{text}"'))
+@then(parsers.parse("the request's events show {count:d} tool calls, each with its own id and "
+                    'the name the CLI gave its tool, then the answer "{text}"'))
 def events_show_tools(real: RealWorld, count: int, text: str) -> None:
     assert real.results, "no request was made"
     events = real.results[-1].events
@@ -240,8 +245,9 @@ def events_show_tools(real: RealWorld, count: int, text: str) -> None:
     ids = {events[i].get("tool_id") for i in starts}
     assert len(starts) == len(ids) == count, (
         f"expected {count} tool_start events with distinct tool ids; got {kinds}")
-    unnamed = [events[i] for i in starts if not events[i].get("tool_name")]
-    assert not unnamed, f"a tool_start event names no tool: {unnamed}"
+    named = profile(real.backend).shell_tool_reported
+    misnamed = [events[i].get("tool_name") for i in starts if events[i].get("tool_name") != named]
+    assert not misnamed, f"tool_start events name {misnamed}, not the CLI's {named!r}"
     after = events[starts[-1] + 1:] if starts else events
     answers = [e for e in after if e.get("kind") in ("text", "done")
                and str(e.get("text", "")).strip() == text]

@@ -180,3 +180,19 @@ def test_a_script_with_a_typo_is_an_error_of_the_suite_naming_the_step(
         write_script(tmp_path / "script.json", script)
     assert where in str(caught.value)
     assert not (tmp_path / "script.json").exists()
+
+
+def test_the_harness_writes_and_reads_json_as_the_json_module_does() -> None:
+    """The harness uses json's C half directly (to start faster): the same text out, the same
+    values in, and ValueError for what is not one JSON value."""
+    from agent_tck.doubles.harness import fake
+
+    values = [{"type": "result", "n": [1, 2.5, -0.0, 1e300, None, True], "s": "é\n\"\\\u2028"},
+              [], {}, "x", 0, {"deep": [[{"a": [{}]}]]}]
+    for value in values:
+        assert fake.dumps(value) == json.dumps(value)
+        assert fake.loads(json.dumps(value)) == value
+        assert fake.loads(f" {json.dumps(value)}\n".encode()) == value
+    for junk in ("", "{", '{"a": 1} x', "nope", b"\xff"):
+        with pytest.raises(ValueError):
+            fake.loads(junk)

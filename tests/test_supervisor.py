@@ -242,14 +242,22 @@ def test_a_reaper_whose_supervisor_is_already_gone_starts_nothing(tmp_path: Path
 
     marker = tmp_path / "ran"
     cli = [sys.executable, "-c", f"open({str(marker)!r}, 'w').close()"]
-    report, told = os.pipe()
-    try:
-        gone = subprocess.run([*REAPER, str(told), "1", *cli], pass_fds=(told,), timeout=10)
-    finally:
-        os.close(report)
-        os.close(told)
+    ended = subprocess.Popen(["true"])  # a pid that is nobody's parent any more
+    ended.wait()
+
+    def reaper(parent: int) -> subprocess.CompletedProcess[bytes]:
+        report, told = os.pipe()
+        try:
+            return subprocess.run([*REAPER, str(told), str(parent), *cli], pass_fds=(told,),
+                                  capture_output=True, timeout=10)
+        finally:
+            os.close(report)
+            os.close(told)
+
+    gone = reaper(ended.pid)
     assert gone.returncode == 1 and not marker.exists()
-    ours = subprocess.run([*REAPER, "0", str(os.getpid()), *cli], timeout=10)
+    assert f"PARENT_PID {ended.pid} is not my parent" in gone.stderr.decode()
+    ours = reaper(os.getpid())
     assert ours.returncode == 0 and marker.exists()
 
 

@@ -82,6 +82,9 @@ class Profile(ABC):
         """The session `argv` resumes, or None when it starts a new one."""
 
     model_options: ClassVar[tuple[str, ...]]  # the options that name the model
+    # The tool name the CLI's stream gives a command run by `shell_tool` (codex names the item
+    # it reports, command_execution, not the function the model called).
+    shell_tool_reported: ClassVar[str]
 
     @classmethod
     def model_of(cls, argv: list[str]) -> str | None:

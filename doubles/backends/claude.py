@@ -95,6 +95,8 @@ class ClaudeProfile(Profile):
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
                 "CLAUDE_CODE_MAX_RETRIES": "0"}
 
+    shell_tool_reported = "Bash"
+
     @classmethod
     def shell_tool(cls, command: str) -> dict[str, Any]:
         return {"tool": "Bash", "input": {"command": command, "description": command}}

@@ -105,6 +105,8 @@ class CodexProfile(Profile):
     def environment(cls, home: Path, url: str, key: str) -> dict[str, str]:
         return {"CODEX_HOME": str(home / ".codex"), "OPENAI_API_KEY": key}
 
+    shell_tool_reported = "command_execution"
+
     @classmethod
     def shell_tool(cls, command: str) -> dict[str, Any]:
         return {"tool": "exec_command", "input": {"cmd": command}}

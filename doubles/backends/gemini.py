@@ -101,6 +101,8 @@ class GeminiProfile(Profile):
         return {"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": url,
                 "GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
+    shell_tool_reported = "run_shell_command"
+
     @classmethod
     def shell_tool(cls, command: str) -> dict[str, Any]:
         return {"tool": "run_shell_command", "input": {"command": command,

@@ -93,7 +93,7 @@ class _Scanning:
     parse_float, parse_int, parse_constant = float, int, float  # float("NaN") and the like
 
 
-_ENCODE = _json.make_encoder({}, _unencodable, _json.encode_basestring_ascii, None, ": ", ", ",
+_ENCODE = _json.make_encoder(None, _unencodable, _json.encode_basestring_ascii, None, ": ", ", ",
                              False, False, True)
 _SCAN = _json.make_scanner(_Scanning())  # type: ignore[arg-type]
 

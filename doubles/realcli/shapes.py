@@ -104,7 +104,13 @@ def problems(
 
 def off_schema(backend: str, value: Any) -> list[str]:
     """What makes one decoded line unlike the lines of `backend` in schemas/cli/."""
-    return list(_off_text(backend, json.dumps(value, sort_keys=True)))
+    text = json.dumps(value, sort_keys=True)
+    if len(text) > REMEMBERED:  # the hostile scenarios' megabyte lines: checked, not kept
+        return _off_shape(backend, value, load_cached(backend)["$defs"])
+    return list(_off_text(backend, text))
+
+
+REMEMBERED = 64 * 1024  # the longest line whose answer is remembered
 
 
 @functools.lru_cache(maxsize=4096)

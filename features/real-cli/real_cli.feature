@@ -156,9 +156,10 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
 
   Rule: What the agent publishes shows the real request at work (docs/genesis.md, G14.1, G11.5)
     Whoever watches the agent sees it take the request and call the model's tools: it publishes
-    BUSY when the request starts and READY when it ends, and the request's tool calls come out
-    among its stream events, one tool_start each, naming the tool the real CLI ran, before the
-    done event that carries the answer. Over DDS this is the monitoring topic (states) and the
+    BUSY when the request starts and READY when it ends (nothing else for a request that
+    succeeds), and the request's tool calls come out among its stream events, one tool_start
+    each with an id of its own, naming the tool as the real CLI's stream named it (Bash,
+    command_execution, run_shell_command), before the event that carries the answer. Over DDS this is the monitoring topic (states) and the
     event topic (stream events), which the suite reads as any other participant of the domain
     would; in process and through an adapter it is what the agent handed its monitors.
 
@@ -170,7 +171,7 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       When the agent is asked "Write hello.txt"
       Then the response has status 0 and the message "Wrote hello.txt."
       And the agent published BUSY for the request, then READY
-      And the request's events show 2 tool calls, each naming its tool, then the answer "Wrote hello.txt."
+      And the request's events show 2 tool calls, each with its own id and the name the CLI gave its tool, then the answer "Wrote hello.txt."
 
       Examples:
         | backend |
