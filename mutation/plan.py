@@ -58,19 +58,23 @@ class Planner:
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
-        components = self.components(where)
-        files = [self._file(c, where) for c in components]
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
-        ran = {n for found in files for line in lines for n in found.get(line, ())}
-        whole = _args(components, ())
-        if AT_COLLECTION in ran:  # a module constant, a default, a decorator: first the
-            # scenarios that run the file at all, then everything
-            names = {n for found in files for at in found.values() for n in at}
-            return Plan((_args(components, sorted(names - {AT_COLLECTION})), whole))
+        maps = {c: self._file(c, where) for c in COMPONENTS}
+        if any(AT_COLLECTION in found.get(line, ()) for found in maps.values() for line in lines):
+            # A module constant, a default, a decorator: first the scenarios that run the file
+            # at all, then everything, in every component that imports it (a file of constants
+            # alone, as reference/status.py, runs no line in any scenario).
+            importing = tuple(c for c, found in maps.items() if found)
+            names = {n for c in importing for at in maps[c].values() for n in at}
+            names -= {AT_COLLECTION}
+            whole = _args(importing, ())
+            return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
+        components = self.components(where)
+        ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
         if not ran:
             return Plan(())
         first = _args(components, sorted(ran))
-        return Plan((first, whole) if where.startswith(SERVED) else (first,))
+        return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 
     def _statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage

@@ -104,6 +104,17 @@ def test_an_import_time_line_gets_the_files_scenarios_then_the_whole_component(
         ("--component", "agent", "-k", "test_x or test_y or test_z"), ("--component", "agent"))
 
 
+def test_a_file_of_constants_is_judged_by_every_component_that_imports_it(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reference/status.py runs no line in any scenario, only at import: its constants change
+    the answers of every component that imports it, so each one judges them whole."""
+    maps = {"agent": {"files": {"reference/a.py": {"1": [""], "2": [""]}}},
+            "transport": {"files": {}, "spawned": {"reference/a.py": {"1": [""]}}}}
+    monkeypatch.setattr(planner, "maps", maps)
+    assert planner.plan(_spec("reference/a.py", 2)).tries == (
+        ("--component", "agent", "--component", "transport"),)
+
+
 def test_a_served_agents_line_is_judged_again_whole_when_it_survives(planner: Planner) -> None:
     assert planner.plan(_spec("reference/dds/s.py", 4)).tries == (
         ("--component", "transport", "-k", "test_t"), ("--component", "transport"))
