@@ -470,6 +470,7 @@ def text_from_text_event(world: AgentWorld) -> None:
 
 @then(parsers.parse("the timeout is {seconds:g} seconds."))
 def timeout_is(world: AgentWorld, seconds: float) -> None:
+    assert world.refusal is None, f"the agent was refused: {world.refusal[-300:]}"
     timeout = world.driver.agent_info(world.ensure_agent())["timeout"]
     if timeout is None and "timeout" not in world.settings:
         not_applicable("the implementation has no default timeout "

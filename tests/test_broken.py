@@ -64,6 +64,7 @@ CASES = {
     "AnswersWithTheAskedSession": {"AG-S2"},
     "RunsClaudeForAnyBackend": {"AG-C1"},
     "TakesAnyDeadline": {"AG-C2"},
+    "CapsItsDeadlines": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
     "WritesThePromptBlocking": {"AG-H21"},
     "ReadsTheFirstValueOfALine": {"AG-H22"},

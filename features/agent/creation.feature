@@ -37,6 +37,16 @@ Feature: Creating an agent: what it cannot work with is refused, by name
         | timeout      | 0     |
         | grace_period | -5    |
 
+  Rule: A long deadline is a deadline all the same, and kept
+    A task that may take the night is given a day; an agent that refuses it, or shortens it,
+    fails that caller as surely as one that takes -1 (docs/decisions.md, D-20). Where an
+    implementation draws its upper line is its own (the reference's is a week); a day is kept.
+
+    @req:AG-C2
+    Scenario: An agent given a timeout of a day keeps it
+      When an agent is created with the timeout set to 86400
+      Then the timeout is 86400 seconds.
+
   Rule: A variable to strip whose name cannot be one is refused at creation, by name
     `strip_env` names the inherited variables the CLI must not get (API keys a caller keeps to
     itself). A name that cannot be a variable's (empty, or with "=" in it, as a pasted

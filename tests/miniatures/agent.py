@@ -339,6 +339,18 @@ class TakesAnyDeadline(_Creates):
         return super().make_agent(settings, listeners)
 
 
+class CapsItsDeadlines(_Creates):
+    """Refuses a timeout over an hour, as no duration (the reference with its upper line of a
+    week mutated to 7 / 24 * 3600 seconds: a caller's long task cannot be given its day)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        timeout = settings.get("timeout")
+        if isinstance(timeout, int | float) and timeout > 3600:
+            raise ConfigError(f"timeout must be a positive number of seconds up to 3600, "
+                              f"got {timeout!r}")
+        return super().make_agent(settings, listeners)
+
+
 class StripsOnlyWhatItCan(_Creates):
     """Drops the names in strip_env that cannot be a variable's instead of refusing them (the
     reference with its check of them deleted, as a mutant had it)."""
