@@ -21,7 +21,7 @@ If the supervisor's thread dies (SIGTERM from the kernel, PR_SET_PDEATHSIG), eve
 descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds. The reaper asks the kernel
 for that signal itself, first thing, and ends at once if PARENT_PID (the supervisor's process)
 is no longer its parent: the supervisor starts it without code between fork and exec, so
-Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it: 160
+Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it: 153
 ms of the agent's CPU a request instead of 23 from a 436 MB process, most of it page faults
 afterwards).
 

@@ -99,12 +99,12 @@ _SCAN = _json.make_scanner(_Scanning())  # type: ignore[arg-type]
 
 
 def dumps(value: Any) -> str:
-    """dumps(value), as json's own C encoder writes it."""
+    """json.dumps(value), as json's own C encoder writes it."""
     return "".join(_ENCODE(value, 0))
 
 
 def loads(text: str | bytes) -> Any:
-    """loads(text); ValueError when it is not one JSON value."""
+    """json.loads(text); ValueError when it is not one JSON value."""
     if isinstance(text, bytes):
         text = text.decode()
     text = text.strip(" \t\n\r")
