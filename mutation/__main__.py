@@ -1,6 +1,8 @@
-"""`python -m mutation`: how sharp the conformance run is, measured by mutating `reference/`.
+"""`python -m mutation`: how sharp the conformance run is, measured by mutating `reference/`
+(and how sharp the project's tests are on the kit's judging code: `init --kit`).
 
     python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
+    python -m mutation --session .mutation-kit init --kit   # the kit's judging code
     python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
     python -m mutation report [--out F]   # the table per file and component, and survivors
     python -m mutation check              # the listed equivalent mutants still survive?
@@ -25,7 +27,8 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
 from mutation import equivalents, operators, report, session
-from mutation.plan import COMPONENTS, Planner
+from mutation.kit import JUDGING
+from mutation.plan import COMPONENTS, TESTS, Planner
 from mutation.workers import ROOT, Worker, diff_of, make_copy
 
 DEFAULT_SESSION = ROOT / ".mutation"
@@ -39,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     init = sub.add_parser("init", help="a new session of every mutant of FILEs (all of "
                           "reference/ by default)")
     init.add_argument("files", nargs="*", type=Path, metavar="FILE")
+    init.add_argument("--kit", action="store_true", help="the kit's judging code too (verdicts, "
+                      "baselines, exit codes, reports), judged by the project's tests")
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
     run.add_argument("--jobs", type=int, default=2, metavar="N")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
@@ -49,9 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     operators.register()
     if args.command == "init":
-        return _init(args.session, args.files)
+        kit = [ROOT / f for f in JUDGING] if args.kit else []
+        return _init(args.session, [*args.files, *kit] if args.files or kit else [])
     db_path = args.session / "session.sqlite"
-    needed = args.session / f"{COMPONENTS[0]}.json" if args.command == "check" else db_path
+    needed = db_path if args.command != "check" else next(
+        (m for m in (args.session / f"{c}.json" for c in (*COMPONENTS, TESTS)) if m.exists()),
+        args.session / f"{COMPONENTS[0]}.json")
     if not needed.exists():
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
@@ -61,28 +69,35 @@ def main(argv: list[str] | None = None) -> int:
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
-        report.write_into(args.out, text)
+        report.write_into(args.out, text, report.is_kit(args.session))
     return 0
 
 
 def _init(folder: Path, files: list[Path]) -> int:
     chosen = files or sorted((ROOT / "reference").rglob("*.py"))
     relative = [p.resolve().relative_to(ROOT) for p in chosen]
-    bad = [str(p) for p in relative if p.parts[0] != "reference" or p.suffix != ".py"]
+    bad = [str(p) for p in relative
+           if not ((p.parts[0] == "reference" and p.suffix == ".py") or str(p) in JUDGING)]
     if bad:
-        print(f"mutation: only Python files of reference/ are mutated, not {', '.join(bad)}",
-              file=sys.stderr)
+        print(f"mutation: only Python files of reference/ and the kit's judging code "
+              f"({', '.join(JUDGING)}) are mutated, not {', '.join(bad)}", file=sys.stderr)
         return 2
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "session.sqlite").unlink(missing_ok=True)
-    for component in COMPONENTS:  # unmutated, each must be conformant
-        print(f"mapping the scenarios of {component} ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "mutation.scenarios", component,
-                               str(folder / f"{component}.json")], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, check=False)
+    maps = [*(COMPONENTS if any(p.parts[0] == "reference" for p in relative) else ()),
+            *((TESTS,) if any(str(p) in JUDGING for p in relative) else ())]
+    for stale in (*COMPONENTS, TESTS):  # a map of an earlier session would be read
+        (folder / f"{stale}.json").unlink(missing_ok=True)
+    for name in maps:  # unmutated, each component must be conformant, the tests must pass
+        print(f"mapping the {'tests' if name == TESTS else 'scenarios of ' + name} ...",
+              flush=True)
+        command = ["mutation.kit", "map"] if name == TESTS else ["mutation.scenarios", name]
+        done = subprocess.run([sys.executable, "-m", *command, str(folder / f"{name}.json")],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
-            print(f"mutation: the unmutated reference is not conformant in {component}; "
-                  "fix that first", file=sys.stderr)
+            what = "the project's tests fail" if name == TESTS else \
+                f"the reference is not conformant in {name}"
+            print(f"mutation: unmutated, {what}; fix that first", file=sys.stderr)
             return 1
     os.chdir(ROOT)  # cosmic-ray records module paths as given: relative to the checkout
     pending = session.create(folder / "session.sqlite", relative)

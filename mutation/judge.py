@@ -5,6 +5,8 @@ components and scenarios, and prints one JSON line for the session's record:
 `{"code": 1, "failed": [["AG-D6", "MUST", "failed"], ...], "stopped": true}`. Its exit code:
 0 the mutant survived, 1 a requirement failed, 2 the run itself broke.
 
+A mutant of the kit's judging code is judged by the project's tests instead: mutation.kit.
+
 The scenarios of MUST requirements run first, and the run stops at the first scenario that
 fails: a MUST's, and the mutant is caught by the seeds; a SHOULD's, and every MUST scenario has
 passed, so only SHOULDs can fail. The rest would only cost time. `failed` is then what failed

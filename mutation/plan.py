@@ -1,5 +1,6 @@
-"""What judges a mutant: the components of its file, and within them the scenarios that
-execute the mutated lines (from `mutation.scenarios`' maps)."""
+"""What judges a mutant: for `reference/`, the components of its file, and within them the
+scenarios that execute the mutated lines (from `mutation.scenarios`' maps); for the kit's
+judging code, the project's tests that execute them (`mutation.kit`'s map)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from cosmic_ray.work_item import MutationSpec
 from coverage.parser import PythonParser
 
+from mutation.kit import JUDGING_TESTS
 from mutation.scenarios import AT_COLLECTION, ROOT
 
 # Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
@@ -18,13 +20,14 @@ COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport
 # Served DDS agents may outlive the scenario that started them: which scenarios run a line of
 # theirs is an approximation (see mutation.scenarios).
 SERVED = "reference/dds/"
+TESTS = "tests"  # the map of the kit's judging code: a "component" of its own in reports
 
 
 @dataclass(frozen=True)
 class Plan:
     """The `mutation.judge` arguments to try in turn: a survivor of the first (a selection that
     may miss a scenario) is judged again by the second (whole components). None at all when no
-    scenario executes the mutated lines."""
+    scenario executes the mutated lines. A kit mutant's are `--tests` and the tests' ids."""
 
     tries: tuple[tuple[str, ...], ...]
 
@@ -40,25 +43,29 @@ class Planner:
 
     @classmethod
     def load(cls, folder: Path) -> Planner:
-        return cls({c: json.loads((folder / f"{c}.json").read_text()) for c in COMPONENTS})
+        """The maps a session has: a session of kit files alone has only the tests'."""
+        return cls({c: json.loads((folder / f"{c}.json").read_text())
+                    for c in (*COMPONENTS, TESTS) if (folder / f"{c}.json").exists()})
 
     def _file(self, component: str, where: str) -> dict[int, set[str]]:
         """Line -> the scenarios of `component` that run it, in the test process or in one
         a scenario started."""
         found: dict[int, set[str]] = {}
         for kind in ("files", "spawned"):
-            for line, names in self.maps[component].get(kind, {}).get(where, {}).items():
+            for line, names in self.maps.get(component, {}).get(kind, {}).get(where, {}).items():
                 found.setdefault(int(line), set()).update(names)
         return found
 
     def components(self, where: str) -> tuple[str, ...]:
         """The components whose scenarios run some line of `where`."""
-        return tuple(c for c in COMPONENTS
+        return tuple(c for c in self.maps
                      if any(names != {AT_COLLECTION} for names in self._file(c, where).values()))
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
+        if where.startswith("kit/"):
+            return self._tests(where, lines)
         maps = {c: self._file(c, where) for c in COMPONENTS}
         if any(AT_COLLECTION in found.get(line, ()) for found in maps.values() for line in lines):
             # A module constant, a default, a decorator: first the scenarios that run the file
@@ -75,6 +82,14 @@ class Planner:
             return Plan(())
         first = _args(components, sorted(ran))
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
+
+    def _tests(self, where: str, lines: set[int]) -> Plan:
+        """The tests that run the mutated lines; all of them for a line run at import."""
+        found = self._file(TESTS, where)
+        names = {n for line in lines for n in found.get(line, ())}
+        if AT_COLLECTION in names:
+            return Plan((("--tests", *JUDGING_TESTS),))
+        return Plan((("--tests", *sorted(names)),) if names else ())
 
     def _statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage

@@ -16,13 +16,16 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 from agent_tck.kit.files import write_atomically
 from mutation import equivalents
 from mutation.equivalents import changed
-from mutation.plan import Planner
+from mutation.plan import TESTS, Planner
 from mutation.workers import diff_of
 
-BEGIN, END = "<!-- mutation:begin -->", "<!-- mutation:end -->"
-OUTCOMES = ("must", "should", "broke", "survived", "unexecuted", "equivalent")
-HEADINGS = ("a MUST failed", "only SHOULDs failed", "the run broke", "survived",
-            "no scenario runs it", "equivalent")
+# Where `--out` writes a session's report: a session of the kit's judging code has its own place.
+MARKERS = {False: ("<!-- mutation:begin -->", "<!-- mutation:end -->"),
+           True: ("<!-- mutation-kit:begin -->", "<!-- mutation-kit:end -->")}
+OUTCOMES = ("must", "should", "test", "broke", "survived", "unexecuted", "equivalent")
+HEADINGS = ("a MUST failed", "only SHOULDs failed", "a project test failed", "the run broke",
+            "survived", "nothing runs it", "equivalent")
+CAUGHT = ("must", "should", "test", "broke")
 
 
 def unexecuted() -> str:
@@ -59,6 +62,8 @@ def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str,
         outcome = "unexecuted" if seen.get("unexecuted") else "survived"
     elif any(f.endswith(" MUST") for f in failed):
         outcome = "must"
+    elif any(f.endswith(" TEST") for f in failed):  # a kit mutant, judged by the tests
+        outcome = "test"
     elif failed:
         outcome = "should"
     else:
@@ -86,9 +91,17 @@ def mutants(db_path: Path) -> list[Mutant]:
     return sorted((m for m in found if m is not None), key=lambda m: (m.where, m.line))
 
 
+def is_kit(folder: Path) -> bool:
+    """A session of the kit's judging code (it has the tests' map, not the scenarios')."""
+    return (folder / f"{TESTS}.json").exists()
+
+
 def render(db_path: Path, folder: Path) -> str:
     found = mutants(db_path)
     planner = Planner.load(folder)
+    init = "python -m mutation --session .mutation-kit init --kit" if is_kit(folder) else \
+        "python -m mutation init"
+    again = " --session .mutation-kit" if is_kit(folder) else ""
     by_file: dict[str, Counter[str]] = defaultdict(Counter)
     by_component: dict[str, Counter[str]] = defaultdict(Counter)
     for m in found:
@@ -96,36 +109,43 @@ def render(db_path: Path, folder: Path) -> str:
         for component in planner.components(m.where) or ("(none)",):
             by_component[component][m.outcome] += 1
     total: Counter[str] = Counter(m.outcome for m in found)
-    lines = [f"Measured {date.today().isoformat()} with `python -m mutation init && python -m "
-             f"mutation run && python -m mutation report --out docs/mutation.md`.", "",
-             f"**{len(found)} mutants judged: {_score(total)} caught**, "
-             f"{total['must']} by a MUST.", "", "### Per component", "",
-             *_table("component", by_component), "", "### Per file", "",
-             *_table("file", by_file), "", "### Survivors", ""]
+    shown = [o for o in OUTCOMES if total[o] or o != "test"]
+    by = f"{total['must']} by a MUST" if total["test"] == 0 else \
+        f"{total['must']} by a MUST, {total['test']} by a project test"
+    lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
+             f" && python -m mutation{again} report --out docs/mutation.md`.", "",
+             f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
+             "### Per component", "", *_table("component", by_component, shown), "",
+             "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", ""]
     for m in found:
         if m.outcome in ("survived", "unexecuted"):
             lines.append(f"- `{m.where}` line {m.line}, {m.operator}: `{m.was}` -> `{m.becomes}`"
-                         + (" (no scenario runs it)" if m.outcome == "unexecuted" else ""))
+                         + (" (nothing runs it)" if m.outcome == "unexecuted" else ""))
     return "\n".join(lines)
 
 
 def _score(counts: Counter[str]) -> str:
     judged = sum(counts[o] for o in OUTCOMES if o != "equivalent")
-    caught = counts["must"] + counts["should"] + counts["broke"]
+    caught = sum(counts[o] for o in CAUGHT)
     return f"{caught}/{judged} ({100 * caught / judged:.1f}%)" if judged else "0/0"
 
 
-def _table(what: str, rows: dict[str, Counter[str]]) -> list[str]:
-    head = [f"| {what} | mutants | caught | {' | '.join(HEADINGS)} |",
-            "|---|" + "---:|" * (len(OUTCOMES) + 2)]
+def _table(what: str, rows: dict[str, Counter[str]], shown: list[str]) -> list[str]:
+    headings = [HEADINGS[OUTCOMES.index(o)] for o in shown]
+    head = [f"| {what} | mutants | caught | {' | '.join(headings)} |",
+            "|---|" + "---:|" * (len(shown) + 2)]
     return head + [f"| {name} | {sum(c.values())} | {_score(c)} | "
-                   + " | ".join(str(c[o]) for o in OUTCOMES) + " |"
+                   + " | ".join(str(c[o]) for o in shown) + " |"
                    for name, c in sorted(rows.items())]
 
 
-def write_into(path: Path, text: str) -> None:
-    """Replace what is between the markers of `path` by `text`."""
+def write_into(path: Path, text: str, kit: bool = False) -> None:
+    """Replace what is between the markers of `path` (the kit's, for a `kit` session) by
+    `text`."""
+    begin, end = MARKERS[kit]
     old = path.read_text()
-    head, rest = old.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    write_atomically(path, f"{head}{BEGIN}\n{text}\n{END}{tail}")
+    if begin not in old or end not in old:
+        raise SystemExit(f"mutation: {path} has no {begin} ... {end} to write the report between")
+    head, rest = old.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    write_atomically(path, f"{head}{begin}\n{text}\n{end}{tail}")

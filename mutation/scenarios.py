@@ -92,17 +92,17 @@ def measure(component: str) -> dict[str, Any]:
         del os.environ["COVERAGE_PROCESS_START"]
         spawned = coverage.Coverage(config_file=str(rcfile))
         spawned.combine([str(data)], keep=True)
-        found = {"passed": code == pytest.ExitCode.OK, "files": _by_line(cov.get_data()),
-                 "spawned": _by_line(spawned.get_data())}
+        found = {"passed": code == pytest.ExitCode.OK, "files": by_line(cov.get_data()),
+                 "spawned": by_line(spawned.get_data())}
     return found
 
 
-def _by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
+def by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
     files: dict[str, dict[str, list[str]]] = {}
     for measured in data.measured_files():
         where = str(Path(measured).resolve().relative_to(ROOT))
-        by_line = data.contexts_by_lineno(measured)
-        files[where] = {str(line): sorted(set(names)) for line, names in by_line.items()}
+        contexts = data.contexts_by_lineno(measured)
+        files[where] = {str(line): sorted(set(names)) for line, names in contexts.items()}
     return files
 
 

@@ -1,7 +1,8 @@
 """Mutants judged side by side: each worker owns a copy of the repository in which it applies
-one mutant at a time. A copy holds its own `reference/` and `src/agent_tck/` (whose links point
-into the copy); every other top-level entry links to the checkout. A judge runs with the copy's
-`src/` first on `PYTHONPATH`, so the suite, and every process it starts, imports the mutant."""
+one mutant at a time. A copy holds its own `reference/`, `kit/` and `src/agent_tck/` (whose
+links point into the copy); every other top-level entry links to the checkout. A judge runs
+with the copy's `src/` first on `PYTHONPATH`, so the suite, and every process it starts,
+imports the mutant."""
 
 from __future__ import annotations
 
@@ -22,19 +23,22 @@ from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkR
 from agent_tck.reference import strays
 
 ROOT = Path(__file__).resolve().parent.parent
-OWN = ("reference", "src")
+OWN = ("reference", "kit", "src")
 TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it starts
 
 
 def make_copy(parent: Path) -> Path:
-    copy = Path(tempfile.mkdtemp(prefix="worker-", dir=parent))
+    """A new copy in `parent`, by its absolute path: a judge runs in the copy with the copy's
+    `src/` on PYTHONPATH, which a relative path would look for inside the copy (and, finding
+    nothing, Python would import the checkout's unmutated code)."""
+    copy = Path(tempfile.mkdtemp(prefix="worker-", dir=parent)).resolve()
     for entry in ROOT.iterdir():
         if entry.name.startswith(".") or entry.name in OWN:
             continue
         (copy / entry.name).symlink_to(entry)
     no_cache = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    shutil.copytree(ROOT / "reference", copy / "reference", ignore=no_cache)
-    shutil.copytree(ROOT / "src", copy / "src", symlinks=True, ignore=no_cache)
+    for own in OWN:
+        shutil.copytree(ROOT / own, copy / own, symlinks=True, ignore=no_cache)
     return copy
 
 
@@ -68,7 +72,9 @@ class Worker:
                           output=output, diff=_diff(original, mutated, mutation.module_path))
 
     def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
-        proc = subprocess.Popen([sys.executable, "-m", "mutation.judge", *judge_args],
+        judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
+            else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
+        proc = subprocess.Popen([sys.executable, "-m", *judge],
                                 cwd=self.copy, env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         self.proc = proc

@@ -11,11 +11,12 @@ import pytest
 pytest.importorskip("cosmic_ray")
 
 from cosmic_ray.mutating import mutate_code
+from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, operators, report, session
+from mutation import equivalents, kit, operators, report, session
 from mutation.plan import Planner
 from mutation.workers import Worker, make_copy
 
@@ -125,6 +126,20 @@ def test_a_line_no_scenario_runs_is_not_judged(planner: Planner) -> None:
     assert planner.components("reference/nowhere.py") == ()
 
 
+def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kit's judging code is judged by the project's tests (mutation.kit), a line run at
+    import by all of them, a line none runs by none."""
+    (planner.root / "kit").mkdir()
+    (planner.root / "kit/v.py").write_text("x = 1\n" * 9)
+    tests = {"files": {"kit/v.py": {"1": [""], "2": ["t.py::a", "t.py::b"], "3": ["t.py::b"]}}}
+    monkeypatch.setitem(planner.maps, "tests", tests)
+    assert planner.plan(_spec("kit/v.py", 2, 3)).tries == (("--tests", "t.py::a", "t.py::b"),)
+    assert planner.plan(_spec("kit/v.py", 1)).tries == (("--tests", *kit.JUDGING_TESTS),)
+    assert planner.plan(_spec("kit/v.py", 4)).tries == ()
+    assert planner.components("kit/v.py") == ("tests",)
+
+
 def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:
     return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                       output=json.dumps({"code": code, "failed": failed}),
@@ -138,6 +153,7 @@ ITEM = WorkItem.single("job", _spec("reference/a.py", 3))
     (_result(Outcome.KILLED, [["AG-1", "SHOULD", "failed"], ["AG-2", "MUST", "errored"]]),
      "must"),
     (_result(Outcome.KILLED, [["AG-1", "SHOULD", "failed"]]), "should"),
+    (_result(Outcome.KILLED, [["tests/t.py::test_a", "TEST", "failed"]]), "test"),
     (_result(Outcome.KILLED, [], code="timeout"), "broke"),
     (_result(Outcome.SURVIVED, [], code=0), "survived"),
     (WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=Outcome.SURVIVED,
@@ -170,6 +186,17 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Worker:
     return Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120)
 
 
+def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--session .mutation-kit`: the judge runs inside the copy, so a relative PYTHONPATH
+    would point nowhere and Python would import the checkout's unmutated code."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "session").mkdir()
+    copy = make_copy(Path("session"))
+    assert copy.is_absolute() and copy.parent == tmp_path / "session"
+    assert Worker(copy, timeout=1).env["PYTHONPATH"] == str(tmp_path / copy / "src")
+
+
 def test_the_unmutated_reference_survives_the_judge(worker: Worker) -> None:
     outcome, output = worker._run(["--component", "responses"])
     assert (outcome, json.loads(output)["failed"]) == (Outcome.SURVIVED, [])
@@ -188,6 +215,23 @@ def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) ->
     assert "-        messages.append({\"role\": ROLE, \"content\": \"\", \"usage\"" in result.diff
     assert (worker.copy / where).read_text() == original
     assert (Path(__file__).parent.parent / where).read_text() == original  # the checkout
+
+
+def test_a_kit_mutant_is_caught_by_a_project_test_in_its_copy(worker: Worker) -> None:
+    """A verdict that turns a failure into a pass fails the project's tests, run in the copy
+    with the mutant applied; the checkout is untouched."""
+    where = Path("kit/verdicts.py")
+    original = (worker.copy / where).read_text()
+    test = "tests/test_cli_run.py::test_a_broken_implementation_is_not_conformant"
+    name = "core/ReplaceComparisonOperator_Eq_NotEq"
+    occurrence = next(i for i, code in enumerate(_mutants(original, get_operator(name)()))
+                      if 'strict or v.req.level != "MUST"' in code)  # MUSTs pass unless strict
+    spec = MutationSpec(where, name, occurrence, (1, 0), (1, 1))
+    result = worker.judge(spec, (("--tests", test),))
+    assert result.test_outcome == Outcome.KILLED, result.output
+    assert json.loads(result.output)["failed"] == [[test, "TEST", "failed"]]
+    assert (worker.copy / where).read_text() == original
+    assert (Path(__file__).parent.parent / where).read_text() == original
 
 
 @pytest.mark.parametrize("listed", equivalents.load(), ids=lambda e: f"{e.key[0]}:{e.key[2]}")

@@ -1,0 +1,104 @@
+"""The kit's judging code, judged by the project's tests: which tests execute which of its
+lines (the tests of `JUDGING_TESTS` run once, unmutated, under coverage, its context switched
+to each test), and the judge of one mutant.
+
+The kit's judging code (`JUDGING`: verdicts, baseline matching, exit codes, the reports) is not
+judged by the conformance run, which only uses it: a defect there that turns a failure into a
+pass must fail the project's own tests. A mutant of it is judged by the tests that execute its
+lines; a line run while the tests are collected (an import, a module constant) gets all of
+them. Runs nested in a test (`tests.support.nested.unmeasured` pauses coverage for their cost)
+are measured here: which test executes a line is what counts.
+
+`python -m mutation.kit map OUT.json` writes `{"passed": bool, "files": {"kit/verdicts.py":
+{"120": ["tests/test_reports.py::test_x", ...]}}}`; the tests must pass unmutated.
+
+`python -m mutation.kit judge ID ...`, in a worker's copy with the mutant applied, runs those
+tests, stops at the first failure, and prints the session's record as mutation.judge does:
+`{"code": 1, "failed": [[ID, "TEST", "failed"]]}` (0 survived, 1 a test failed, 2 the run
+broke). It imports nothing of the kit before pytest does (pytest must rewrite the asserts of
+the modules the tests import)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import coverage
+import pytest
+
+from mutation.scenarios import AT_COLLECTION, by_line
+
+JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
+           "kit/html_report.py", "kit/messages.py")
+# The tests that judge them: each runs in seconds (the nested runs of tests/test_broken.py
+# would judge them too, at a quarter of an hour a mutant).
+JUDGING_TESTS = ("tests/test_reports.py", "tests/test_junit.py", "tests/test_html_report.py",
+                 "tests/test_messages.py", "tests/test_cli_run.py", "tests/test_hermetic.py",
+                 "tests/test_registry.py")
+# How the judge runs them: in one process, stopping at the first failure, with nothing that
+# reorders them or adds to their cost.
+PYTEST_ARGS = ("-q", "-x", "-n", "0", "--no-cov", "-p", "no:cacheprovider", "-p", "no:randomly")
+
+
+class TestContexts:
+    """pytest plugin: the coverage context is the running test's node id."""
+
+    def __init__(self, cov: coverage.Coverage) -> None:
+        self.cov = cov
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        self.cov.switch_context(item.nodeid)
+        yield
+        self.cov.switch_context(AT_COLLECTION)
+
+
+def measure() -> dict[str, object]:
+    cov = coverage.Coverage(data_file=None, config_file=False,
+                            include=[f"*/{f}" for f in JUDGING])
+    coverage.Coverage.current = staticmethod(lambda: None)  # type: ignore[method-assign]
+    cov.start()  # (nested runs no longer find it to pause)
+    code = pytest.main([*PYTEST_ARGS, *JUDGING_TESTS], plugins=[TestContexts(cov)])
+    cov.stop()
+    return {"passed": code == pytest.ExitCode.OK, "files": by_line(cov.get_data())}
+
+
+class FailedTests:
+    """pytest plugin: the ids of the tests that failed (in setup, call or teardown)."""
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed and report.nodeid not in self.failed:
+            self.failed.append(report.nodeid)
+
+
+def judge(ids: list[str]) -> dict[str, object]:
+    tests = FailedTests()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = pytest.main([*PYTEST_ARGS, *ids], plugins=[tests])
+    failed = [[nodeid, "TEST", "failed"] for nodeid in tests.failed]
+    broke = not failed and code != pytest.ExitCode.OK  # a collection error, an import error
+    return {"code": 1 if failed else 2 if broke else 0, "failed": failed, "pytest": int(code)}
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["map"] and len(argv) == 2:
+        found = measure()
+        Path(argv[1]).write_text(json.dumps(found, sort_keys=True))
+        return 0 if found["passed"] else 1
+    if argv[:1] == ["judge"]:
+        found = judge(argv[1:])
+        print(json.dumps(found))
+        return int(str(found["code"]))
+    print("usage: python -m mutation.kit map OUT.json | judge ID ...", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
