@@ -4,6 +4,7 @@
     python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
     python -m mutation --session .mutation-kit init --kit   # the kit's judging code
     python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
+    python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation report [--out F]   # the table per file and component, and survivors
     python -m mutation check              # the listed equivalent mutants still survive?
 
@@ -47,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
     run.add_argument("--jobs", type=int, default=2, metavar="N")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
+    run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
+                     "(after a new scenario or test)")
     sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 if one is "
                    "gone or caught")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":  # needs the scenario maps only
         return equivalents.check(args.session)
     if args.command == "run":
-        return _run(args.session, args.jobs, {str(f) for f in args.files})
+        return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors)
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
@@ -105,11 +108,10 @@ def _init(folder: Path, files: list[Path]) -> int:
     return 0
 
 
-def _run(folder: Path, jobs: int, files: set[str]) -> int:
+def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False) -> int:
     planner = Planner.load(folder)
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
-        pending = [item for item in db.pending_work_items
-                   if not files or str(item.mutations[0].module_path) in files]
+        pending = to_judge(db, files, survivors)
         total, started = len(pending), time.monotonic()
         print(f"{total} mutants pending, {jobs} at a time", flush=True)
         copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
@@ -145,6 +147,14 @@ def _run(folder: Path, jobs: int, files: set[str]) -> int:
                     print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
                           f"{report.describe(item, result)}", flush=True)
     return 0
+
+
+def to_judge(db: WorkDB, files: set[str], survivors: bool) -> list[WorkItem]:
+    """The pending mutants (of `files`, if any), and with `survivors` those that survived."""
+    again = [item for item, result in db.completed_work_items
+             if result.test_outcome == TestOutcome.SURVIVED] if survivors else []
+    return [item for item in [*db.pending_work_items, *again]
+            if not files or str(item.mutations[0].module_path) in files]
 
 
 def _interrupt(signum: int, _frame: object) -> None:

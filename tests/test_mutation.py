@@ -17,6 +17,7 @@ from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResu
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
 from mutation import equivalents, kit, operators, report, session
+from mutation.__main__ import to_judge
 from mutation.plan import Planner
 from mutation.workers import Worker, make_copy
 
@@ -61,6 +62,23 @@ def test_mutants_inside_annotations_are_skipped(tmp_path: Path,
     assert sorted(m.operator_name for m in pending) == [
         *["core/NumberReplacer"] * 4,  # the default 1 and the 2, each one up and one down
         "core/ReplaceBinaryOperator_BitOr_BitAnd"]  # `a | 2`
+
+
+def test_survivors_are_judged_again_on_demand(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run --survivors`, after a new scenario or test: the survivors with what is pending,
+    never what was caught or skipped."""
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text("x = 1\ny = 2\nz = 3\n")
+    session.create(tmp_path / "s.sqlite", [Path("m.py")])
+    with use_db(str(tmp_path / "s.sqlite"), WorkDB.Mode.open) as db:
+        first, second, *rest = list(db.pending_work_items)
+        db.set_result(first.job_id, _result(Outcome.SURVIVED, [], code=0))
+        db.set_result(second.job_id, _result(Outcome.KILLED, [["A", "MUST", "failed"]]))
+        ids = {item.job_id for item in rest}
+        assert {i.job_id for i in to_judge(db, set(), survivors=False)} == ids
+        assert {i.job_id for i in to_judge(db, set(), True)} == {first.job_id, *ids}
+        assert to_judge(db, {"other.py"}, True) == []
 
 
 MAPS = {
