@@ -77,18 +77,23 @@ def _parse(uri: str, source: str, ids: Any) -> tuple[dict[str, Any], list[dict[s
 
     with_uri: Any = {**parse_document(source, uri, ids), "uri": uri}
     document: dict[str, Any] = dict(with_uri)
-    lines = dict(_scenarios(document["feature"]["children"]))
+    scenarios = list(_scenarios(document["feature"]["children"]))
+    lines = {scenario["id"]: scenario["location"]["line"] for scenario in scenarios}
+    rows = {row["id"]: "-".join(cell["value"] for cell in row["cells"])
+            for scenario in scenarios for examples in scenario.get("examples", ())
+            for row in examples.get("tableBody", ())}
     pickles: list[dict[str, Any]] = [dict(p) for p in Compiler(ids).compile(with_uri)]
     for pickle in pickles:
         pickle["_line"] = lines.get(pickle["astNodeIds"][0], 0)
+        pickle["_row"] = rows.get(pickle["astNodeIds"][-1], "")
     return document, pickles
 
 
-def _scenarios(children: list[dict[str, Any]]) -> Iterator[tuple[str, int]]:
-    """(id, line) of every scenario, those inside rules too."""
+def _scenarios(children: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Every scenario, those inside rules too."""
     for child in children:
         if "scenario" in child:
-            yield child["scenario"]["id"], child["scenario"]["location"]["line"]
+            yield child["scenario"]
         elif "rule" in child:
             yield from _scenarios(child["rule"]["children"])
 
@@ -100,11 +105,15 @@ def _pickle(result: verdicts.ScenarioResult, pickles: dict[str, list[dict[str, A
     uri, line = result.where.rsplit(":", 1)
     texts = [text for _, text, _ in result.steps]
     candidates = [p for p in pickles[uri] if p["_line"] == int(line)] or pickles[uri]
-    chosen = next((p for p in candidates if [s["text"] for s in p["steps"]] == texts),
-                  candidates[0])
-    pickle = json.loads(json.dumps({k: v for k, v in chosen.items() if k != "_line"}))
-    pickle["id"] = ids.get_next_id()
+    same = [p for p in candidates if [s["text"] for s in p["steps"]] == texts] or candidates
+    # The rows of an Outline run the same step texts: the row is the one pytest-bdd named the
+    # run by (its values joined by "-", in the run's parameters; the longest, if one row's
+    # values are part of another's).
     params = re.search(r"\[(.*)\]$", result.name)
+    named = [p for p in same if p["_row"] and params and p["_row"] in params.group(1)]
+    chosen = max(named, key=lambda p: len(p["_row"])) if named else same[0]
+    pickle = json.loads(json.dumps({k: v for k, v in chosen.items() if k not in ("_line", "_row")}))
+    pickle["id"] = ids.get_next_id()
     if params:
         pickle["name"] = f"{pickle['name']} [{params.group(1)}]"
     for step in pickle["steps"]:

@@ -59,6 +59,10 @@ def test_a_run_per_backend_is_a_pickle_of_its_own(passing: list[Json]) -> None:
     names = [p["name"] for p in of("pickle", passing)]
     lines = [n for n in names if n.startswith("Codex lines that carry no event [")]
     assert len(lines) == len(set(lines)) == 6  # one per Examples row, each named by it
+    rows = [p for p in of("pickle", passing) if p["name"] in lines]
+    steps = {json.dumps(p["steps"] and [(s["text"], s.get("argument")) for s in p["steps"]])
+             for p in rows}
+    assert len(steps) == 6  # each the steps of its own row, with the row's values
 
 
 def test_a_failed_step_is_failed_with_its_evidence_and_the_run_unsuccessful(
