@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agent_tck.kit import registry
+from agent_tck.kit import run as run_options
 from agent_tck.kit.cli import main
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 
@@ -205,3 +209,71 @@ def test_req_runs_only_the_scenarios_of_matching_requirements(tmp_path: Path) ->
     assert code == 0, out
     reqs = {r for s in json.loads(report.read_text())["scenarios"] for r in s["reqs"]}
     assert reqs and all(r.startswith("RUN-SIG-") for r in reqs), reqs
+
+
+def test_a_baseline_entry_that_passes_now_is_stale_and_fails_the_run(tmp_path: Path) -> None:
+    """A baseline excuses failures; one that no longer fails is named, and the run fails
+    until it is taken out (a fixed defect must not keep its excuse)."""
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n")
+    code, out, _ = run("--component", "agent", "-k", "working_directory",
+                       "--baseline", str(baseline))
+    assert code == 1
+    assert ("stale baseline entry: RP-5.1 is listed as an expected failure but passed"
+            in out.splitlines())
+
+
+def test_a_written_baseline_lists_each_failure_and_excuses_exactly_it(tmp_path: Path) -> None:
+    written = tmp_path / "baseline.yaml"
+    argv = ("--impl", "python:tests.miniatures.agent:IgnoresWorkingDir", "--component", "agent",
+            "-k", "working_directory")
+    assert run(*argv, "--write-baseline", str(written))[0] == 1
+    listed = yaml.safe_load(written.read_text())
+    assert [entry["id"] for entry in listed] == ["RP-5.1"]
+    # when, and the first line of what failed
+    assert listed[0]["reason"].startswith(f"failed on {date.today().isoformat()}: AssertionError")
+    assert run(*argv, "--baseline", str(written))[0] == 0
+
+
+def test_a_should_failure_without_a_baseline_is_not_called_expected() -> None:
+    impl = "python:tests.miniatures.agent:PromptAsArgument"
+    code, out, _ = run("--impl", impl, "--component", "agent", "-k", "flag")
+    assert code == 0
+    assert "no MUST failed (1 failed" in out.splitlines()[-1]
+    assert "baseline" not in out
+
+
+@pytest.mark.parametrize(("text", "workers"), [("1", 1), ("64", 64), ("auto", "auto")])
+def test_every_number_of_workers_from_1_to_64_is_taken(text: str, workers: int | str) -> None:
+    assert run_options.workers(text) == workers
+
+
+def test_only_a_verbose_run_prints_pytests_own_report(capfd: pytest.CaptureFixture[str]) -> None:
+    argv = ("--component", "backends", "-k", "codex")
+    run(*argv)
+    assert "PASSED" not in capfd.readouterr().out
+    run(*argv, "-v")
+    assert "PASSED" in capfd.readouterr().out
+
+
+def test_the_runs_for_a_backend_the_implementation_does_not_declare_are_not_applicable(
+        tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    argv = ("--impl", "python:tests.miniatures.agent:ClaudeOnly", "--component", "agent",
+            "-k", "subprocess_runs_in_configured_working_directory", "--json", str(report))
+    assert run(*argv)[0] == 0
+    verdicts = {s["name"]: s["verdict"] for s in json.loads(report.read_text())["scenarios"]}
+    assert verdicts == {
+        "test_subprocess_runs_in_configured_working_directory[claude]": "passed",
+        "test_subprocess_runs_in_configured_working_directory[codex]": "not applicable",
+        "test_subprocess_runs_in_configured_working_directory[gemini]": "not applicable"}
+
+
+def test_short_evidence_is_kept_whole(tmp_path: Path) -> None:
+    """Long evidence keeps its start and its end; evidence shorter than that is never cut."""
+    report = tmp_path / "report.json"
+    run("--impl", "python:tests.miniatures.agent:IgnoresWorkingDir", "--component", "agent",
+        "-k", "working_directory", "--json", str(report))
+    evidence = [s["evidence"] for s in json.loads(report.read_text())["scenarios"]
+                if s["verdict"] == "failed"]
+    assert evidence and all(0 < len(e) < 5000 and "characters cut" not in e for e in evidence)
