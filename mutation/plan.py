@@ -84,12 +84,17 @@ class Planner:
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 
     def _tests(self, where: str, lines: set[int]) -> Plan:
-        """The tests that run the mutated lines; all of them for a line run at import."""
+        """The tests that run the mutated lines, then (if it survives them) their modules
+        whole: a fixture shared by a module's tests runs in the first one's setup, so its lines
+        are credited to that test alone. All the tests for a line run at import."""
         found = self._file(TESTS, where)
         names = {n for line in lines for n in found.get(line, ())}
         if AT_COLLECTION in names:
             return Plan((("--tests", *JUDGING_TESTS),))
-        return Plan((("--tests", *sorted(names)),) if names else ())
+        if not names:
+            return Plan(())
+        modules = sorted({name.split("::")[0] for name in names})
+        return Plan((("--tests", *sorted(names)), ("--tests", *modules)))
 
     def _statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage
