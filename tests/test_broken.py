@@ -66,6 +66,7 @@ CASES = {
     "RunsClaudeForAnyBackend": {"AG-C1"},
     "TakesAnyDeadline": {"AG-C2"},
     "CapsItsDeadlines": {"AG-C2"},
+    "ReadsDeadlinesAsNumbers": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
     "WritesThePromptBlocking": {"AG-H21"},
     "ReadsTheFirstValueOfALine": {"AG-H22"},

@@ -22,9 +22,11 @@ Feature: Creating an agent: what it cannot work with is refused, by name
     -1 seconds stops every request the moment it starts, and one of 0 either does the same or
     never fires: the caller finds out requests later, far from its mistake. Refused at once,
     with an error that names the setting, it learns where it made it (docs/decisions.md,
-    D-20). The adapter protocol cannot carry such a value (its schema asks for a positive
-    number of seconds), so through an adapter the question is not applicable; in-process and
-    over DDS (a command line) it is asked.
+    D-20). A deadline written as text ("60", as a configuration file may hold it) or as true
+    is no number either: read as 60 seconds or as 1, it is a guess the caller never sees. The
+    adapter protocol cannot carry such a value (its schema asks for a positive number of
+    seconds), so through an adapter the question is not applicable; in-process it is asked,
+    and over DDS (a command line, which carries text only) it is asked of the numbers.
 
     @req:AG-C2
     Scenario Outline: An agent given the <setting> <value> is refused with an error that names it
@@ -36,6 +38,8 @@ Feature: Creating an agent: what it cannot work with is refused, by name
         | timeout      | -1    |
         | timeout      | 0     |
         | grace_period | -5    |
+        | timeout      | "60"  |
+        | grace_period | true  |
 
   Rule: A long deadline is a deadline all the same, and kept
     A task that may take the night is given a day; an agent that refuses it, or shortens it,

@@ -29,7 +29,7 @@ from typing import Any
 from agent_tck.kit.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
 from agent_tck.kit.drivers.protocol import ProtocolDriver
-from agent_tck.kit.errors import DriverError, Refused, UsageError
+from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import KNOWN_BACKENDS
 
@@ -39,6 +39,7 @@ LOOPBACK = PACKAGE / "reference" / "cyclonedds-loopback.xml"
 FLAGS = {"backend": "--backend", "working_dir": "--working-dir", "timeout": "--timeout",
          "grace_period": "--grace-period", "command": "--command", "model": "--model",
          "credentials": "--credentials"}
+SECONDS = ("timeout", "grace_period")  # flags whose value is a number of seconds
 START_TIMEOUT = 30.0
 SETTLE_TIMEOUT = 5.0  # how long states and events may trail the reply
 STOP_TIMEOUT = 15.0
@@ -319,6 +320,9 @@ class DdsDriver(ProtocolDriver):
             if key not in FLAGS:
                 raise DriverError(f"setting {key!r} cannot be given to a served agent "
                                   f"(known: {', '.join(sorted(FLAGS))}, env)")
+            if key in SECONDS and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise Unsendable(f"a command line carries text: {key} {value!r} would arrive "
+                                 f"as {str(value)!r}, as a number would")
             argv += [FLAGS[key], str(value)]
         # Served agents inherit what every implementation inherits from the suite (a nesting
         # variable, API keys): see kit.drivers.base.INHERITED_ENV.

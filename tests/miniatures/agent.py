@@ -339,6 +339,18 @@ class TakesAnyDeadline(_Creates):
         return super().make_agent(settings, listeners)
 
 
+class ReadsDeadlinesAsNumbers(_Creates):
+    """Takes a deadline written as text or as true as the number it reads as ("60" is 60
+    seconds, true is one): the reference with its check's `or` turned to `and`, which took
+    true for a second and answered "60" with a TypeError that named no setting."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        for name in ("timeout", "grace_period"):
+            if isinstance(settings.get(name), bool | str):
+                settings = {**settings, name: float(settings[name])}
+        return super().make_agent(settings, listeners)
+
+
 class CapsItsDeadlines(_Creates):
     """Refuses a timeout over an hour, as no duration (the reference with its upper line of a
     week mutated to 7 / 24 * 3600 seconds: a caller's long task cannot be given its day)."""
