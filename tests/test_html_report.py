@@ -147,6 +147,7 @@ def test_passed_scenarios_show_every_step_passed(
     for scenario in scenarios:
         steps = _steps(tree, scenario)
         assert steps and {status for status, _ in steps} == {PASSED}, scenario.text()[:200]
+        assert "open" not in scenario.attrs  # folded: what passed is there to be opened
 
 
 def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_evidence(
@@ -159,6 +160,7 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
     assert [a.attrs["href"] for a in tree.find("a", under=tree.by_id("failing"))] == ["#EH-1.1"]
     scenarios = tree.find("details", "scenario", req)
     assert len(scenarios) == 3  # once per backend
+    assert all("open" in scenario.attrs for scenario in scenarios)  # a failure is shown open
     for scenario in scenarios:
         assert _steps(tree, scenario) == [
             *[(PASSED, text) for text in (
