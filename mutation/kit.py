@@ -45,16 +45,24 @@ PYTEST_ARGS = ("-q", "-x", "-n", "0", "--no-cov", "-p", "no:cacheprovider", "-p"
 
 
 class TestContexts:
-    """pytest plugin: the coverage context is the running test's node id."""
+    """pytest plugin: the coverage context is the running test's node id while it runs, and
+    its module's path while its fixtures are set up and torn down: a fixture a module's tests
+    share runs in the first one's setup, yet every test of the module may judge its lines."""
 
     def __init__(self, cov: coverage.Coverage) -> None:
         self.cov = cov
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        self.cov.switch_context(item.nodeid)
+        self.cov.switch_context(item.nodeid.split("::")[0])
         yield
         self.cov.switch_context(AT_COLLECTION)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
+        self.cov.switch_context(item.nodeid)
+        yield
+        self.cov.switch_context(item.nodeid.split("::")[0])
 
 
 def measure() -> dict[str, object]:

@@ -84,17 +84,15 @@ class Planner:
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 
     def _tests(self, where: str, lines: set[int]) -> Plan:
-        """The tests that run the mutated lines, then (if it survives them) their modules
-        whole: a fixture shared by a module's tests runs in the first one's setup, so its lines
-        are credited to that test alone. All the tests for a line run at import."""
+        """The tests that run the mutated lines: a test by its id, a module whole where its
+        fixtures run them (mutation.kit); all the tests for a line run at import."""
         found = self._file(TESTS, where)
         names = {n for line in lines for n in found.get(line, ())}
         if AT_COLLECTION in names:
             return Plan((("--tests", *JUDGING_TESTS),))
-        if not names:
-            return Plan(())
-        modules = sorted({name.split("::")[0] for name in names})
-        return Plan((("--tests", *sorted(names)), ("--tests", *modules)))
+        modules = {name for name in names if "::" not in name}
+        tests = {name for name in names if name.split("::")[0] not in modules}
+        return Plan((("--tests", *sorted(modules | tests)),) if names else ())
 
     def _statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage

@@ -150,10 +150,12 @@ def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
     import by all of them, a line none runs by none."""
     (planner.root / "kit").mkdir()
     (planner.root / "kit/v.py").write_text("x = 1\n" * 9)
-    tests = {"files": {"kit/v.py": {"1": [""], "2": ["t.py::a", "t.py::b"], "3": ["t.py::b"]}}}
+    tests = {"files": {"kit/v.py": {"1": [""], "2": ["t.py::a", "t.py::b"], "3": ["t.py::b"],
+                                    "5": ["t.py::a", "u.py", "u.py::c"]}}}
     monkeypatch.setitem(planner.maps, "tests", tests)
-    assert planner.plan(_spec("kit/v.py", 2, 3)).tries == (
-        ("--tests", "t.py::a", "t.py::b"), ("--tests", "t.py"))  # a module's fixtures
+    assert planner.plan(_spec("kit/v.py", 2, 3)).tries == (("--tests", "t.py::a", "t.py::b"),)
+    # run by the fixtures of u.py's tests: the module whole
+    assert planner.plan(_spec("kit/v.py", 5)).tries == (("--tests", "t.py::a", "u.py"),)
     assert planner.plan(_spec("kit/v.py", 1)).tries == (("--tests", *kit.JUDGING_TESTS),)
     assert planner.plan(_spec("kit/v.py", 4)).tries == ()
     assert planner.components("kit/v.py") == ("tests",)
