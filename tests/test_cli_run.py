@@ -262,7 +262,11 @@ def test_the_runs_for_a_backend_the_implementation_does_not_declare_are_not_appl
     argv = ("--impl", "python:tests.miniatures.agent:ClaudeOnly", "--component", "agent",
             "-k", "subprocess_runs_in_configured_working_directory", "--json", str(report))
     assert run(*argv)[0] == 0
-    verdicts = {s["name"]: s["verdict"] for s in json.loads(report.read_text())["scenarios"]}
+    scenarios = json.loads(report.read_text())["scenarios"]
+    assert [s["evidence"] for s in scenarios if s["verdict"] == "not applicable"] == [
+        "not applicable: backend 'codex' not declared",
+        "not applicable: backend 'gemini' not declared"]  # why, in the report
+    verdicts = {s["name"]: s["verdict"] for s in scenarios}
     assert verdicts == {
         "test_subprocess_runs_in_configured_working_directory[claude]": "passed",
         "test_subprocess_runs_in_configured_working_directory[codex]": "not applicable",
@@ -277,3 +281,9 @@ def test_short_evidence_is_kept_whole(tmp_path: Path) -> None:
     evidence = [s["evidence"] for s in json.loads(report.read_text())["scenarios"]
                 if s["verdict"] == "failed"]
     assert evidence and all(0 < len(e) < 5000 and "characters cut" not in e for e in evidence)
+
+
+def test_a_suite_that_cannot_run_is_exit_2_and_says_so() -> None:
+    code, _, err = run("--component", "backends", "-m", "(")  # pytest refuses the expression
+    assert code == 2
+    assert err.splitlines()[-1] == "agent-tck: error: the suite could not run (pytest exit code 4)"

@@ -161,6 +161,8 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
     scenarios = tree.find("details", "scenario", req)
     assert len(scenarios) == 3  # once per backend
     assert all("open" in scenario.attrs for scenario in scenarios)  # a failure is shown open
+    assert [f"[{b}]" in s.text() for s in scenarios for b in ("claude", "codex", "gemini")] == [
+        True, False, False, False, True, False, False, False, True]  # each named by its backend
     for scenario in scenarios:
         assert _steps(tree, scenario) == [
             *[(PASSED, text) for text in (
@@ -322,6 +324,10 @@ def test_reports_side_by_side_mark_where_they_differ(
     [verdicts] = [[c.text() for c in r.children if isinstance(c, Node)][3] for r in tree.find(
         "tr", under=tree.by_id("reports"))[1:2]]
     assert verdicts == "CONFORMANT"
+    shown = [[c for c in r.children if isinstance(c, Node)][3] for r in tree.find(
+        "tr", under=tree.by_id("reports"))[1:]]
+    assert [(c.text(), c.classes()) for c in shown] == [("CONFORMANT", {"good"}),
+                                                       ("NOT CONFORMANT", {"bad"})]
     assert "#fd-differences-only:checked~table tr.same{display:none}" in tree.find(
         "style")[0].text()
     table = markdown.read_text().splitlines()

@@ -5,6 +5,7 @@ every viewer shows them."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,19 @@ def test_the_suite_counts_what_it_holds_and_each_case_names_its_requirement() ->
         "not applicable: codex only", "skipped", "not run"]
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props == {"implementation": "wrapper", "version": "1.2", "verdict": "NOT CONFORMANT"}
+
+
+def test_each_case_is_classed_by_its_component_and_a_run_without_a_pass_counts_its_skips(
+        ) -> None:
+    run = every_verdict()
+    suite = etree.fromstring(reports.to_junit(run).encode())
+    assert [c.get("classname") for c in suite.findall("testcase")] == [
+        s.component for s in run.scenarios]
+    unpassed = [s for s in run.scenarios if s.verdict != verdicts.PASSED]
+    none_passed = dataclasses.replace(run, scenarios=unpassed)
+    suite = etree.fromstring(reports.to_junit(none_passed).encode())
+    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "5", "failures": "1", "errors": "1", "skipped": "3"}
 
 
 def test_the_schema_refuses_what_strict_viewers_refuse() -> None:
