@@ -72,6 +72,9 @@ class Worker:
                           output=output, diff=_diff(original, mutated, mutation.module_path))
 
     def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
+        if self.stopped:  # interrupted between two judges: no more (its result is not kept)
+            return TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [],
+                                                     "stopped": True})
         judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
             else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
         proc = subprocess.Popen([sys.executable, "-m", *judge],

@@ -218,6 +218,15 @@ def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(
     assert Worker(copy, timeout=1).env["PYTHONPATH"] == str(tmp_path / copy / "src")
 
 
+def test_a_stopped_worker_starts_no_more_judges(tmp_path: Path) -> None:
+    """Interrupted, a session stops its workers; a thread between two judges must not start
+    another and keep the session waiting for it."""
+    stopped = Worker(tmp_path, timeout=1)
+    stopped.stop()
+    _, output = stopped._run(["--component", "responses"])
+    assert stopped.proc is None and json.loads(output)["stopped"] is True
+
+
 def test_the_unmutated_reference_survives_the_judge(worker: Worker) -> None:
     outcome, output = worker._run(["--component", "responses"])
     assert (outcome, json.loads(output)["failed"]) == (Outcome.SURVIVED, [])
