@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,25 @@ def test_the_stream_is_in_cucumbers_order_and_its_references_hold(passing: list[
     finished = of("testStepFinished", passing)
     assert {f["testStepId"] for f in finished} == step_ids
     assert {f["testStepResult"]["status"] for f in finished} == {"PASSED"}
+
+
+def _seconds(timestamp: Json) -> float:
+    assert 0 <= timestamp["nanos"] < 10**9
+    return float(timestamp["seconds"]) + timestamp["nanos"] / 1e9
+
+
+def test_the_run_is_laid_out_in_the_past_first_attempts_only(passing: list[Json]) -> None:
+    """Times run forward from the run's start, which lies as far in the past as its scenarios
+    took; every test case is a first attempt that will not be retried; every id is unique."""
+    stamps = [_seconds(body["timestamp"]) for e in passing for body in e.values()
+              if isinstance(body, dict) and "timestamp" in body]
+    assert stamps == sorted(stamps) and stamps[-1] > stamps[0]
+    assert stamps[0] <= time.time()
+    assert {s["attempt"] for s in of("testCaseStarted", passing)} == {0}
+    assert {f["willBeRetried"] for f in of("testCaseFinished", passing)} == {False}
+    ids = [step["id"] for p in of("pickle", passing) for step in p["steps"]]
+    ids += [p["id"] for p in of("pickle", passing)]
+    assert len(ids) == len(set(ids))
 
 
 def test_a_run_per_backend_is_a_pickle_of_its_own(passing: list[Json]) -> None:

@@ -158,6 +158,12 @@ def test_every_agent_must_says_which_backends_it_runs_for() -> None:
         (b"- {id: X, level: MUST, text: caf\xe9, source: s}\n", "not UTF-8 (invalid continuation"),
         (b"x" * (1024 * 1024 + 1), "over the limit of 1048576"),
         (b"- {id: [RP-1.1], reason: r}\n", "id ['RP-1.1'] is not a requirement ID"),
+        # an entry without its reason, or with a word more, is not taken as an excuse
+        (b"- {id: RP-1.1}\n", "entry 0: needs exactly 'id' and 'reason'"),
+        (b"- {id: RP-1.1, reason: r, until: never}\n", "entry 0: needs exactly 'id' and 'reason'"),
+        (b"- {id: RP-1.1, reason: '  '}\n", "entry 0: RP-1.1 has an empty reason"),
+        (b"- {id: NO-SUCH.1, reason: r}\n", "entry 0: unknown requirement 'NO-SUCH.1'"),
+        (b"{RP-1.1: r}\n", "expected a list of {id, reason}"),
     ],
 )
 def test_a_hostile_baseline_is_refused_naming_the_file(

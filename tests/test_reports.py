@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from agent_tck.kit import registry, reports
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.text import markdown_inline, printable, xml_safe
-from agent_tck.kit.verdicts import FAILED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import FAILED, PASSED, ReqVerdict, ScenarioResult
 
 HOSTILE = "evil\x1b]0;pwned\x07\x1b[31m\x00\ud800\n# CONFORMANT\n<!-- hide | [x](http://e)"
 
@@ -38,3 +38,26 @@ def test_each_destination_gets_inert_text() -> None:
     assert printable("a\x1b[2Jb\tc\nd\x9b") == "a\\x1b[2Jb\tc\nd\\x9b"
     assert xml_safe("\ud800ok\ufffe") == "\ufffdok\ufffd"
     assert markdown_inline("| a | <b>\n# h") == "\\| a \\| &lt;b&gt; \\# h"
+
+
+def test_the_markdown_summary_lists_what_failed_what_was_expected_and_what_is_stale() -> None:
+    """The summary a pull request shows: the failed requirements first (a failure the
+    baseline expects says so), then the baseline's stale entries; a clean run lists neither."""
+    first, second, third = list(registry.load().values())[:3]
+    failed = ScenarioResult("a", "a", "agent", (first.id,), FAILED, evidence="E")
+    expected = ScenarioResult("b", "b", "agent", (second.id,), FAILED, evidence="E")
+    passed = ScenarioResult("c", "c", "agent", (third.id,), PASSED)
+    verdicts = [ReqVerdict(first, FAILED, [failed]), ReqVerdict(second, FAILED, [expected]),
+                ReqVerdict(third, PASSED, [passed])]
+    info = ImplInfo("wrapper", "go", "1.2", ("agent",), ("claude",))
+    run = reports.Run(info, [failed, expected, passed], verdicts, False,
+                      {second.id: "known"}, [third.id])
+    lines = reports.to_markdown(run).splitlines()
+    table = lines[lines.index("| requirement | level | verdict | text |") + 2:]
+    assert table[:2] == [
+        f"| {first.id} | {first.level} | failed | {first.text} |",
+        f"| {second.id} | {second.level} | failed (expected) | {second.text} |"]
+    assert f"Stale baseline entries (now passing): {third.id}" in lines
+    clean = reports.Run(info, [passed], verdicts[2:], True, {}, [])
+    text = reports.to_markdown(clean)
+    assert "| requirement | level | verdict | text |" not in text and "Stale" not in text
