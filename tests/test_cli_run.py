@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from dataclasses import replace
 from datetime import date
@@ -287,3 +288,17 @@ def test_a_suite_that_cannot_run_is_exit_2_and_says_so() -> None:
     code, _, err = run("--component", "backends", "-m", "(")  # pytest refuses the expression
     assert code == 2
     assert err.splitlines()[-1] == "agent-tck: error: the suite could not run (pytest exit code 4)"
+
+
+def test_a_run_leaves_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process driver lends the agent the variables every implementation inherits
+    (API keys, a nesting variable); the run closes each driver it started, which takes them
+    back: a caller's own process keeps its environment."""
+    from agent_tck.kit.drivers.base import INHERITED_ENV
+
+    for name in INHERITED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")  # pytest's own, which the nested run clears
+    before = dict(os.environ)
+    assert run("--component", "backends", "-k", "codex")[0] == 0
+    assert dict(os.environ) == before
