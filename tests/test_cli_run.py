@@ -302,3 +302,18 @@ def test_a_run_leaves_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyP
     before = dict(os.environ)
     assert run("--component", "backends", "-k", "codex")[0] == 0
     assert dict(os.environ) == before
+
+
+def test_a_run_gives_back_the_sigterm_handler_it_borrowed() -> None:
+    """During a run SIGTERM ends it as Ctrl-C does; afterwards the caller's handler is back."""
+    import signal
+
+    def own(_signum: int, _frame: object) -> None:
+        """The caller's."""
+
+    previous = signal.signal(signal.SIGTERM, own)
+    try:
+        assert run("--component", "backends", "-k", "codex")[0] == 0
+        assert signal.getsignal(signal.SIGTERM) is own
+    finally:
+        signal.signal(signal.SIGTERM, previous)
