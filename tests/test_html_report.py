@@ -161,8 +161,9 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
     scenarios = tree.find("details", "scenario", req)
     assert len(scenarios) == 3  # once per backend
     assert all("open" in scenario.attrs for scenario in scenarios)  # a failure is shown open
-    assert [f"[{b}]" in s.text() for s in scenarios for b in ("claude", "codex", "gemini")] == [
-        True, False, False, False, True, False, False, False, True]  # each named by its backend
+    assert [tree.find("summary", under=s)[0].text() for s in scenarios] == [
+        f"failed Subprocess exceeds timeout. [{b}]" for b in ("claude", "codex", "gemini")
+    ]  # the Gherkin title, each run named by its backend
     for scenario in scenarios:
         assert _steps(tree, scenario) == [
             *[(PASSED, text) for text in (
@@ -315,6 +316,9 @@ def test_reports_side_by_side_mark_where_they_differ(
     _assert_self_contained(tree)
     rows = tree.find("tr", under=tree.by_id("matrix"))[1:]
     assert len(rows) == agent
+    head = tree.find("tr", under=tree.by_id("matrix"))[0]
+    heads = [h.text() for h in tree.find("th", under=head)]
+    assert [h.split(" ")[0] for h in heads[-2:]] == ["1.", "2."]  # numbered as the reports are
     assert [r.attrs["id"] for r in rows if "differs" in r.classes()] == ["EH-1.1"]
     assert {c for r in rows for c in r.classes()} == {"differs", "same"}
     cells = [c for c in tree.by_id("EH-1.1").children if isinstance(c, Node)][3:]
