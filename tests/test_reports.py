@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from agent_tck.kit import registry, reports
+from agent_tck.kit import registry, reports, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.text import markdown_inline, printable, xml_safe
-from agent_tck.kit.verdicts import FAILED, PASSED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import FAILED, NOT_RUN, PASSED, ReqVerdict, ScenarioResult
 
 HOSTILE = "evil\x1b]0;pwned\x07\x1b[31m\x00\ud800\n# CONFORMANT\n<!-- hide | [x](http://e)"
 
@@ -61,3 +61,14 @@ def test_the_markdown_summary_lists_what_failed_what_was_expected_and_what_is_st
     clean = reports.Run(info, [passed], verdicts[2:], True, {}, [])
     text = reports.to_markdown(clean)
     assert "| requirement | level | verdict | text |" not in text and "Stale" not in text
+
+
+def test_a_must_that_no_scenario_judged_fails_a_whole_run_not_a_selection() -> None:
+    """A whole run that never judged a MUST must not pass it by silence; a selection (-k,
+    --req, -m) that left its scenarios out says "not run". A SHOULD is "not run" either way."""
+    reqs = registry.load()
+    must = next(r for r in reqs.values() if r.level == "MUST")
+    should = next(r for r in reqs.values() if r.level == "SHOULD")
+    chosen = {must.id: must, should.id: should}
+    assert [v.verdict for v in verdicts.fold(chosen, [])] == [FAILED, NOT_RUN]
+    assert [v.verdict for v in verdicts.fold(chosen, [], selected=True)] == [NOT_RUN, NOT_RUN]
