@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import yaml
+
 from agent_tck.kit import registry, reports, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.text import markdown_inline, printable, xml_safe
@@ -72,3 +74,19 @@ def test_a_must_that_no_scenario_judged_fails_a_whole_run_not_a_selection() -> N
     chosen = {must.id: must, should.id: should}
     assert [v.verdict for v in verdicts.fold(chosen, [])] == [FAILED, NOT_RUN]
     assert [v.verdict for v in verdicts.fold(chosen, [], selected=True)] == [NOT_RUN, NOT_RUN]
+
+
+def test_a_written_baseline_gives_each_failure_its_first_error_else_its_last_line() -> None:
+    reqs = list(registry.load().values())[:3]
+    results = [
+        ScenarioResult("a", "a", "agent", (reqs[0].id,), FAILED, evidence="x\ny",
+                       error="AssertionError: " + "e" * 300),
+        ScenarioResult("b", "b", "agent", (reqs[1].id,), FAILED, evidence="first\n\nlast\n"),
+        ScenarioResult("c", "c", "agent", (reqs[2].id,), FAILED),
+    ]
+    folded = [ReqVerdict(r, FAILED, [s]) for r, s in zip(reqs, results, strict=True)]
+    entries = yaml.safe_load(reports.baseline_text(folded, "2026-11-25"))
+    assert [e["reason"] for e in entries] == [
+        "failed on 2026-11-25: " + ("AssertionError: " + "e" * 300)[:200],
+        "failed on 2026-11-25: last",
+        "failed on 2026-11-25: no evidence recorded"]
