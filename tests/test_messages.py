@@ -79,6 +79,7 @@ def test_a_run_per_backend_is_a_pickle_of_its_own(passing: list[Json]) -> None:
     names = [p["name"] for p in of("pickle", passing)]
     lines = [n for n in names if n.startswith("Codex lines that carry no event [")]
     assert len(lines) == len(set(lines)) == 6  # one per Examples row, each named by it
+    assert not any(n.startswith("Codex lines that carry no event [[") for n in lines)
     rows = [p for p in of("pickle", passing) if p["name"] in lines]
     steps = {json.dumps(p["steps"] and [(s["text"], s.get("argument")) for s in p["steps"]])
              for p in rows}
