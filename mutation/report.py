@@ -109,9 +109,9 @@ def render(db_path: Path, folder: Path) -> str:
         for component in planner.components(m.where) or ("(none)",):
             by_component[component][m.outcome] += 1
     total: Counter[str] = Counter(m.outcome for m in found)
-    shown = [o for o in OUTCOMES if total[o] or o != "test"]
-    by = f"{total['must']} by a MUST" if total["test"] == 0 else \
-        f"{total['must']} by a MUST, {total['test']} by a project test"
+    # a kit session is judged by tests, never by requirements; a reference session the reverse
+    shown = [o for o in OUTCOMES if o not in (("must", "should") if is_kit(folder) else ("test",))]
+    by = f"{total['test']} by a project test" if is_kit(folder) else f"{total['must']} by a MUST"
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
