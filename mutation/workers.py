@@ -48,7 +48,11 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.stopped = False
         self.run_id = uuid.uuid4().hex
-        self.env = {**os.environ, "PYTHONPATH": str(copy / "src"),
+        # The judge's temporary folders live here: what a judge killed mid-run leaves (its
+        # run's folder, served agents' logs) is removed with it, not left in /tmp.
+        self.tmp = copy / "tmp"
+        self.tmp.mkdir(exist_ok=True)
+        self.env = {**os.environ, "PYTHONPATH": str(copy / "src"), "TMPDIR": str(self.tmp),
                     # a mutant and its restoration can share a second: never trust a .pyc
                     "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id}
 
@@ -106,12 +110,15 @@ class Worker:
     def _end(self) -> None:
         """The judge's process group ends, and every process its run left outside it (a
         mutated reaper that never exits, in a session of its own): found by the tag of this
-        worker in their environment, as the reference finds a CLI's strays."""
+        worker in their environment, as the reference finds a CLI's strays. Then what it left
+        in its temporary folder goes."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         strays.signal_tagged(self.run_id, signal.SIGKILL, tag=TAG)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir(exist_ok=True)
 
 
 def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:

@@ -218,6 +218,16 @@ def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(
     assert Worker(copy, timeout=1).env["PYTHONPATH"] == str(tmp_path / copy / "src")
 
 
+def test_what_a_judge_leaves_in_its_temporary_folder_goes_with_it(tmp_path: Path) -> None:
+    """A judge killed mid-run (a hang, an interrupt) cannot clean up after itself: its
+    TMPDIR is the worker's own, emptied after every judge."""
+    worker = Worker(tmp_path, timeout=1)
+    assert worker.env["TMPDIR"] == str(tmp_path / "tmp")
+    (tmp_path / "tmp" / "agent-tck-run-left").mkdir()
+    worker._end()
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
 def test_a_stopped_worker_starts_no_more_judges(tmp_path: Path) -> None:
     """Interrupted, a session stops its workers; a thread between two judges must not start
     another and keep the session waiting for it."""
