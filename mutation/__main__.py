@@ -57,13 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     operators.register()
     if args.command == "init":
-        kit = [ROOT / f for f in JUDGING] if args.kit else []
-        return _init(args.session, [*args.files, *kit] if args.files or kit else [])
+        return _init(args.session, [*args.files, *(ROOT / f for f in JUDGING if args.kit)])
     db_path = args.session / "session.sqlite"
-    needed = db_path if args.command != "check" else next(
-        (m for m in (args.session / f"{c}.json" for c in (*COMPONENTS, TESTS)) if m.exists()),
-        args.session / f"{COMPONENTS[0]}.json")
-    if not needed.exists():
+    maps = [args.session / f"{c}.json" for c in (*COMPONENTS, TESTS)]
+    if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
         return equivalents.check(args.session)

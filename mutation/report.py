@@ -99,9 +99,10 @@ def is_kit(folder: Path) -> bool:
 def render(db_path: Path, folder: Path) -> str:
     found = mutants(db_path)
     planner = Planner.load(folder)
-    init = "python -m mutation --session .mutation-kit init --kit" if is_kit(folder) else \
+    kit = is_kit(folder)
+    init = "python -m mutation --session .mutation-kit init --kit" if kit else \
         "python -m mutation init"
-    again = " --session .mutation-kit" if is_kit(folder) else ""
+    again = " --session .mutation-kit" if kit else ""
     by_file: dict[str, Counter[str]] = defaultdict(Counter)
     by_component: dict[str, Counter[str]] = defaultdict(Counter)
     for m in found:
@@ -110,8 +111,8 @@ def render(db_path: Path, folder: Path) -> str:
             by_component[component][m.outcome] += 1
     total: Counter[str] = Counter(m.outcome for m in found)
     # a kit session is judged by tests, never by requirements; a reference session the reverse
-    shown = [o for o in OUTCOMES if o not in (("must", "should") if is_kit(folder) else ("test",))]
-    by = f"{total['test']} by a project test" if is_kit(folder) else f"{total['must']} by a MUST"
+    shown = [o for o in OUTCOMES if o not in (("must", "should") if kit else ("test",))]
+    by = f"{total['test']} by a project test" if kit else f"{total['must']} by a MUST"
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
