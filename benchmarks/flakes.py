@@ -1,12 +1,15 @@
 """A flake hunt: run a command N times, optionally beside CPU-bound load, and tabulate every
 test or requirement that ever failed.
 
-    python -m benchmarks.flakes [--runs N] [--load K] [--fresh-clone] [--out FILE] [-- CMD ...]
+    python -m benchmarks.flakes [--runs N] [--load K] [--fresh-clone [--commit REV]]
+                                [--out FILE] [--logs DIR] [-- CMD ...]
 
 CMD defaults to `bash .ci/run` (README command 2). With `--fresh-clone` each run happens in a
-new clone of HEAD, as CI's does. `--load K` keeps K busy-looping processes running for the whole
-hunt (started and stopped by pid). Failures are read from pytest's summary lines
-(`FAILED id`, `ERROR id`) and from `agent-tck run`'s verdict table (`ID LEVEL failed`).
+new clone checked out at one commit, as CI's does: `--commit REV`, or the HEAD the hunt started
+at, so every run of a hunt tests the same code while work goes on in the checkout. `--load K`
+keeps K busy-looping processes running for the whole hunt (started and stopped by pid).
+Failures are read from pytest's summary lines (`FAILED id`, `ERROR id`) and from
+`agent-tck run`'s verdict table (`ID LEVEL failed`).
 The table goes to stdout and, with `--out`, to a Markdown file.
 """
 
@@ -62,20 +65,32 @@ def cpu_load(count: int) -> Iterator[list[int]]:
             proc.wait()
 
 
-def one_run(command: list[str], fresh_clone: bool, log: Path) -> Run:
+def resolve(rev: str) -> str:
+    """The full commit `rev` names in the checkout; SystemExit naming it if none."""
+    done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+                          cwd=ROOT, text=True, capture_output=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"flakes: --commit {rev!r} names no commit in {ROOT}")
+    return done.stdout.strip()
+
+
+def one_run(command: list[str], commit: str | None, log: Path) -> Run:
+    """`command` once: in a new clone checked out at `commit`, or in the checkout if None."""
     with contextlib.ExitStack() as stack:
         cwd = ROOT
-        if fresh_clone:
+        if commit is not None:
             cwd = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "clone"
-            subprocess.run(["git", "clone", "-q", str(ROOT), str(cwd)], check=True)
+            subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(cwd)],
+                           check=True)
+            subprocess.run(["git", "checkout", "-q", commit], cwd=cwd, check=True)
         started = time.monotonic()
         with log.open("w") as out:
             done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
         seconds = time.monotonic() - started
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, text=True,
-                                capture_output=True, check=False).stdout.strip()
-    return Run(done.returncode, seconds, os.getloadavg()[0], commit, failures(log.read_text()))
+        ran = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, text=True,
+                             capture_output=True, check=False).stdout.strip()
+    return Run(done.returncode, seconds, os.getloadavg()[0], ran, failures(log.read_text()))
 
 
 def table(runs: list[Run], command: list[str], load: int) -> str:
@@ -103,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--load", type=int, default=0, metavar="K")
     parser.add_argument("--fresh-clone", action="store_true")
+    parser.add_argument("--commit", metavar="REV",
+                        help="with --fresh-clone: the commit every run checks out "
+                             "(default: HEAD when the hunt starts)")
     parser.add_argument("--out", type=Path, metavar="FILE")
     parser.add_argument("--logs", type=Path, metavar="DIR",
                         help="where each run's output is kept (default: a new temporary folder)")
@@ -111,12 +129,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1 or args.load < 0:
         parser.error(f"--runs must be at least 1 and --load at least 0, got {args.runs}, "
                      f"{args.load}")
+    if args.commit and not args.fresh_clone:
+        parser.error(f"--commit {args.commit} needs --fresh-clone (a run in the checkout "
+                     "tests whatever is checked out)")
+    commit = resolve(args.commit or "HEAD") if args.fresh_clone else None
     logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
     logs.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []
     with cpu_load(args.load):
         for i in range(1, args.runs + 1):
-            run = one_run(args.command, args.fresh_clone, logs / f"run-{i}.log")
+            run = one_run(args.command, commit, logs / f"run-{i}.log")
             runs.append(run)
             print(f"run {i}: exit {run.code}, {run.seconds:.0f} s, failures: "
                   f"{', '.join(run.failures) or 'none'}", flush=True)

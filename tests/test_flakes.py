@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from agent_tck.kit.observe import process_state
+from benchmarks import flakes
 from benchmarks.flakes import cpu_load, failures
 
 NESTED = """\
@@ -36,3 +42,33 @@ def test_the_load_runs_during_the_block_and_is_gone_after_it() -> None:
     with cpu_load(2) as pids:
         assert len(pids) == 2 and all(process_state(pid) not in (None, "Z") for pid in pids)
     assert [process_state(pid) for pid in pids] == [None, None]
+
+
+def test_every_fresh_clone_of_a_hunt_checks_out_the_commit_it_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, logs = tmp_path / "repo", tmp_path / "logs"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for message in ("first", "second"):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True)
+    first = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD~1"], text=True,
+                           capture_output=True, check=True).stdout.strip()
+    monkeypatch.setattr(flakes, "ROOT", repo)
+    code = flakes.main(["--runs", "2", "--fresh-clone", "--commit", "HEAD~1", "--logs", str(logs),
+                        "--", "git", "rev-parse", "HEAD"])
+    assert code == 0
+    assert [(logs / f"run-{i}.log").read_text().strip() for i in (1, 2)] == [first] * 2
+    assert f"| 2 | {first[:7]}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--commit", "HEAD"], "--commit HEAD needs --fresh-clone"),
+    (["--fresh-clone", "--commit", "no-such-rev"], "'no-such-rev' names no commit"),
+])
+def test_a_commit_the_hunt_cannot_use_is_refused_by_name(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        flakes.main([*argv, "--runs", "1", "--", "true"])
+    assert said in f"{ended.value.code} {capsys.readouterr().err}"
