@@ -128,8 +128,8 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
         found["kind"] = PASSED
     elif report.skipped:
         found["kind"] = NA if isinstance(skip, NotApplicable) else SKIPPED
-        skipped = isinstance(skip, pytest.skip.Exception)
-        found["evidence"] = str(getattr(skip, "msg", "") or "") if skipped else _reason(report)
+        # A skip's own words; an xfail's reason (its exception is the expected failure).
+        found["evidence"] = str(getattr(skip, "msg", "") or getattr(report, "wasxfail", ""))
     elif report.failed:
         broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
         found["kind"] = ERRORED if broke or report.when != "call" else FAILED
@@ -179,12 +179,6 @@ def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
         result.verdict, result.evidence = kind, data["evidence"]
     elif kind in (FAILED, ERRORED) and result.verdict not in (FAILED, ERRORED):
         result.verdict, result.evidence, result.error = kind, data["evidence"], data["error"]
-
-
-def _reason(report: pytest.TestReport) -> str:
-    """The reason pytest gives for a skip (an xfail, a skip mark), from its report."""
-    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-    return reason.removeprefix("Skipped: ")
 
 
 def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:

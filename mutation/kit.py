@@ -36,9 +36,9 @@ JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
            "kit/html_report.py", "kit/messages.py")
 # The tests that judge them: each runs in seconds (the nested runs of tests/test_broken.py
 # would judge them too, at a quarter of an hour a mutant).
-JUDGING_TESTS = ("tests/test_reports.py", "tests/test_junit.py", "tests/test_html_report.py",
-                 "tests/test_messages.py", "tests/test_cli_run.py", "tests/test_hermetic.py",
-                 "tests/test_registry.py")
+JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_junit.py",
+                 "tests/test_html_report.py", "tests/test_messages.py", "tests/test_cli_run.py",
+                 "tests/test_hermetic.py", "tests/test_registry.py")
 # How the judge runs them: in one process, stopping at the first failure, with nothing that
 # reorders them or adds to their cost.
 PYTEST_ARGS = ("-q", "-x", "-n", "0", "--no-cov", "-p", "no:cacheprovider", "-p", "no:randomly")

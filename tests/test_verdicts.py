@@ -1,0 +1,222 @@
+"""How scenario outcomes fold into requirement verdicts and the run's verdict: the rules every
+report, verdict line and exit code rests on (kit/verdicts.py), checked without a run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from agent_tck.kit import registry, verdicts
+from agent_tck.kit.registry import Requirement
+from agent_tck.kit.verdicts import (
+    ERRORED,
+    FAILED,
+    NA,
+    NOT_RUN,
+    PASSED,
+    SKIPPED,
+    ReqVerdict,
+    ScenarioResult,
+)
+
+REQS = list(registry.load().values())
+MUST = next(r for r in REQS if r.level == "MUST")
+SHOULD = next(r for r in REQS if r.level == "SHOULD")
+
+
+def judged(req: Requirement, *outcomes: str, selected: bool = False) -> str:
+    """The verdict of `req` whose scenarios came to `outcomes`."""
+    scenarios = [ScenarioResult(f"n{i}", f"s{i}", req.component, (req.id,), outcome)
+                 for i, outcome in enumerate(outcomes)]
+    [verdict] = verdicts.fold({req.id: req}, scenarios, selected)
+    return verdict.verdict
+
+
+@pytest.mark.parametrize(("outcomes", "verdict"), [
+    ((PASSED, FAILED), FAILED),
+    ((ERRORED, PASSED), ERRORED),
+    ((ERRORED, FAILED), FAILED),  # the implementation's fault is the finding, before an error
+    ((NA, PASSED, NOT_RUN), PASSED),
+    ((NA, NA), NA),
+    ((NA, SKIPPED), FAILED),  # a MUST that no scenario judged is not passed by silence
+    ((SKIPPED,), FAILED),
+])
+def test_the_worst_outcome_of_a_musts_scenarios_is_its_verdict(
+    outcomes: tuple[str, ...], verdict: str
+) -> None:
+    assert judged(MUST, *outcomes) == verdict
+
+
+def test_a_should_no_scenario_judged_is_not_run_and_so_is_a_must_a_selection_left_out() -> None:
+    """A selection (-k, --req, -m) that left a MUST's scenarios out has not judged it; one it
+    ran that skipped has not shown it either, and fails it."""
+    assert judged(SHOULD, SKIPPED) == NOT_RUN
+    assert judged(MUST, NOT_RUN, selected=True) == NOT_RUN
+    assert judged(MUST, selected=True) == NOT_RUN
+    assert judged(MUST, SKIPPED, selected=True) == FAILED
+    assert judged(MUST, NA, selected=True) == NA
+
+
+def verdict_of(req: Requirement, verdict: str) -> ReqVerdict:
+    return ReqVerdict(req, verdict, [ScenarioResult("n", "s", req.component, (req.id,), verdict)])
+
+
+def test_a_failed_should_fails_only_a_strict_run_and_a_failed_must_any_run() -> None:
+    passed, should = verdict_of(MUST, PASSED), verdict_of(SHOULD, FAILED)
+    assert verdicts.conformant([passed, should])
+    assert not verdicts.conformant([passed, should], strict=True)
+    for bad in (FAILED, ERRORED):
+        assert not verdicts.conformant([verdict_of(MUST, bad), verdict_of(SHOULD, PASSED)])
+
+
+def test_only_the_failures_a_baseline_expects_are_excused() -> None:
+    failed = [verdict_of(MUST, FAILED), verdict_of(SHOULD, FAILED)]
+    assert verdicts.conformant(failed, strict=True, expected=[MUST.id, SHOULD.id])
+    assert not verdicts.conformant(failed, strict=True, expected=[MUST.id])
+    assert not verdicts.conformant(failed, expected=[SHOULD.id])
+
+
+@pytest.mark.parametrize("outcomes", [(NA, NA), (NOT_RUN,), (ERRORED, ERRORED), ()])
+def test_a_run_that_judged_nothing_is_never_conformant(outcomes: tuple[str, ...]) -> None:
+    """Not applicable or not run everywhere, or every request errored (an implementation that
+    answers nothing): nothing was shown to work."""
+    run = [verdict_of(req, outcome) for req, outcome in zip(REQS, outcomes, strict=False)]
+    assert verdicts.vacuous(run) and not verdicts.conformant(run)
+    assert verdicts.summary(run, ok=True).startswith("NOT CONFORMANT: nothing was judged")
+
+
+def test_the_verdict_line_of_a_whole_run_says_conformant_only_when_it_is() -> None:
+    run = [verdict_of(MUST, PASSED), verdict_of(SHOULD, FAILED)]
+    assert verdicts.summary(run, ok=True) == "CONFORMANT: 2 requirements (1 failed, 1 passed)"
+    assert verdicts.summary(run, ok=False) == (
+        "NOT CONFORMANT: 2 requirements (1 failed, 1 passed)")
+
+
+@pytest.mark.parametrize(("should", "ok", "expected", "outcome"), [
+    (PASSED, True, (), "all passed"),
+    (FAILED, True, (), "no MUST failed (1 failed, 1 not run, 1 passed)"),
+    (FAILED, True, (SHOULD.id,), "no failure beyond the baseline (1 failed, 1 not run, 1 passed)"),
+    (FAILED, False, (), "NOT CONFORMANT (1 failed, 1 not run, 1 passed)"),
+])
+def test_the_verdict_line_of_a_partial_run_says_how_much_it_judged_and_how_it_went(
+    should: str, ok: bool, expected: tuple[str, ...], outcome: str
+) -> None:
+    other = next(r for r in REQS if r not in (MUST, SHOULD))
+    run = [verdict_of(MUST, PASSED), verdict_of(SHOULD, should), ReqVerdict(other, NOT_RUN)]
+    line = verdicts.summary(run, ok, total=len(REQS), expected=expected)
+    assert line == (f"PARTIAL: 2 of {len(REQS)} requirements judged, {outcome}; "
+                    "the rest were not judged")
+
+
+def test_the_table_aligns_its_columns_and_marks_expected_failures() -> None:
+    scenarios = [ScenarioResult("a", "a", MUST.component, (MUST.id,), FAILED),
+                 ScenarioResult("b", "b", MUST.component, (MUST.id,), NA)]
+    rows = [ReqVerdict(MUST, FAILED, scenarios), verdict_of(SHOULD, PASSED)]
+    width = max(len(MUST.id), len(SHOULD.id), len("requirement"))
+    lines = verdicts.table(rows, expected=[MUST.id, SHOULD.id]).splitlines()
+    assert lines == [
+        f"{'requirement'.ljust(width)}  level   verdict            scenarios",
+        f"{'-' * width}  ------  -----------------  ---------",
+        f"{MUST.id.ljust(width)}  MUST    failed (expected)  1/2",
+        f"{SHOULD.id.ljust(width)}  SHOULD  passed             1/1",
+    ]
+
+
+def test_long_evidence_keeps_its_start_and_end_and_says_how_much_was_cut() -> None:
+    """A failure's evidence is pytest's report of it: the error first, the transcript's last
+    lines at the end. Up to 5,000 characters it is whole; beyond, its first and last
+    thousands stay, with the count of what was cut between them."""
+    whole = "a" * 2000 + "b" * 3000
+    assert verdicts._clip(whole) == whole
+    long = "a" * 2000 + "cut" * 1000 + "b" * 3000
+    head, said, tail = verdicts._clip(long).split("\n")
+    cut = re.fullmatch(r"\[\.\.\. (\d+) characters cut \.\.\.\]", said)
+    assert cut is not None, said
+    assert long.startswith(head) and long.endswith(tail) and min(len(head), len(tail)) >= 1000
+    assert len(head) + int(cut[1]) + len(tail) == len(long)
+
+
+SUITE = '''
+import unittest
+
+import pytest
+
+from agent_tck.kit.verdicts import not_applicable
+
+# Requirements without backends of their own: each test runs once, under its own name.
+pytestmark = pytest.mark.component("agent")
+
+
+@pytest.mark.req("AG-D1.1")
+def test_passes():
+    pass
+
+
+@pytest.mark.req("AG-D1.2")
+def test_does_not_apply():
+    not_applicable("no such backend")
+
+
+@pytest.mark.req("AG-D3.1")
+def test_is_skipped_the_unittest_way():
+    raise unittest.SkipTest("not here")
+
+
+@pytest.mark.req("AG-D3.2")
+@pytest.mark.xfail(reason="known to fail")
+def test_is_expected_to_fail():
+    assert 1 == 2
+
+
+@pytest.mark.req("AG-D3.2")
+def test_fails():
+    assert 1 == 2, "the wrong answer"
+
+
+@pytest.mark.req("AG-D4.1")
+def test_never_runs():
+    pass
+'''
+
+
+class PhaseTimes:
+    """Adds up the duration of each test's reports, as pytest measured them."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+
+def test_the_collector_gives_each_selected_scenario_its_outcome_even_one_that_never_ran(
+    tmp_path: Path,
+) -> None:
+    """Through the suite's own plugin: each scenario's verdict, evidence, component and
+    requirements, its time as the sum of its phases', and a scenario the run never reached
+    (here stopped by -x; in life, an interrupt) listed as "not run", with no time. A skip's
+    evidence is its reason, whatever skipped it."""
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    collector, times = verdicts.Collector(), PhaseTimes()
+    code = pytest.main([str(tmp_path), "-x", "-q", "-p", "agent_tck.kit.plugin", "-p",
+                        "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
+                        "--basetemp", str(tmp_path / "tmp")], plugins=[collector, times])
+    assert code == pytest.ExitCode.TESTS_FAILED
+    results = list(collector.results.values())
+    assert [(r.name, r.verdict) for r in results] == [
+        ("test_passes", PASSED), ("test_does_not_apply", NA),
+        ("test_is_skipped_the_unittest_way", SKIPPED), ("test_is_expected_to_fail", SKIPPED),
+        ("test_fails", FAILED),
+        ("test_never_runs", NOT_RUN)]
+    assert [r.reqs for r in results] == [("AG-D1.1",), ("AG-D1.2",), ("AG-D3.1",), ("AG-D3.2",),
+                                         ("AG-D3.2",), ("AG-D4.1",)]
+    assert {r.component for r in results} == {"agent"}
+    assert [r.evidence for r in results[1:4]] == [
+        "not applicable: no such backend", "not here", "known to fail"]
+    assert results[4].error == "AssertionError: the wrong answer"
+    assert "the wrong answer" in results[4].evidence
+    assert [r.duration for r in results] == [times.seconds.get(r.nodeid, 0.0) for r in results]
+    assert results[-1].duration == 0.0 and all(r.duration > 0 for r in results[:-1])
