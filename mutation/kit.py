@@ -10,13 +10,16 @@ them. Runs nested in a test (`tests.support.nested.unmeasured` pauses coverage f
 are measured here: which test executes a line is what counts.
 
 `python -m mutation.kit map OUT.json` writes `{"passed": bool, "files": {"kit/verdicts.py":
-{"120": ["tests/test_reports.py::test_x", ...]}}}`; the tests must pass unmutated.
+{"120": ["tests/test_reports.py::test_x", ...]}}, "skipped": [...]}`; the tests must pass
+unmutated, none of them skipped.
 
 `python -m mutation.kit judge ID ...`, in a worker's copy with the mutant applied, runs those
 tests, stops at the first failure, and prints the session's record as mutation.judge does:
 `{"code": 1, "failed": [[ID, "TEST", "failed"]]}` (0 survived, 1 a test failed, 2 the run
-broke). It imports nothing of the kit before pytest does (pytest must rewrite the asserts of
-the modules the tests import)."""
+broke). A test skipped under the mutant is caught too (`[ID, "TEST", "skipped"]`): a skip is
+no pass, and a mutant of the suite's own plugin can skip the project's tests wholesale (every
+test given an empty set of backends to run for). It imports nothing of the kit before pytest
+does (pytest must rewrite the asserts of the modules the tests import)."""
 
 from __future__ import annotations
 
@@ -70,27 +73,33 @@ def measure() -> dict[str, object]:
                             include=[f"*/{f}" for f in JUDGING])
     coverage.Coverage.current = staticmethod(lambda: None)  # type: ignore[method-assign]
     cov.start()  # (nested runs no longer find it to pause)
-    code = pytest.main([*PYTEST_ARGS, *JUDGING_TESTS], plugins=[TestContexts(cov)])
+    outcomes = Outcomes()
+    code = pytest.main([*PYTEST_ARGS, *JUDGING_TESTS], plugins=[TestContexts(cov), outcomes])
     cov.stop()
-    return {"passed": code == pytest.ExitCode.OK, "files": by_line(cov.get_data())}
+    return {"passed": code == pytest.ExitCode.OK and not outcomes.skipped,
+            "files": by_line(cov.get_data()), "skipped": outcomes.skipped}
 
 
-class FailedTests:
-    """pytest plugin: the ids of the tests that failed (in setup, call or teardown)."""
+class Outcomes:
+    """pytest plugin: the ids of the tests that failed and of those skipped (in setup, call or
+    teardown), each once."""
 
     def __init__(self) -> None:
         self.failed: list[str] = []
+        self.skipped: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.failed and report.nodeid not in self.failed:
-            self.failed.append(report.nodeid)
+        kind = self.failed if report.failed else self.skipped if report.skipped else None
+        if kind is not None and report.nodeid not in kind:
+            kind.append(report.nodeid)
 
 
 def judge(ids: list[str]) -> dict[str, object]:
-    tests = FailedTests()
+    tests = Outcomes()
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main([*PYTEST_ARGS, *ids], plugins=[tests])
-    failed = [[nodeid, "TEST", "failed"] for nodeid in tests.failed]
+    failed = [[nodeid, "TEST", "failed"] for nodeid in tests.failed] + [
+        [nodeid, "TEST", "skipped"] for nodeid in tests.skipped if nodeid not in tests.failed]
     broke = not failed and code != pytest.ExitCode.OK  # a collection error, an import error
     return {"code": 1 if failed else 2 if broke else 0, "failed": failed, "pytest": int(code)}
 

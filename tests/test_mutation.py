@@ -274,6 +274,24 @@ def test_a_kit_mutant_is_caught_by_a_project_test_in_its_copy(worker: Worker) ->
     assert (Path(__file__).parent.parent / where).read_text() == original
 
 
+def test_a_kit_mutant_that_skips_the_project_tests_is_caught(worker: Worker) -> None:
+    """The suite's plugin also loads into the project's own pytest: a mutant that gives every
+    test an empty set of backends skips them all, and pytest calls that a success."""
+    where = Path("kit/plugin.py")
+    original = (worker.copy / where).read_text()
+    test = ("tests/test_verdicts.py::"
+            "test_the_verdict_line_of_a_whole_run_says_conformant_only_when_it_is")
+    name = "core/ReplaceAndWithOr"
+    occurrence = next(i for i, code in enumerate(_mutants(original, get_operator(name)()))
+                      if 'len(backends) > 1 or "scenario_backend"' in code)
+    result = worker.judge(MutationSpec(where, name, occurrence, (1, 0), (1, 1)),
+                          (("--tests", test),))
+    assert result.test_outcome == Outcome.KILLED, result.output
+    # pytest names the test by the empty parameter set it was given
+    assert json.loads(result.output)["failed"] == [[f"{test}[NOTSET]", "TEST", "skipped"]]
+    assert (worker.copy / where).read_text() == original
+
+
 @pytest.mark.parametrize("listed", equivalents.load(), ids=lambda e: f"{e.key[0]}:{e.key[2]}")
 def test_a_listed_equivalent_mutant_still_exists(listed: equivalents.Listed) -> None:
     assert listed.reason.strip()
