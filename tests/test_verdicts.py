@@ -191,6 +191,19 @@ class PhaseTimes:
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
 
 
+def collected(tmp_path: Path, name: str, suite: str,
+              times: PhaseTimes) -> tuple[int, list[ScenarioResult]]:
+    """pytest's exit code and the Collector's results of `suite` (a module of its own `name`:
+    Python keeps a module by its name) run with the suite's plugin, stopping at a failure."""
+    (tmp_path / f"{name}.py").write_text(suite)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    collector = verdicts.Collector()
+    code = pytest.main([str(tmp_path), "-x", "-q", "-p", "agent_tck.kit.plugin", "-p",
+                        "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
+                        "--basetemp", str(tmp_path / "tmp")], plugins=[collector, times])
+    return int(code), list(collector.results.values())
+
+
 def test_the_collector_gives_each_selected_scenario_its_outcome_even_one_that_never_ran(
     tmp_path: Path,
 ) -> None:
@@ -198,14 +211,9 @@ def test_the_collector_gives_each_selected_scenario_its_outcome_even_one_that_ne
     requirements, its time as the sum of its phases', and a scenario the run never reached
     (here stopped by -x; in life, an interrupt) listed as "not run", with no time. A skip's
     evidence is its reason, whatever skipped it."""
-    (tmp_path / "test_suite.py").write_text(SUITE)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    collector, times = verdicts.Collector(), PhaseTimes()
-    code = pytest.main([str(tmp_path), "-x", "-q", "-p", "agent_tck.kit.plugin", "-p",
-                        "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
-                        "--basetemp", str(tmp_path / "tmp")], plugins=[collector, times])
+    times = PhaseTimes()
+    code, results = collected(tmp_path, "test_outcomes", SUITE, times)
     assert code == pytest.ExitCode.TESTS_FAILED
-    results = list(collector.results.values())
     assert [(r.name, r.verdict) for r in results] == [
         ("test_passes", PASSED), ("test_does_not_apply", NA),
         ("test_is_skipped_the_unittest_way", SKIPPED), ("test_is_expected_to_fail", SKIPPED),
@@ -220,3 +228,23 @@ def test_the_collector_gives_each_selected_scenario_its_outcome_even_one_that_ne
     assert "the wrong answer" in results[4].evidence
     assert [r.duration for r in results] == [times.seconds.get(r.nodeid, 0.0) for r in results]
     assert results[-1].duration == 0.0 and all(r.duration > 0 for r in results[:-1])
+
+
+INTERRUPTED = """
+import pytest
+
+pytestmark = pytest.mark.component("agent")
+
+
+@pytest.mark.req("AG-D1.1")
+def test_is_interrupted():
+    raise KeyboardInterrupt
+"""
+
+
+def test_a_scenario_interrupted_while_it_runs_is_not_run_not_passed(tmp_path: Path) -> None:
+    """Its setup passed, and then the run was stopped (Ctrl-C, SIGTERM): it never showed
+    anything, whatever its setup did."""
+    code, results = collected(tmp_path, "test_interrupted", INTERRUPTED, PhaseTimes())
+    assert code == pytest.ExitCode.INTERRUPTED
+    assert [(r.name, r.verdict) for r in results] == [("test_is_interrupted", NOT_RUN)]
