@@ -40,6 +40,25 @@ def agent_tck_run(*extra: str) -> tuple[float, str]:
     return elapsed, done.stdout.strip().splitlines()[-1]
 
 
+def first_line(*extra: str) -> tuple[float, str]:
+    """Seconds from the start of `agent-tck run --progress` to its first verdict line (on
+    stderr, as each scenario ends), and that line; the run is then ended by SIGTERM, as a
+    user's Ctrl-C would (it stops the adapter too)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "agent_tck.kit.cli", "run", "--progress",
+                             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=child_env())
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        elapsed = time.perf_counter() - start
+    finally:
+        proc.terminate()
+        proc.communicate()
+    assert line.startswith("[1/"), line
+    return elapsed, line.strip()
+
+
 def pytest_run(*extra: str) -> tuple[float, dict[str, str]]:
     """Seconds and each scenario's outcome, of the suite as `agent-tck run` starts pytest."""
     args = argparse.Namespace(
@@ -92,8 +111,22 @@ def rows(repeats: int) -> list[Row]:
             "<= 2x",
             t_ad <= 2 * t_in,
         ),
+        _first(repeats, t_ad),
         _xdist(repeats),
     ]
+
+
+def _first(repeats: int, whole: float) -> Row:
+    """Before `--progress`, the first verdict came with the table, when the run ended."""
+    t_first = median([first_line("--impl", ADAPTER)[0] for _ in range(repeats)])
+    return Row(
+        "time to the first verdict line: `agent-tck run --impl ... --progress` vs the whole run",
+        f"{t_first:.2f} s",
+        f"{whole:.1f} s",
+        f"{t_first / whole:.2f}x",
+        "< 2 s",
+        t_first < 2,
+    )
 
 
 def _xdist(repeats: int) -> Row:

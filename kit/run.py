@@ -21,6 +21,7 @@ from agent_tck.kit.errors import UsageError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.options import add_shared
 from agent_tck.kit.paths import PACKAGE, SUITE
+from agent_tck.kit.progress import Progress
 from agent_tck.kit.registry import COMPONENTS
 
 
@@ -67,6 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the failing requirements as a baseline",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="pytest's own report too")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="a line on stderr as each scenario ends (default: when stderr is a terminal)",
+    )
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
@@ -174,8 +180,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = impl.info
     impl.close()
     collector = verdicts.Collector()
+    shown = err.isatty() if getattr(args, "progress", None) is None else args.progress
+    plugins = [collector, *([Progress(collector, err)] if shown else [])]
     with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp:
-        code = pytest.main([*pytest_args(args), *basetemp], plugins=[collector])
+        code = pytest.main([*pytest_args(args), *basetemp], plugins=plugins)
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,

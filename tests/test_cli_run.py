@@ -74,6 +74,26 @@ def test_should_failures_fail_only_a_strict_run() -> None:
     assert run(*argv, "--strict")[0] == 1
 
 
+def test_progress_shows_each_scenarios_verdict_as_it_ends_and_only_when_asked() -> None:
+    """A user sees verdicts from the first scenario on (the table comes at the end): a line on
+    stderr per scenario, in the order they ended, with the count, the verdict, the
+    requirements and the scenario's title with the backend it ran for. Off where stderr is no
+    terminal, unless asked."""
+    impl = "python:tests.miniatures.agent:IgnoresWorkingDir"
+    code, out, err = run("--impl", impl, "--component", "agent", "-k", "working_directory",
+                         "--progress")
+    assert code == 1
+    lines = err.splitlines()
+    assert [line.split()[0] for line in lines] == [f"[{i}/6]" for i in range(1, 7)]
+    title = "Subprocess runs in configured working directory."
+    assert sorted(line.split(None, 1)[1] for line in lines if "RP-5.1" in line) == [
+        f"failed          RP-5.1  {title} [{backend}]" for backend in ("claude", "codex", "gemini")]
+    assert sum(" passed          RP-5.2  " in line for line in lines) == 3
+    assert out.splitlines()[-1].startswith("PARTIAL: ")  # the table and the verdict unchanged
+    quiet = run("--impl", impl, "--component", "agent", "-k", "working_directory")
+    assert quiet[:2] == (code, out) and quiet[2] == ""
+
+
 def test_usage_errors_exit_2_naming_the_value() -> None:
     code, _, err = run("--component", "nope")
     assert code == 2 and "invalid choice: 'nope'" in err

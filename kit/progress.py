@@ -1,0 +1,42 @@
+"""A line as each scenario ends: a user sees verdicts from the first scenario on, while the
+table of requirement verdicts comes at the end of the run.
+
+    [12/235] passed          RP-1.1  The wrapper answers one request [claude]
+
+The count is of the scenarios selected (known once they are collected: in the session, or in
+xdist's controller from its workers' collection); the verdict is the scenario's, as the
+collector folded its phases; the title is the Gherkin scenario's, else pytest's name."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import pytest
+
+from agent_tck.kit import verdicts
+from agent_tck.kit.text import printable
+
+WIDTH = max(len(v) for v in (verdicts.PASSED, verdicts.FAILED, verdicts.ERRORED, verdicts.NA,
+                             verdicts.SKIPPED, verdicts.NOT_RUN))
+LONGEST = 120  # characters of a scenario's name: an example's id can be a whole JSON line
+
+
+class Progress:
+    """pytest plugin: after the collector has read a scenario's last report (its teardown's),
+    one line of its verdict on `out`."""
+
+    def __init__(self, collector: verdicts.Collector, out: TextIO) -> None:
+        self.collector, self.out, self.done = collector, out, 0
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = self.collector.results.get(report.nodeid)
+        if report.when != "teardown" or result is None:
+            return
+        self.done += 1
+        total = max(len(self.collector.order), len(self.collector.results))
+        param = result.name[result.name.find("["):] if result.name.endswith("]") else ""
+        name = printable(f"{result.title} {param}".strip() if result.title else result.name)
+        name = name if len(name) <= LONGEST else name[:LONGEST - 3] + "..."
+        print(f"[{self.done}/{total}] {result.verdict:<{WIDTH}}  {', '.join(result.reqs)}  "
+              f"{name}", file=self.out, flush=True)
