@@ -108,7 +108,7 @@ def test_a_conformant_run_says_so_before_its_requirements_each_with_an_anchor(
     code, out, tree, _ = good
     assert code == 0
     outcome = tree.by_id("outcome")
-    assert outcome.text() == "CONFORMANT"
+    assert (outcome.text(), outcome.classes()) == ("CONFORMANT", {"outcome", "good"})
     assert tree.by_id("summary").text() == out.splitlines()[-1]
     reqs = tree.find("details", "req")
     assert tree.all.index(outcome) < tree.all.index(reqs[0])
@@ -154,7 +154,8 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
         broken: tuple[int, str, Tree, dict[str, object]]) -> None:
     code, _, tree, _ = broken
     assert code == 1
-    assert tree.by_id("outcome").text() == "NOT CONFORMANT"
+    outcome = tree.by_id("outcome")
+    assert (outcome.text(), outcome.classes()) == ("NOT CONFORMANT", {"outcome", "bad"})
     req = tree.by_id("EH-1.1")
     assert {"v-failed", "l-must", "c-agent"} <= req.classes() and "open" in req.attrs
     assert [a.attrs["href"] for a in tree.find("a", under=tree.by_id("failing"))] == ["#EH-1.1"]
@@ -339,6 +340,9 @@ def test_reports_side_by_side_mark_where_they_differ(
         "| **≠** EH\\-1.1 | MUST | passed | failed |"]
     assert "| 2 | agent\\-tck reference 0.1.0 | python | **not conformant** | PARTIAL: " in (
         "\n".join(table))
+    assert [line.split(" | ")[0] for line in table if line.startswith("| ") and " | python | "
+            in line] == ["| 1", "| 2"]  # the reports numbered from 1, each one
+    assert "| requirement | level | 1 | 2 |" in table  # and the columns of verdicts so
 
 
 def test_a_hostile_report_stays_text_side_by_side(tmp_path: Path) -> None:

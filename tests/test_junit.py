@@ -76,6 +76,15 @@ def test_each_case_is_classed_by_its_component_and_a_run_without_a_pass_counts_i
         "tests": "5", "failures": "1", "errors": "1", "skipped": "3"}
 
 
+def test_a_run_that_passed_everything_counts_no_failure_error_or_skip() -> None:
+    """A CI viewer marks a suite red on any failure or error it counts."""
+    run = every_verdict()
+    passed = dataclasses.replace(run, scenarios=run.scenarios[:1])
+    suite = etree.fromstring(reports.to_junit(passed).encode())
+    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "1", "failures": "0", "errors": "0", "skipped": "0"}
+
+
 def test_the_schema_refuses_what_strict_viewers_refuse() -> None:
     """The schema is not vacuous: per-testcase properties (pytest's record_property), a failure
     without its type and a count that is no number are each refused."""
