@@ -86,6 +86,27 @@ def test_a_run_per_backend_is_a_pickle_of_its_own(passing: list[Json]) -> None:
     assert len(steps) == 6  # each the steps of its own row, with the row's values
 
 
+def _ids(value: Any) -> list[str]:
+    """Every `id` in a message, however deep."""
+    if isinstance(value, dict):
+        own = [value["id"]] if "id" in value else []
+        return own + [i for v in value.values() for i in _ids(v)]
+    return [i for v in value for i in _ids(v)] if isinstance(value, list) else []
+
+
+def test_the_runs_of_one_scenario_for_each_backend_share_no_id(tmp_path: Path) -> None:
+    """A scenario run once per backend is three pickles from one compiled scenario: each
+    pickle, step and test case has an id of its own (a reader keys its results by them)."""
+    code, envelopes = messages(tmp_path, "--component", "agent", "-k", "working_directory")
+    assert code == 0
+    title = "Subprocess runs in configured working directory."
+    assert sorted(p["name"] for p in of("pickle", envelopes) if p["name"].startswith(title)) == [
+        f"{title} [{backend}]" for backend in ("claude", "codex", "gemini")]
+    made = [i for kind in ("pickle", "testCase", "testCaseStarted")
+            for body in of(kind, envelopes) for i in _ids(body)]
+    assert len(made) == len(set(made)) > 3 * len(of("pickle", envelopes))
+
+
 def test_a_failed_step_is_failed_with_its_evidence_and_the_run_unsuccessful(
         tmp_path: Path) -> None:
     code, envelopes = messages(tmp_path, "--impl",
