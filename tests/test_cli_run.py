@@ -337,3 +337,19 @@ def test_a_run_gives_back_the_sigterm_handler_it_borrowed() -> None:
         assert signal.getsignal(signal.SIGTERM) is own
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_run_started_off_the_main_thread_leaves_signals_alone() -> None:
+    """Only the main thread may set a signal handler: a caller that runs the suite from a
+    thread of its own gets its verdicts, without the SIGTERM handling of a command line."""
+    import signal
+    import threading
+
+    before = signal.getsignal(signal.SIGTERM)
+    done: list[tuple[int, str, str]] = []
+    worker = threading.Thread(target=lambda: done.append(run("--component", "backends", "-k",
+                                                             "codex")))
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive() and [code for code, _, _ in done] == [0], done
+    assert signal.getsignal(signal.SIGTERM) is before

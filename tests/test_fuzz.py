@@ -137,6 +137,8 @@ def test_deep_nesting_everywhere_is_refused_cleanly(depth: int) -> None:
 
 
 @given(st.text(max_size=40))
+@example("")
+@example("report\0.json")  # a NUL no file name holds: found by a mutant of its check
 def test_a_report_path_is_a_writable_place_or_a_usage_error_naming_it(text: str) -> None:
     from agent_tck.kit.run import report_path
 
