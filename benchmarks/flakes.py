@@ -70,7 +70,8 @@ def resolve(rev: str) -> str:
     done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
                           cwd=ROOT, text=True, capture_output=True, check=False)
     if done.returncode:
-        raise SystemExit(f"flakes: --commit {rev!r} names no commit in {ROOT}")
+        raise SystemExit(f"flakes: {ROOT} has no commit to clone" if rev == "HEAD" else
+                         f"flakes: --commit {rev!r} names no commit in {ROOT}")
     return done.stdout.strip()
 
 
@@ -129,10 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1 or args.load < 0:
         parser.error(f"--runs must be at least 1 and --load at least 0, got {args.runs}, "
                      f"{args.load}")
-    if args.commit and not args.fresh_clone:
+    if args.commit is not None and not args.fresh_clone:
         parser.error(f"--commit {args.commit} needs --fresh-clone (a run in the checkout "
                      "tests whatever is checked out)")
-    commit = resolve(args.commit or "HEAD") if args.fresh_clone else None
+    commit = resolve(args.commit) if args.commit is not None else \
+        resolve("HEAD") if args.fresh_clone else None
     logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
     logs.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []

@@ -9,7 +9,8 @@ collector folded its phases; the title is the Gherkin scenario's, else pytest's 
 
 from __future__ import annotations
 
-from typing import TextIO
+from collections.abc import Generator
+from typing import Any, TextIO
 
 import pytest
 
@@ -18,7 +19,8 @@ from agent_tck.kit.text import printable
 
 WIDTH = max(len(v) for v in (verdicts.PASSED, verdicts.FAILED, verdicts.ERRORED, verdicts.NA,
                              verdicts.SKIPPED, verdicts.NOT_RUN))
-LONGEST = 120  # characters of a scenario's name: an example's id can be a whole JSON line
+TITLE = 80  # characters of a title: with its backend or example (which can be a whole JSON
+PARAM = 40  # line) a line stays readable, and the runs of one scenario stay apart
 
 
 class Progress:
@@ -28,6 +30,12 @@ class Progress:
     def __init__(self, collector: verdicts.Collector, out: TextIO) -> None:
         self.collector, self.out, self.done = collector, out, 0
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_teststatus(self) -> Generator[None, Any, Any]:
+        """pytest's letter for the test, blanked (its word, for -v, kept)."""
+        status = yield
+        return (status[0], "", *status[2:]) if status else status
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         result = self.collector.results.get(report.nodeid)
@@ -36,7 +44,11 @@ class Progress:
         self.done += 1
         total = max(len(self.collector.order), len(self.collector.results))
         param = result.name[result.name.find("["):] if result.name.endswith("]") else ""
-        name = printable(f"{result.title} {param}".strip() if result.title else result.name)
-        name = name if len(name) <= LONGEST else name[:LONGEST - 3] + "..."
-        print(f"[{self.done}/{total}] {result.verdict:<{WIDTH}}  {', '.join(result.reqs)}  "
-              f"{name}", file=self.out, flush=True)
+        name = f"{_cut(result.title, TITLE)} {_cut(param, PARAM)}" if result.title else \
+            _cut(result.name, TITLE + PARAM)
+        line = f"[{self.done}/{total}] {result.verdict:<{WIDTH}}  {', '.join(result.reqs)}  {name}"
+        print(printable(line.rstrip()), file=self.out, flush=True)
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 3] + "..."

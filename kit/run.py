@@ -182,8 +182,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     collector = verdicts.Collector()
     shown = err.isatty() if getattr(args, "progress", None) is None else args.progress
     plugins = [collector, *([Progress(collector, err)] if shown else [])]
+    quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
     with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp:
-        code = pytest.main([*pytest_args(args), *basetemp], plugins=plugins)
+        code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,

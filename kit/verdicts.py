@@ -128,8 +128,10 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
         found["kind"] = PASSED
     elif report.skipped:
         found["kind"] = NA if isinstance(skip, NotApplicable) else SKIPPED
-        # A skip's own words; an xfail's reason (its exception is the expected failure).
-        found["evidence"] = str(getattr(skip, "msg", "") or getattr(report, "wasxfail", ""))
+        # An xfail's reason (its exception, whatever its words, is the expected failure); a
+        # skip's own words.
+        found["evidence"] = str(report.wasxfail if hasattr(report, "wasxfail") else
+                                getattr(skip, "msg", "") or "")
     elif report.failed:
         broke = call.excinfo is not None and call.excinfo.errisinstance((DriverError, SuiteError))
         found["kind"] = ERRORED if broke or report.when != "call" else FAILED

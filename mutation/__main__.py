@@ -95,7 +95,7 @@ def _init(folder: Path, files: list[Path]) -> int:
         done = subprocess.run([sys.executable, "-m", *command, str(folder / f"{name}.json")],
                               cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
-            what = "the project's tests fail" if name == TESTS else \
+            what = "the project's tests fail or skip" if name == TESTS else \
                 f"the reference is not conformant in {name}"
             print(f"mutation: unmutated, {what}; fix that first", file=sys.stderr)
             return 1

@@ -92,6 +92,25 @@ def test_progress_shows_each_scenarios_verdict_as_it_ends_and_only_when_asked() 
     assert out.splitlines()[-1].startswith("PARTIAL: ")  # the table and the verdict unchanged
     quiet = run("--impl", impl, "--component", "agent", "-k", "working_directory")
     assert quiet[:2] == (code, out) and quiet[2] == ""
+    split = run("--impl", impl, "--component", "agent", "-k", "working_directory", "-n", "2",
+                "--progress")[2].splitlines()  # on workers: the same lines, in the controller
+    assert [line.split()[0] for line in split] == [f"[{i}/6]" for i in range(1, 7)]
+    assert sorted(line.split(None, 1)[1] for line in split) == sorted(
+        line.split(None, 1)[1] for line in lines)
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("argv", "shown"), [((), True), (("--no-progress",), False)])
+def test_progress_is_on_where_stderr_is_a_terminal_unless_refused(argv: tuple[str, ...],
+                                                                  shown: bool) -> None:
+    err = Terminal()
+    code = main(["run", "--component", "backends", "-k", "codex", *argv], io.StringIO(), err)
+    assert code == 0
+    assert err.getvalue().startswith("[1/") is shown, err.getvalue()
 
 
 def test_usage_errors_exit_2_naming_the_value() -> None:
@@ -348,8 +367,20 @@ def test_a_run_started_off_the_main_thread_leaves_signals_alone() -> None:
     before = signal.getsignal(signal.SIGTERM)
     done: list[tuple[int, str, str]] = []
     worker = threading.Thread(target=lambda: done.append(run("--component", "backends", "-k",
-                                                             "codex")))
+                                                             "codex")), daemon=True)
     worker.start()
     worker.join(timeout=120)
     assert not worker.is_alive() and [code for code, _, _ in done] == [0], done
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_scenario_of_one_backend_runs_once_under_its_own_name(tmp_path: Path) -> None:
+    """A run per backend is named by its backend; a scenario written for one backend runs
+    once, and keeps its name in every report (a CI viewer tracks a test by it)."""
+    report = tmp_path / "report.json"
+    assert run("--component", "agent", "--req", "RP-1.1", "--req", "AG-GM.1", "--json",
+               str(report))[0] == 0
+    ran = [s["name"] for s in json.loads(report.read_text())["scenarios"]
+           if s["verdict"] != "not run"]
+    assert ran == ["test_simple_text_response_from_claude_backend",
+                   "test_simple_text_response_from_the_gemini_backend"]

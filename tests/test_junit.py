@@ -80,6 +80,7 @@ def test_a_run_that_passed_everything_counts_no_failure_error_or_skip() -> None:
     """A CI viewer marks a suite red on any failure or error it counts."""
     run = every_verdict()
     passed = dataclasses.replace(run, scenarios=run.scenarios[:1])
+    assert [s.verdict for s in passed.scenarios] == [verdicts.PASSED]
     suite = etree.fromstring(reports.to_junit(passed).encode())
     assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
         "tests": "1", "failures": "0", "errors": "0", "skipped": "0"}

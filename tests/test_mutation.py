@@ -280,7 +280,7 @@ def test_a_kit_mutant_that_skips_the_project_tests_is_caught(worker: Worker) -> 
     where = Path("kit/plugin.py")
     original = (worker.copy / where).read_text()
     test = ("tests/test_verdicts.py::"
-            "test_the_verdict_line_of_a_whole_run_says_conformant_only_when_it_is")
+            "test_the_verdict_line_of_a_whole_run_says_what_the_run_came_to")
     name = "core/ReplaceAndWithOr"
     occurrence = next(i for i, code in enumerate(_mutants(original, get_operator(name)()))
                       if 'len(backends) > 1 or "scenario_backend"' in code)
