@@ -1,9 +1,9 @@
 """Wall time of the whole conformance run: in-process, through the stdio adapter, and split
 over two pytest-xdist workers; and the time to the first verdict line a user sees.
 
-`agent-tck run` folds verdicts in a plugin that sees each scenario's report where it ran; under
-xdist that is a worker, so the xdist comparison runs the same pytest arguments directly and
-compares every scenario's outcome from pytest's JUnit XML instead.
+The xdist row runs pytest with the arguments `agent-tck run` builds, with and without `-n 2`,
+and compares every scenario's outcome from pytest's JUnit XML (it was written before
+`agent-tck run -n`, which docs/benchmarks.md measures in a section of its own).
 """
 
 from __future__ import annotations
