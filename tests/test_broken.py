@@ -165,6 +165,8 @@ def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requiremen
     ("DropsEmptyText", {"BK-CL.7"}),
     ("KeepsTheFirstLine", {"BK-CX.6"}),
     ("TrustsItemShapes", {"BK-CX.7"}),
+    ("ReadsAnyTextField", {"BK-CL.2"}),
+    ("EmptiesResultsWithoutText", {"BK-CL.3"}),
 ])
 def test_a_backend_broken_in_one_way_fails_exactly_its_requirement(name: str,
                                                                    expected: set[str]) -> None:

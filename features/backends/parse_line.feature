@@ -37,6 +37,21 @@ Feature: parse_line turns one raw CLI line into normalized events
          {"kind": "tool_start", "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_id": "toolu_B"}]
         """
 
+    @req:BK-CL.2
+    Scenario: A block is read by its type: only a text block with text is text
+      A thinking block carries no answer, even with a `text` field beside its thinking; a
+      text block whose text is no string is malformed and gives no event (a wrapper that
+      joins the answer's text must never meet a null). Found by mutation testing
+      (docs/mutation.md): the reference read either as text, and every scenario passed.
+      When the claude backend parses:
+        """
+        {"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","text":"not the answer","signature":"s"},{"type":"text","text":null},{"type":"text","text":"The answer."}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "The answer."}]
+        """
+
     @req:BK-CL.3
     Scenario: A user line with tool results, as text and as text blocks
       When the claude backend parses:
@@ -47,6 +62,21 @@ Feature: parse_line turns one raw CLI line into normalized events
         """
         [{"kind": "tool_result", "tool_output": "print(1)", "tool_id": "toolu_A"},
          {"kind": "tool_result", "tool_output": "a.py", "tool_id": "toolu_B"}]
+        """
+
+    @req:BK-CL.3
+    Scenario: A tool result that is no text keeps its content as given
+      Only text blocks are joined into text: a result of an image, or of no block at all,
+      keeps the content the CLI printed (an image is not an empty text). Found by mutation
+      testing (docs/mutation.md).
+      When the claude backend parses:
+        """
+        {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_D","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0K"}}],"is_error":false},{"type":"tool_result","tool_use_id":"toolu_E","content":[],"is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u11"}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_result", "tool_output": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}], "tool_id": "toolu_D"},
+         {"kind": "tool_result", "tool_output": [], "tool_id": "toolu_E"}]
         """
 
     @req:BK-CL.4

@@ -83,3 +83,41 @@ class TrustsItemShapes(InProcessDriver):
 
     def __init__(self) -> None:
         super().__init__(_Changed("codex", _trusting))
+
+
+def _blocks(line: Any) -> list[Any]:
+    message = line.get("message") if isinstance(line, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _any_text_field(line: Any, events: Events) -> Events:
+    if not (isinstance(line, dict) and line.get("type") == "assistant"):
+        return events
+    texts = [{"kind": "text", "text": b["text"], "raw": line} for b in _blocks(line)
+             if isinstance(b, dict) and "text" in b and b.get("type") != "tool_use"]
+    return texts + [e for e in events if e["kind"] != "text"]
+
+
+class ReadsAnyTextField(InProcessDriver):
+    """Reads every Claude content block with a `text` field as text, whatever its type or
+    its text (a thinking block's, a null): the reference with its type check turned to `or`,
+    as a mutant had it."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("claude", _any_text_field))
+
+
+def _results_as_text(line: Any, events: Events) -> Events:
+    return [{**e, "tool_output": "".join(b.get("text", "") for b in e["tool_output"]
+                                          if isinstance(b, dict))}
+            if e["kind"] == "tool_result" and isinstance(e.get("tool_output"), list) else e
+            for e in events]
+
+
+class EmptiesResultsWithoutText(InProcessDriver):
+    """Joins every Claude tool result of blocks into text, so an image result becomes empty
+    text (a mutant of the reference had it)."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("claude", _results_as_text))
