@@ -30,6 +30,7 @@ CASES = {
     "NoTypeGuard": {"RESP-EC-c"},
     "EmptyTextKept": {"RESP-D8-empty-text"},
     "RefusalAsText": {"RESP-D8-refusal"},
+    "RefusalByItsField": {"RESP-D8-refusal"},
     "ReasoningAsText": {"RESP-D8-reasoning"},
     "IgnoresIncomplete": {"RESP-D8-incomplete"},
     "AcceptsAnyObject": {"RESP-D8-not-a-response"},

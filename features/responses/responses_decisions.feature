@@ -126,6 +126,26 @@ Feature: Responses: real response objects, refusals, truncation and invalid payl
         [{"role": "assistant", "content": "", "refusal": "I can't help with that."}]
         """
 
+    @req:RESP-D8-refusal
+    Scenario: Only a refusal part with its text is a refusal
+      A part is read by its type: a refusal part whose refusal is not text says nothing a
+      caller could show, and a part of another type is no refusal whatever fields it has. Both
+      give no message. Found by mutation testing (docs/mutation.md): the reference read
+      either as a refusal, and every scenario passed.
+      Given the Responses API object:
+        """json
+        {"object": "response", "status": "completed", "output": [
+          {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+           "content": [{"type": "refusal", "refusal": null},
+                       {"type": "output_audio", "refusal": "not a refusal"}]}
+        ]}
+        """
+      When the parser reads it
+      Then the messages are:
+        """json
+        []
+        """
+
     @req:RESP-D8-incomplete
     Scenario: A truncated response keeps its partial output and says why it stopped
       Decision D-8: with "status": "incomplete" the model was cut off (max_output_tokens,

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
+from agent_tck.reference.responses import TEXT_PARTS
 
 Payload = Any
 Messages = list[dict[str, Any]]
@@ -184,6 +185,17 @@ class RefusalAsText(Miniature):
         for part in _parts(payload):
             if part.get("type") == "refusal":
                 part.update(type="output_text", text=part["refusal"])
+        return payload
+
+
+class RefusalByItsField(Miniature):
+    """Reads any part with a `refusal` string as a refusal, whatever its type (the reference
+    with its type check turned to `or`, as a mutant had it)."""
+
+    def before(self, payload: Payload) -> Payload:
+        for part in _parts(payload):
+            if isinstance(part.get("refusal"), str) and part.get("type") not in TEXT_PARTS:
+                part["type"] = "refusal"
         return payload
 
 
