@@ -72,6 +72,12 @@ def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
     pipeline.document = "status: success\ndata: " + "[" * depth + "]" * depth + "\n"
 
 
+@given(parsers.parse('a "{contract}" document holding {count:d} lists side by side'))
+def wide_document(pipeline: PipelineWorld, contract: str, count: int) -> None:
+    pipeline.contract = contract
+    pipeline.document = "status: success\ndata: [" + ", ".join(["[]"] * count) + "]\n"
+
+
 @given("the behavior bank of a metadata file:")
 def behavior_bank(pipeline: PipelineWorld, docstring: str) -> None:
     pipeline.contract, pipeline.document = "metadata", docstring + "\n"

@@ -116,6 +116,19 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Then it is invalid with one error, at "$", saying "nests deeper than 64"
 
     @req:PL-3.4
+    Scenario: A document nesting 64 levels, or holding many lists side by side, is read
+      The limit is on depth, not on how many collections a document holds: 64 lists nested
+      under the root mapping are within it, and a hundred lists side by side are two levels
+      deep. Found by mutation testing (docs/mutation.md): a limit one level short, or a
+      depth that never came back up, passed every scenario.
+      Given a "response" document nesting 64 lists
+      When it is validated
+      Then it is valid
+      Given a "response" document holding 100 lists side by side
+      When it is validated
+      Then it is valid
+
+    @req:PL-3.4
     Scenario: Empty documents, invalid YAML and non-string keys are refused
       Given a "response" document:
         """yaml

@@ -177,6 +177,24 @@ class NoDepthLimit(_Limited):
     limits = Limits(max_depth=1 << 20)
 
 
+def _nesting_one_short(text: str, source: str, limits: Limits) -> None:
+    depth = -1
+    for event in yaml.parse(text, Loader=loader.COMPOSER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth >= limits.max_depth:  # the reference's `>`, turned as a mutant had it
+                raise loader.DocumentError(source, 1, 1, "$",
+                                           f"document nests deeper than {limits.max_depth}")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+class DepthLimitOneShort(Miniature):
+    """Refuses a document nesting exactly as deep as the limit allows."""
+
+    swaps = ((loader, "_check_nesting", _nesting_one_short),)
+
+
 def _last_key_wins(self: Any, node: MappingNode, path: loader.Path) -> dict[str, Any]:
     result = {}
     for key_node, value_node in node.value:
@@ -341,6 +359,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     SharedAliases: {"PL-3.3"},
     NoSizeLimit: {"PL-3.4"},
     NoDepthLimit: {"PL-3.4"},
+    DepthLimitOneShort: {"PL-3.4"},
     LastKeyWins: {"PL-3.5"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},
