@@ -87,6 +87,38 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Then it is invalid with one error, at "$.data", saying "expands to more than 100000 nodes"
 
     @req:PL-3.3
+    Scenario: Every node counts, strings as much as lists: five levels are read, six are not
+      Five levels of nine aliases expand to 66,430 lists and strings under `e` (about 74,000
+      nodes in all): within the limit, read. A sixth level makes 597,871 under `f`, refused
+      where it crosses the limit. Found by mutation testing (docs/mutation.md): counting
+      strings twice, or not at all, passed every scenario.
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+          b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+          c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+          d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+          e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+        """
+      When it is validated
+      Then it is valid
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]
+          b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+          c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+          d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+          e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+          f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+        """
+      When it is validated
+      Then it is invalid with one error, at "$.data.f", saying "expands to more than 100000 nodes"
+
+    @req:PL-3.3
     Scenario: An alias inside its own anchor is refused
       Given a "response" document:
         """yaml

@@ -177,6 +177,19 @@ class NoDepthLimit(_Limited):
     limits = Limits(max_depth=1 << 20)
 
 
+_MEASURE = loader._Builder.measure
+
+
+def _strings_uncounted(self: Any, node: Node, path: loader.Path) -> tuple[int, int]:
+    return (0, -1) if isinstance(node, ScalarNode) else _MEASURE(self, node, path)
+
+
+class CountsOnlyCollections(Miniature):
+    """Counts the lists and mappings an alias expands to, not its strings."""
+
+    swaps = ((loader._Builder, "measure", _strings_uncounted),)
+
+
 def _nesting_one_short(text: str, source: str, limits: Limits) -> None:
     depth = -1
     for event in yaml.parse(text, Loader=loader.COMPOSER):
@@ -360,6 +373,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     NoSizeLimit: {"PL-3.4"},
     NoDepthLimit: {"PL-3.4"},
     DepthLimitOneShort: {"PL-3.4"},
+    CountsOnlyCollections: {"PL-3.3"},
     LastKeyWins: {"PL-3.5"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},
