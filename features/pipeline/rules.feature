@@ -188,6 +188,12 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
         """
         83:21: $.summary.by_zone.green: summary says green: 2, the document lists 1 green files
         """
+      Given the seed's example "discovery-agent.success.yml" with "by_zone: { green: 1, yellow: 1, red: 0 }" replaced by "by_zone: { green: 1, yellow: 1, red: 1 }"
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        83:40: $.summary.by_zone.red: summary says red: 1, the document lists 0 red files
+        """
 
   Rule: Markers are true, written true
     A marker is either written `true` or not written: `false` would claim nothing. YAML 1.1
@@ -210,4 +216,15 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
         2:29: $.automation.test_architect_completed: must be true, not false
         3:31: $.automation.test_implementer_completed: marker test_implementer_completed is written 'yes': write true
         4:26: $.automation.test_reviewer_skipped: marker test_reviewer_skipped is written 'on': write true
+        """
+      Given a "metadata" document:
+        """yaml
+        automation:
+          test_reviewer_skip_reason: "No testable methods found"
+          test_reviewer_skipped: on
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:26: $.automation.test_reviewer_skipped: marker test_reviewer_skipped is written 'on': write true
         """
