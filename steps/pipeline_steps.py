@@ -157,6 +157,19 @@ def handed_over(pipeline: PipelineWorld, names: str) -> None:
     assert sorted(pipeline.order) == sorted(pipeline.agents), "every agent, once"
 
 
+@given(parsers.parse('one more agent, "{name}", that the seed\'s sequence does not have'))
+def foreign_agent(pipeline: PipelineWorld, name: str) -> None:
+    assert name not in pipeline.agents, f"{name} is one of the seed's agents"
+    pipeline.agents[name] = {"name": name, "response": "status: success\n"}
+    pipeline.order.append(name)
+
+
+@given(parsers.parse('only the agents "{names}"'))
+def only_agents(pipeline: PipelineWorld, names: str) -> None:
+    pipeline.order = _names(names)
+    pipeline.agents = {name: pipeline.agents[name] for name in pipeline.order}
+
+
 @given(parsers.re(r'the "(?P<agent>[\w-]+)"(, version "(?P<version>[^"]+)",)? writes:'))
 def agent_writes(pipeline: PipelineWorld, agent: str, version: str | None,
                  docstring: str) -> None:

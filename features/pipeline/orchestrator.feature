@@ -239,3 +239,27 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | ../outside/payment.rb           | '..'                       |
         | app/../../etc/payment.rb        | '..'                       |
         | /etc/payment.rb                 | must be relative           |
+
+  Rule: The pipeline's agents are the seed's (ours)
+    The seed names seven agents in one sequence. An agent it does not name has no place in
+    that sequence, no marker the next agent could check and no contract for its response; a
+    re-run from an agent the pipeline was not given has nowhere to start. Either is refused,
+    naming the agent, before any agent runs or any file is written (decision D-14). Found by
+    mutation testing (docs/mutation.md): no scenario gave an agent the seed does not have, and
+    the reference's check of it could be emptied.
+
+    @req:PL-4.12
+    Scenario: An agent the seed does not have is refused by name
+      Given one more agent, "deploy-agent", that the seed's sequence does not have
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the pipeline is refused, saying "'deploy-agent'"
+      And no agent ran
+      And the sandbox holds no metadata file
+
+    @req:PL-4.12
+    Scenario: A re-run from an agent the pipeline was not given is refused by name
+      Given only the agents "discovery-agent, code-analyzer"
+      When the pipeline is re-run from "test-architect" on "app/services/payment_processor.rb"
+      Then the pipeline is refused, saying "'test-architect'"
+      And no agent ran
+      And the sandbox holds no metadata file

@@ -177,6 +177,15 @@ class NoDepthLimit(_Limited):
     limits = Limits(max_depth=1 << 20)
 
 
+class DropsForeignAgents(InProcessDriver):
+    """Runs the seed's agents it is given and silently leaves out any other."""
+
+    def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
+                     start_at: str | None = None) -> dict[str, Any]:
+        known = [a for a in agents if a["name"] in orchestrator.AGENTS]
+        return super().pipeline_run(base_dir, source_file, known, start_at)
+
+
 _MEASURE = loader._Builder.measure
 
 
@@ -374,6 +383,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     NoDepthLimit: {"PL-3.4"},
     DepthLimitOneShort: {"PL-3.4"},
     CountsOnlyCollections: {"PL-3.3"},
+    DropsForeignAgents: {"PL-4.12"},
     LastKeyWins: {"PL-3.5"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},
