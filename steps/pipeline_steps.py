@@ -198,6 +198,7 @@ def metadata_holds(pipeline: PipelineWorld, path: str, docstring: str) -> None:
     target = pipeline.root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(docstring + "\n", encoding="utf-8")
+    pipeline.held[path] = docstring + "\n"
 
 
 @given(parsers.parse('a metadata file with source_mtime {mtime:d} and the markers of "{names}"'))
@@ -228,6 +229,14 @@ def _outcome_is(run: dict[str, Any], outcome: str) -> None:
 @then(parsers.parse('the outcome is "{outcome}"'))
 def outcome_is(pipeline: PipelineWorld, outcome: str) -> None:
     _outcome_is(pipeline.outcome, outcome)
+
+
+@then(parsers.parse('the outcome is "{outcome}", before any agent, saying "{words}"'))
+def outcome_before_agents(pipeline: PipelineWorld, outcome: str, words: str) -> None:
+    run = pipeline.outcome
+    _outcome_is(run, outcome)
+    assert run["failed_agent"] is None, f"failed agent: {run['failed_agent']!r}"
+    assert words in run["message"], f"message: {run['message']!r}"
 
 
 @then(parsers.parse('the outcome is "{outcome}", for "{agent}", saying "{words}"'))
@@ -278,6 +287,12 @@ def _metadata(pipeline: PipelineWorld, path: str) -> Any:
 def metadata_contains(pipeline: PipelineWorld, path: str, docstring: str) -> None:
     actual = _metadata(pipeline, path)
     assert contains(actual, yaml.safe_load(docstring)), f"{path} holds:\n{actual}"
+
+
+@then(parsers.parse('the metadata file "{path}" is as it was'))
+def metadata_unchanged(pipeline: PipelineWorld, path: str) -> None:
+    now = (pipeline.root / path).read_text(encoding="utf-8")
+    assert now == pipeline.held[path], f"{path} now holds:\n{now}"
 
 
 @then(parsers.parse('the metadata file "{path}" has no "{marker}" marker'))

@@ -34,6 +34,7 @@ class PipelineWorld(World):
     agents: dict[str, dict[str, Any]] = field(default_factory=_default_agents)
     order: list[str] = field(default_factory=lambda: list(AGENTS))
     run: dict[str, Any] | None = None
+    held: dict[str, str] = field(default_factory=dict)  # path -> what a step wrote there
 
     def example(self, name: str) -> str:
         self.contract = name.split(".")[0]

@@ -263,3 +263,33 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       Then the pipeline is refused, saying "'test-architect'"
       And no agent ran
       And the sandbox holds no metadata file
+
+  Rule: Two source files that share a slug never share a metadata file (ours)
+    The seed's slug joins a path's parts with `_`: `app/services_payment.rb` and
+    `app/services/payment.rb` are both `app_services_payment`. A metadata file says whose it
+    is (`source_file`); one that names another file is neither run on, taken as a cache, nor
+    overwritten, and the pipeline ends in an error that names both (decision D-14). Found by
+    mutation testing (docs/mutation.md): the reference's check could be deleted and every
+    scenario still passed.
+
+    @req:PL-4.13
+    Scenario: The metadata file of another source file with the same slug is left alone
+      Given the source file "app/services/payment.rb", last modified at 1699351530
+      And the metadata file "tmp/rspec_metadata/app_services_payment.yml" holds:
+        """yaml
+        source_file: app/services_payment.rb
+        source_mtime: 1699351530
+        slug: app_services_payment
+        automation:
+          discovery_agent_completed: true
+          code_analyzer_completed: true
+          isolation_decider_completed: true
+          test_architect_completed: true
+          factory_agent_completed: true
+          test_implementer_completed: true
+          test_reviewer_completed: true
+        """
+      When the pipeline runs on "app/services/payment.rb"
+      Then the outcome is "error", before any agent, saying "slug collision"
+      And no agent ran
+      And the metadata file "tmp/rspec_metadata/app_services_payment.yml" is as it was

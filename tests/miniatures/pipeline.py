@@ -177,6 +177,12 @@ class NoDepthLimit(_Limited):
     limits = Limits(max_depth=1 << 20)
 
 
+class TakesAnyMetadataFile(Miniature):
+    """Takes the metadata file of its slug as its own, whichever source file it names."""
+
+    swaps = ((orchestrator, "_check_owner", lambda store: None),)
+
+
 class DropsForeignAgents(InProcessDriver):
     """Runs the seed's agents it is given and silently leaves out any other."""
 
@@ -384,6 +390,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     DepthLimitOneShort: {"PL-3.4"},
     CountsOnlyCollections: {"PL-3.3"},
     DropsForeignAgents: {"PL-4.12"},
+    TakesAnyMetadataFile: {"PL-4.13"},
     LastKeyWins: {"PL-3.5"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},
@@ -396,8 +403,9 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     _rule_dropped(rules.summary_counts_match): {"PL-2.8"},
     _rule_dropped(rules.markers_written_true): {"PL-2.9"},
     OrderAsGiven: {"PL-4.1"},
+    # PL-4.13 too: the other file's metadata is not where it looks, so it runs and completes
     SlugKeepsExtension: {"PL-4.2", "PL-4.3", "PL-4.4", "PL-4.5", "PL-4.6", "PL-4.7", "PL-4.9",
-                         "PL-4.10"},
+                         "PL-4.10", "PL-4.13"},
     OneVersion: {"PL-4.3"},
     NoMarkerCheck: {"PL-4.4"},
     NoInputCheck: {"PL-4.5"},
