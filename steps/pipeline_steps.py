@@ -291,6 +291,7 @@ def metadata_contains(pipeline: PipelineWorld, path: str, docstring: str) -> Non
 
 @then(parsers.parse('the metadata file "{path}" is as it was'))
 def metadata_unchanged(pipeline: PipelineWorld, path: str) -> None:
+    assert path in pipeline.held, f"no step wrote {path}: nothing to compare with"
     now = (pipeline.root / path).read_text(encoding="utf-8")
     assert now == pipeline.held[path], f"{path} now holds:\n{now}"
 

@@ -66,9 +66,10 @@ Feature: parse_line turns one raw CLI line into normalized events
 
     @req:BK-CL.3
     Scenario: A tool result that is no text keeps its content as given
-      Only text blocks are joined into text: a result of an image, or of no block at all,
-      keeps the content the CLI printed (an image is not an empty text). Found by mutation
-      testing (docs/mutation.md).
+      A result whose blocks all carry text is joined into text; a result of an image, or of
+      no block at all, keeps the content the CLI printed: an image is no empty text, and an
+      empty list says "no output" as the CLI said it. Found by mutation testing
+      (docs/mutation.md).
       When the claude backend parses:
         """
         {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_D","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0K"}}],"is_error":false},{"type":"tool_result","tool_use_id":"toolu_E","content":[],"is_error":false}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u11"}

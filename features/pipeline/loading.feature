@@ -88,9 +88,10 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
 
     @req:PL-3.3
     Scenario: Every node counts, strings as much as lists: five levels are read, six are not
-      Five levels of nine aliases expand to 66,430 lists and strings under `e` (about 74,000
+      Five levels of nine aliases expand to 66,430 lists and strings under `e` (about 75,000
       nodes in all): within the limit, read. A sixth level makes 597,871 under `f`, refused
-      where it crosses the limit. Found by mutation testing (docs/mutation.md): counting
+      where it crosses the limit. Every string counts as a node, as every list and mapping
+      does (a mapping's keys do not). Found by mutation testing (docs/mutation.md): counting
       strings twice, or not at all, passed every scenario.
       Given a "response" document:
         """yaml
@@ -149,9 +150,9 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
 
     @req:PL-3.4
     Scenario: A document nesting 64 levels, or holding many lists side by side, is read
-      The limit is on depth, not on how many collections a document holds: 64 lists nested
-      under the root mapping are within it, and a hundred lists side by side are two levels
-      deep. Found by mutation testing (docs/mutation.md): a limit one level short, or a
+      The limit is on depth, not on how many collections a document holds. The root
+      collection is level 0 (its JSON path `$` has no step), so 64 lists nested under the root
+      mapping are within it, and a hundred lists side by side are two levels deep. Found by mutation testing (docs/mutation.md): a limit one level short, or a
       depth that never came back up, passed every scenario.
       Given a "response" document nesting 64 lists
       When it is validated

@@ -290,6 +290,7 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
           test_reviewer_completed: true
         """
       When the pipeline runs on "app/services/payment.rb"
-      Then the outcome is "error", before any agent, saying "slug collision"
+      Then the outcome is "error", before any agent, saying "app/services_payment.rb"
+      And the outcome is "error", before any agent, saying "app/services/payment.rb"
       And no agent ran
       And the metadata file "tmp/rspec_metadata/app_services_payment.yml" is as it was

@@ -198,7 +198,8 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
   Rule: Markers are true, written true
     A marker is either written `true` or not written: `false` would claim nothing. YAML 1.1
     readers (PyYAML, Ruby's Psych) take `yes` and `on` for true, YAML 1.2 readers for strings:
-    the same file would mean two things, so the validator asks for `true`.
+    the same file would mean two things, so the validator asks for `true`. A marker is checked
+    wherever it stands among the automation keys.
 
     @req:PL-2.9
     Scenario: false, yes and on are not markers

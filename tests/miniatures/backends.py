@@ -94,9 +94,13 @@ def _blocks(line: Any) -> list[Any]:
 def _any_text_field(line: Any, events: Events) -> Events:
     if not (isinstance(line, dict) and line.get("type") == "assistant"):
         return events
-    texts = [{"kind": "text", "text": b["text"], "raw": line} for b in _blocks(line)
-             if isinstance(b, dict) and "text" in b and b.get("type") != "tool_use"]
-    return texts + [e for e in events if e["kind"] != "text"]
+    tools, found = iter([e for e in events if e["kind"] != "text"]), []
+    for block in (b for b in _blocks(line) if isinstance(b, dict)):
+        if "text" in block and block.get("type") != "tool_use":
+            found.append({"kind": "text", "text": block["text"], "raw": line})
+        elif block.get("type") == "tool_use":
+            found.append(next(tools))
+    return found
 
 
 class ReadsAnyTextField(InProcessDriver):

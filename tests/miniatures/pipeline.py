@@ -210,7 +210,7 @@ def _nesting_one_short(text: str, source: str, limits: Limits) -> None:
     for event in yaml.parse(text, Loader=loader.COMPOSER):
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
-            if depth >= limits.max_depth:  # the reference's `>`, turned as a mutant had it
+            if depth >= limits.max_depth:  # `>`, turned as a mutant turned the other check
                 raise loader.DocumentError(source, 1, 1, "$",
                                            f"document nests deeper than {limits.max_depth}")
         elif isinstance(event, yaml.CollectionEndEvent):
