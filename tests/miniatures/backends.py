@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.reference.adapter import Adapter
+from agent_tck.reference.backends.claude import _blocks
 
 Events = list[dict[str, Any]]
 
@@ -83,12 +84,6 @@ class TrustsItemShapes(InProcessDriver):
 
     def __init__(self) -> None:
         super().__init__(_Changed("codex", _trusting))
-
-
-def _blocks(line: Any) -> list[Any]:
-    message = line.get("message") if isinstance(line, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
 
 
 def _any_text_field(line: Any, events: Events) -> Events:
