@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.commit is not None and not args.fresh_clone:
         parser.error(f"--commit {args.commit} needs --fresh-clone (a run in the checkout "
                      "tests whatever is checked out)")
-    commit = resolve(args.commit) if args.commit is not None else \
-        resolve("HEAD") if args.fresh_clone else None
+    commit = resolve("HEAD" if args.commit is None else args.commit) if args.fresh_clone \
+        else None
     logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
     logs.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []
