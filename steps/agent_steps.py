@@ -501,6 +501,12 @@ def agent_for_with_safety_timeout(world: AgentWorld, backend: str, seconds: floa
     world.settings["grace_period"] = 5.0 * world.time_scale
 
 
+@given(parsers.parse("a safety grace period of {seconds:g} seconds"))
+def safety_grace(world: AgentWorld, seconds: float) -> None:
+    """A grace period that is not the scenario's subject: real seconds, never scaled."""
+    world.settings["grace_period"] = seconds
+
+
 @given(parsers.parse('an agent for the "{backend}" backend with the model "{model}"'))
 def agent_with_model(world: AgentWorld, backend: str, model: str) -> None:
     agent_with_backend(world, backend)

@@ -324,11 +324,16 @@ Feature: Agent decisions where the seeds are silent
     # Such a process is stopped as the CLI is: SIGTERM first, a chance to stop cleanly (a
     # server a tool started writes its files and frees its port), SIGKILL after the grace.
     # The timeout is long enough for the harness to have started that process, on a busy
-    # machine too: one started after the deadline's SIGTERM is not what this checks.
+    # machine too: one started after the deadline's SIGTERM is not what this checks. Nor is
+    # the grace period's length: it is real seconds, never scaled, so the process surely runs
+    # its SIGTERM handler before any SIGKILL (the SIGTERM reaches it through a scan of the
+    # request's processes; a scaled 0.1 s was once too short for that on a loaded machine). A
+    # process that stops on SIGTERM ends the request at once all the same.
 
     @req:AG-H24
     Scenario: A process the CLI started in a session of its own is sent SIGTERM at the deadline
       Given an agent for the "claude" backend with a timeout of 50 seconds
+      And a safety grace period of 3 seconds
       And the harness starts a process in a session of its own that notes a SIGTERM, then never finishes
       When the agent answers "Hello"
       Then the response status is 3
