@@ -46,9 +46,9 @@ def run_bare(rig: HarnessRig, backend: str) -> int:
 def child(mode: str, backend: str, count: int) -> dict[str, Any]:
     with harness(stream(backend, count)) as rig:
         start = time.perf_counter()
-        (run_agent if mode == "agent" else run_bare)(rig, backend)
+        read = (run_agent if mode == "agent" else run_bare)(rig, backend)
         elapsed = time.perf_counter() - start
-    return {"elapsed": elapsed, "peak_rss": peak_rss()}
+    return {"elapsed": elapsed, "peak_rss": peak_rss(), "read": read}
 
 
 def peak_rss() -> int:

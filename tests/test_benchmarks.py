@@ -1,0 +1,37 @@
+"""The benchmarks still measure what they name, at a size too small to mean anything.
+
+`python -m benchmarks` is run on demand, not in CI: these tests keep it from rotting between
+two runs (a change of the agent's process tree once left the timeout-precision benchmark
+looking up the harness by the pid of the reaper and failing with a KeyError). They check
+that each figure is a measurement, never how fast anything is.
+"""
+
+from __future__ import annotations
+
+from benchmarks import requests, stream
+from benchmarks.report import Row
+
+
+def _milliseconds(row: Row) -> float:
+    number, unit = row.measured.split()
+    assert unit == "ms", row
+    return float(number)
+
+
+def test_the_request_benchmarks_time_requests_the_agent_made() -> None:
+    overhead = requests.overhead(2)
+    assert _milliseconds(overhead) > 0
+    term, kill = requests.precision(2, timeout=0.2, grace=0.05)
+    assert "deadline -> SIGTERM at the harness" in term.what
+    assert "end of grace" in kill.what
+    # SIGTERM comes after the deadline, and the harness (which ignores it) dies only once
+    # the grace is over: neither can be measured as early.
+    assert _milliseconds(term) >= 0 and _milliseconds(kill) >= 0
+
+
+def test_the_stream_benchmark_reads_every_line_it_asks_for() -> None:
+    """The bare loop reads every line (and the init and end lines around them); the agent
+    answers with status 0 and the one tool call the turns repeat (its id is the same in
+    every turn, so it counts once: D-3)."""
+    assert stream.measure("bare", "claude", 2_000)["read"] >= 2_002
+    assert stream.measure("agent", "codex", 2_000)["read"] == 1
