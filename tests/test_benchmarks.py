@@ -8,7 +8,7 @@ that each figure is a measurement, never how fast anything is.
 
 from __future__ import annotations
 
-from benchmarks import requests, stream
+from benchmarks import requests, stream, suite
 from benchmarks.report import Row
 
 
@@ -35,3 +35,13 @@ def test_the_stream_benchmark_reads_every_line_it_asks_for() -> None:
     every turn, so it counts once: D-3)."""
     assert stream.measure("bare", "claude", 2_000)["read"] >= 2_002
     assert stream.measure("agent", "codex", 2_000)["read"] == 1
+
+
+def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
+    """The `-n 2` row compares reports of `agent-tck run` apart from times: two runs of the
+    same scenarios give the same report, and a run of other scenarios does not."""
+    _, summary, one = suite.agent_tck_run("--component", "responses")
+    _, _, two = suite.agent_tck_run("--component", "responses", "-n", "2")
+    _, _, other = suite.agent_tck_run("--component", "responses", "-k", "refusal")
+    assert summary.startswith("PARTIAL: ") and "judged, all passed" in summary
+    assert one == two and one != other and one["scenarios"]
