@@ -30,6 +30,7 @@ from agent_tck.steps.world import AgentWorld
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
+SAFETY_GRACE = 3.0  # real seconds: a grace period that is not a scenario's subject
 START_SLACK = 2.0  # real seconds for starting and reaping the CLI, stated in the features
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -72,10 +73,22 @@ def agent_without_working_dir(world: AgentWorld) -> None:
     world.settings["working_dir"] = None
 
 
-@given(parsers.parse("a CodingGenesisAgent with timeout {seconds:g} seconds."))
 def agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
     world.settings["timeout"] = seconds * world.time_scale
     world.settings["grace_period"] = 5.0 * world.time_scale
+
+
+@given(parsers.parse("a CodingGenesisAgent with timeout {seconds:g} seconds."))
+def seed_agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
+    """EH-1.1's subject is the SIGTERM at the deadline, not how long either lasts. The
+    deadline is at least one real second, as in the BUSY step below: a harness started on a
+    loaded machine can outlast the scaled 0.2 s, and one killed before it ran records nothing
+    ("the harness was never started"). The grace is real seconds, so the harness surely runs
+    its SIGTERM handler (and notes the signal) before any SIGKILL. The harness exits on
+    SIGTERM, so a conforming agent answers at once all the same."""
+    agent_with_running_timeout(world, seconds)
+    world.settings["timeout"] = max(world.settings["timeout"], 1.0)
+    world.settings["grace_period"] = SAFETY_GRACE
 
 
 @given("a CodingGenesisAgent created with default parameters.")
@@ -159,7 +172,10 @@ def emits_init(world: AgentWorld, session: str) -> None:
 
 @given(parsers.parse("the subprocess runs for longer than {seconds:g} seconds without completing."))
 def runs_too_long(world: AgentWorld, seconds: float) -> None:
-    world.new_script().init().text("thinking...").add("sleep", seconds * 3)
+    """Three times the stated time, and at least 5 real seconds: longer than the deadline
+    of the step above, which is at least one real second."""
+    pause = max(seconds * 3 * world.time_scale, 5.0)
+    world.new_script().init().text("thinking...").add("sleep_real", pause)
 
 
 @given(parsers.parse("the subprocess exits with return code {code:d}."))
