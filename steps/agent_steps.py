@@ -31,6 +31,7 @@ from agent_tck.steps.world import AgentWorld
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 SAFETY_GRACE = 3.0  # real seconds: a grace period that is not a scenario's subject
+MIN_DEADLINE = 1.0  # real seconds: the shortest scaled deadline of a request that runs
 START_SLACK = 2.0  # real seconds for starting and reaping the CLI, stated in the features
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -74,20 +75,20 @@ def agent_without_working_dir(world: AgentWorld) -> None:
 
 
 def agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
-    world.settings["timeout"] = seconds * world.time_scale
+    """A running agent's deadline, scaled, and never under MIN_DEADLINE real seconds: a
+    harness started on a loaded machine can outlast a scaled 0.2 s, and one killed before it
+    ran records nothing to judge ("the harness was never started")."""
+    world.settings["timeout"] = max(seconds * world.time_scale, MIN_DEADLINE)
     world.settings["grace_period"] = 5.0 * world.time_scale
 
 
 @given(parsers.parse("a CodingGenesisAgent with timeout {seconds:g} seconds."))
 def seed_agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
-    """EH-1.1's subject is the SIGTERM at the deadline, not how long either lasts. The
-    deadline is at least one real second, as in the BUSY step below: a harness started on a
-    loaded machine can outlast the scaled 0.2 s, and one killed before it ran records nothing
-    ("the harness was never started"). The grace is real seconds, so the harness surely runs
-    its SIGTERM handler (and notes the signal) before any SIGKILL. The harness exits on
-    SIGTERM, so a conforming agent answers at once all the same."""
+    """EH-1.1's subject is the SIGTERM at the deadline, not how long the grace lasts: the
+    grace is real seconds, so the harness surely runs its SIGTERM handler (and notes the
+    signal) before any SIGKILL. The harness exits on SIGTERM, so a conforming agent answers
+    at once all the same."""
     agent_with_running_timeout(world, seconds)
-    world.settings["timeout"] = max(world.settings["timeout"], 1.0)
     world.settings["grace_period"] = SAFETY_GRACE
 
 
@@ -108,7 +109,6 @@ def agent_busy_with_timeout(world: AgentWorld) -> None:
     answer within it: a harness start on a loaded machine can outlast the scaled 0.2 s, so the
     timeout is at least one real second (the first request still times out: it never ends)."""
     agent_with_running_timeout(world, 10.0)
-    world.settings["timeout"] = max(world.settings["timeout"], 1.0)
     world.new_script().init().text("working").add("sleep", 1000)
 
 

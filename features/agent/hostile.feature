@@ -257,7 +257,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     start-up, a prompt for a login nobody will answer. Some wrappers wait a fixed time for
     the first line (the Claude SDKs wait 60 s for their handshake) whatever the request's
     timeout. The request's timeout bounds the whole run, the start included: the answer is a
-    timeout (status 3) within the timeout plus the grace period.
+    timeout (status 3) within the timeout plus the grace period. (Under the time scale the
+    timeout is at least one real second, as every scaled deadline of a request that runs:
+    see D-6.)
 
     @req:AG-H17
     Scenario: The CLI starts and prints nothing, ever
