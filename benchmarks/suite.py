@@ -40,16 +40,16 @@ def agent_tck_run(*extra: str) -> tuple[float, str, dict[str, Any]]:
         )
         elapsed = time.perf_counter() - start
         assert done.returncode == 0, done.stdout + done.stderr
-        return elapsed, done.stdout.strip().splitlines()[-1], _timeless(report)
+        return elapsed, done.stdout.strip().splitlines()[-1], timeless_report(report)
 
 
-def _timeless(path: Path) -> dict[str, Any]:
+def timeless_report(path: Path) -> dict[str, Any]:
     """A JSON report without what changes from run to run: times, and the evidence's text
     (temporary paths)."""
     report: dict[str, Any] = json.loads(path.read_text())
-    report["header"].pop("finished", None)
+    report["header"].pop("finished")
     for scenario in report["scenarios"]:
-        scenario.pop("duration", None)
+        scenario.pop("duration")
         scenario["evidence"] = "evidence" if scenario["evidence"] else ""
     return report
 

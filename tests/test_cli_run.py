@@ -18,6 +18,7 @@ from agent_tck.kit import registry
 from agent_tck.kit import run as run_options
 from agent_tck.kit.cli import main
 from agent_tck.kit.drivers.inprocess import InProcessDriver
+from benchmarks.suite import timeless_report
 
 TOTAL = len(registry.load())
 
@@ -201,18 +202,6 @@ def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
     assert "NOT CONFORMANT, nothing was judged (1 errored" in out.splitlines()[-1]
 
 
-def _report(path: Path) -> dict[str, Any]:
-    """A JSON report without what changes from run to run: times, temporary paths."""
-    import json
-
-    report = json.loads(path.read_text())
-    report["header"].pop("finished")
-    for scenario in report["scenarios"]:
-        scenario.pop("duration")
-        scenario["evidence"] = "evidence" if scenario["evidence"] else ""
-    return report
-
-
 def test_workers_give_the_report_of_one_process(tmp_path: Path) -> None:
     """Same verdicts, same scenarios in the same order, the same JSON apart from times."""
     args = ("--component", "runner", "--component", "backends")
@@ -220,7 +209,7 @@ def test_workers_give_the_report_of_one_process(tmp_path: Path) -> None:
     assert run(*args, "--json", str(one))[0] == 0
     code, out, _ = run(*args, "-n", "2", "--json", str(two))
     assert code == 0, out
-    assert _report(two) == _report(one)
+    assert timeless_report(two) == timeless_report(one)
 
 
 def test_workers_fail_what_one_process_fails(tmp_path: Path) -> None:
@@ -229,8 +218,8 @@ def test_workers_fail_what_one_process_fails(tmp_path: Path) -> None:
     one, two = tmp_path / "one.json", tmp_path / "two.json"
     assert run(*args, "--json", str(one))[0] == 1
     assert run(*args, "-n", "2", "--json", str(two))[0] == 1
-    assert _report(two) == _report(one)
-    assert "failed" in {s["verdict"] for s in _report(one)["scenarios"]}
+    assert timeless_report(two) == timeless_report(one)
+    assert "failed" in {s["verdict"] for s in timeless_report(one)["scenarios"]}
 
 
 @pytest.mark.parametrize("bad", ["0", "65", "two", "-1"])
