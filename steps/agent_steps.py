@@ -89,7 +89,7 @@ def seed_agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
     signal) before any SIGKILL. The harness exits on SIGTERM, so a conforming agent answers
     at once all the same."""
     agent_with_running_timeout(world, seconds)
-    world.settings["grace_period"] = SAFETY_GRACE
+    safety_grace(world, SAFETY_GRACE)
 
 
 @given("a CodingGenesisAgent created with default parameters.")
