@@ -821,6 +821,15 @@ def harness_reports_session(world: AgentWorld, session: str) -> None:
     world.new_script().init(session).text("resumed").done("resumed")
 
 
+@given(parsers.parse('the harness names the session "{first}" in its init line and '
+                      '"{later}" in its result line'))
+def harness_names_two_sessions(world: AgentWorld, first: str, later: str) -> None:
+    script = world.new_script().init(first).text("Hello")
+    done = script.done_line("Hello")
+    assert "session_id" in done, f"{world.backend}'s result line names no session: {done}"
+    script.line({**done, "session_id": later})
+
+
 @then(parsers.parse('the harness was started resuming the session "{session}"'))
 def started_resuming(world: AgentWorld, session: str) -> None:
     argv = world.rig.last_start()["argv"]

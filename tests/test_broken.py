@@ -63,6 +63,7 @@ CASES = {
     "ParsesStderrToo": {"AG-H20"},
     "ResumesTheLastSession": {"AG-S1"},
     "AnswersWithTheAskedSession": {"AG-S2"},
+    "AnswersWithTheLastSession": {"RP-4.1"},
     "RunsClaudeForAnyBackend": {"AG-C1"},
     "TakesAnyDeadline": {"AG-C2"},
     "CapsItsDeadlines": {"AG-C2"},

@@ -34,3 +34,20 @@ Feature: Sessions: a request resumes the session it names, and only that one
         | key        | value             |
         | status     | 0                 |
         | session_id | "sess-forked-002" |
+
+  Rule: The session is the one the init line names, whatever a later line says (seed 000: RP-4.1)
+    The seed takes the session id "from init event": the init line is where the CLI says which
+    session this run is. Claude Code repeats the id on every later line, the result included;
+    should a later line name another session (a stream the agent cannot reconcile), the answer
+    still carries the init line's, the session the run was started in. An agent that answers
+    with the last id it read would send the caller's next turn into a session nobody opened.
+
+    @req:RP-4.1
+    Scenario: A result line naming another session does not replace the init line's
+      Given an agent for the "claude" backend
+      And the harness names the session "sess-init-003" in its init line and "sess-other-004" in its result line
+      When the agent answers "Hello"
+      Then the response has:
+        | key        | value           |
+        | status     | 0               |
+        | session_id | "sess-init-003" |

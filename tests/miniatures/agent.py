@@ -528,6 +528,33 @@ class AnswersWithTheAskedSession(_Broken):
         agent._run = asked  # type: ignore[method-assign]
 
 
+class _LastSession(_Backend):
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.last: str | None = None
+
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        self.last = next((e.session_id for e in events if e.session_id), self.last)
+        return events
+
+
+class AnswersWithTheLastSession(_Broken):
+    """Answers with the last session id its CLI's stream named, not the init line's (the
+    reference with its session check turned around, as two mutants had it)."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        backend = agent.backend = _LastSession(agent.backend)
+        run = agent._run
+
+        def last(message: str, session_id: str | None) -> dict[str, Any]:
+            backend.last = None
+            response = run(message, session_id)
+            return {**response, "session_id": backend.last or response["session_id"]}
+
+        agent._run = last  # type: ignore[method-assign]
+
+
 class _TrustExitCode(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         return [
