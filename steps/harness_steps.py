@@ -345,9 +345,12 @@ def harness_stream_on_stderr(world: AgentWorld, noise: str, text: str) -> None:
     script.text(text).done()
 
 
-@given(parsers.parse('the harness answers "{text}", then exits with code {code:d}'))
-def harness_answers_then_exits(world: AgentWorld, text: str, code: int) -> None:
-    world.new_script().init().text(text).done().add("exit", code)
+@given(parsers.parse('the harness answers "{text}", then writes "{first}" and "{second}" '
+                      'to stderr and exits with code {code:d}'))
+def harness_answers_then_fails_at_exit(world: AgentWorld, text: str, first: str, second: str,
+                                       code: int) -> None:
+    script = world.new_script().init().text(text).done()
+    script.add("err", f"{first}\n{second}\n").add("exit", code)
 
 
 @given("the harness command is on PATH but is not executable")

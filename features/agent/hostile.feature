@@ -317,7 +317,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     a telemetry flush failing at exit). Seed 001 ("If the subprocess exits with a non-zero
     return code, the agent must report the error") and decision D-4 make that a failure too:
     status 1. Its message gives the exit code and says the turn had completed (in any words
-    that say so: "completed", "finished"), so a caller can tell "failed after the work was
+    that say so: "completed", "finished"), whatever the failing hook wrote to stderr on its
+    way out, so a caller can tell "failed after the work was
     done" from "failed before" and need not blindly retry edits already made; and it still
     carries the turn's answer, which the exit code must not take away.
 
@@ -336,7 +337,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
     @req:AG-H9
     Scenario: A success result, then exit code 1
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
-      And the harness answers "the work is done", then exits with code 1
+      And the harness answers "the work is done", then writes "hook failed: SessionEnd" and "see the debug log" to stderr and exits with code 1
       When the agent answers "Hello"
       Then the response status is 1
       And the response message gives exit code 1 and says the turn had completed
