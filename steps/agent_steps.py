@@ -776,8 +776,12 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
 
 @when(parsers.parse("an agent is created with the {setting} set to {value}"))
 def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
-    """`value` is JSON, as the adapter protocol carries it: -1, 0, ["KEY="]."""
-    world.settings[setting] = json.loads(value)
+    """`value` is JSON, as the adapter protocol carries it: -1, 0, ["KEY="]. The env given
+    joins the scenario's own (its PATH finds the fake harness)."""
+    if setting == "env":
+        world.env.update(json.loads(value))
+    else:
+        world.settings[setting] = json.loads(value)
     try:
         create_or_refuse(world)
     except Unsendable as exc:

@@ -69,6 +69,7 @@ CASES = {
     "CapsItsDeadlines": {"AG-C2"},
     "ReadsDeadlinesAsNumbers": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
+    "ReadsSettingsAsText": {"AG-C4"},
     "WritesThePromptBlocking": {"AG-H21"},
     "ReadsTheFirstValueOfALine": {"AG-H22"},
     "StopsWhenOnePipeCloses": {"AG-H23"},

@@ -109,7 +109,8 @@ class Agent:
                     elif isinstance(msg, sdk.SystemMessage) and msg.subtype == "init":
                         response["session_id"] = msg.data.get("session_id")
                     elif isinstance(msg, sdk.ResultMessage):
-                        response["session_id"] = msg.session_id
+                        # the init line's session, as RP-4.1 asks; the result's without one
+                        response["session_id"] = response["session_id"] or msg.session_id
                         if msg.is_error:
                             response.update(status=1, error=msg.result or msg.subtype)
                         elif msg.result:

@@ -67,3 +67,30 @@ Feature: Creating an agent: what it cannot work with is refused, by name
         | name              |
         | "OPENAI_API_KEY=" |
         | ""                |
+
+
+  Rule: A setting of the wrong kind is refused at creation, by name
+    A model, a command and a working directory are text; strip_env is a list of names; an
+    environment value is text without a NUL (no process environment can hold one). A caller
+    that passes a number, a single name where a list belongs, or a value read from a binary
+    file has made a mistake the agent can see: taken anyway, the model 5 reaches the CLI as
+    "5", a single name is read letter by letter as names to strip (and the key it named is
+    handed on), and a NUL makes every request fail at the start of its CLI, far from the
+    setting. Refused at once, with an error that names the setting, the caller learns where its
+    mistake is (docs/decisions.md, D-20). The adapter protocol's schema and a DDS command line
+    cannot carry most of these values: there those examples are not applicable.
+
+    @req:AG-C4
+    Scenario Outline: An agent given <value> as its <setting>, a value of the wrong kind, is refused by name
+      When an agent is created with the <setting> set to <value>
+      Then the creation is refused with an error that names "<setting>"
+
+      Examples:
+        | setting     | value                  |
+        | model       | 5                      |
+        | command     | ["claude"]             |
+        | working_dir | 5                      |
+        | strip_env   | "OPENAI_API_KEY"       |
+        | strip_env   | 5                      |
+        | env         | {"CLI_MODE": 5}        |
+        | env         | {"CLI_MODE": "a\u0000b"} |

@@ -312,18 +312,18 @@ class DdsDriver(ProtocolDriver):
         argv = [*self.serve, "--name", name, "--domain", str(self.domain),
                 "--dds-config", str(self.config)]
         for key, value in settings.items():
-            if key == "env" or value is None:
+            if value is None:
                 continue
+            if key not in (*FLAGS, "env", "strip_env"):
+                raise DriverError(f"setting {key!r} cannot be given to a served agent "
+                                  f"(known: {', '.join(sorted(FLAGS))}, env, strip_env)")
+            why = _uncarried(key, value)
+            if why is not None:
+                raise Unsendable(f"a command line and an environment carry text: {why}")
             if key == "strip_env":
                 argv += [arg for name in value for arg in ("--strip-env", name)]
-                continue
-            if key not in FLAGS:
-                raise DriverError(f"setting {key!r} cannot be given to a served agent "
-                                  f"(known: {', '.join(sorted(FLAGS))}, env)")
-            if key in SECONDS and (isinstance(value, bool) or not isinstance(value, int | float)):
-                raise Unsendable(f"a command line carries text: {key} {value!r} would arrive "
-                                 f"as {str(value)!r}, as a number would")
-            argv += [FLAGS[key], str(value)]
+            elif key != "env":
+                argv += [FLAGS[key], str(value)]
         # Served agents inherit what every implementation inherits from the suite (a nesting
         # variable, API keys): see kit.drivers.base.INHERITED_ENV.
         env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
@@ -370,6 +370,24 @@ class DdsDriver(ProtocolDriver):
     def _make_room(self) -> None:
         while len(self.served) >= MAX_LIVE:
             self.agent_stop(next(iter(self.served)))
+
+
+def _uncarried(key: str, value: Any) -> str | None:
+    """Why a served agent's command line (or its environment, for `env`) cannot carry `value`
+    as setting `key`, or None: each value arrives as text without NUL."""
+    if key in SECONDS:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return None
+        return f"{key} {value!r} would arrive as {str(value)!r}, as a number would"
+    if key == "env":
+        texts = list(value.values()) if isinstance(value, dict) else [None]
+    elif key == "strip_env":
+        texts = list(value) if isinstance(value, list | tuple) else [None]
+    else:
+        texts = [value]
+    if all(isinstance(text, str) and "\0" not in text for text in texts):
+        return None
+    return f"{key} {value!r:.80} is not text without NUL"
 
 
 def _tail(log: Path, size: int = 2000) -> str:

@@ -373,6 +373,21 @@ class StripsOnlyWhatItCan(_Creates):
         return super().make_agent({**settings, "strip_env": kept}, listeners)
 
 
+class ReadsSettingsAsText(_Creates):
+    """Reads every setting as text: a model of 5 is "5", a single name to strip is a list of
+    one, and an environment value is whatever `str()` makes of it (the reference with its
+    checks of their kinds deleted, as mutants had it)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        texts = {k: str(v) for k, v in settings.items()
+                 if k in ("model", "command", "working_dir") and v is not None}
+        strip = settings.get("strip_env") or []
+        env = {k: str(v) for k, v in (settings.get("env") or {}).items()}
+        strip = [str(n) for n in strip] if isinstance(strip, list | tuple) else [str(strip)]
+        return super().make_agent({**settings, **texts, "env": env, "strip_env": strip},
+                                  listeners)
+
+
 class WithholdsOneKey(_Broken):
     """Using the CLI's login, withholds only the best-known API-key variable of its backend."""
 
