@@ -57,3 +57,22 @@ def test_the_dds_drivers_options_are_read_and_bad_ones_named() -> None:
     for bad in ("", "acme", "claude,acme"):
         with pytest.raises(UsageError, match=f"backends={bad!r} must name some of"):
             served_backends(bad)
+
+
+@pytest.mark.parametrize(("key", "value", "carried"), [
+    ("model", "opus", True), ("model", 5, False), ("command", ["claude"], False),
+    ("model", "a\0b", False), ("timeout", 30, True), ("timeout", "30", False),
+    ("timeout", True, False), ("strip_env", ["KEY", ""], True), ("strip_env", "KEY", False),
+    ("strip_env", 5, False), ("env", {"A": "1"}, True), ("env", {"A": 1}, False),
+    ("env", {"A": "a\0b"}, False), ("env", ["A=1"], False),
+])
+def test_a_served_agent_is_given_only_what_a_command_line_carries(
+        key: str, value: object, carried: bool) -> None:
+    """Text without NUL, and numbers of seconds as numbers: anything else would arrive as
+    something else (5 as "5", a name as its letters) or not at all, so the suite calls it
+    unsendable and the scenario not applicable over DDS."""
+    from agent_tck.kit.drivers.dds import _uncarried
+
+    why = _uncarried(key, value)
+    assert (why is None) == carried, why
+    assert why is None or why.startswith(key), why

@@ -368,9 +368,11 @@ class StripsOnlyWhatItCan(_Creates):
     reference with its check of them deleted, as a mutant had it)."""
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
-        names = settings.get("strip_env") or ()
-        kept = [n for n in names if isinstance(n, str) and n and "=" not in n]
-        return super().make_agent({**settings, "strip_env": kept}, listeners)
+        names = settings.get("strip_env")
+        if isinstance(names, list | tuple):  # what is no list is refused as the reference does
+            kept = [n for n in names if isinstance(n, str) and n and "=" not in n]
+            settings = {**settings, "strip_env": kept}
+        return super().make_agent(settings, listeners)
 
 
 class ReadsSettingsAsText(_Creates):
