@@ -637,6 +637,12 @@ def _warnings(world: AgentWorld) -> list[str]:
     return [str(w) for w in warnings]
 
 
+@then(parsers.parse('the response has no warning containing "{text}"'))
+def no_warning_containing(world: AgentWorld, text: str) -> None:
+    warnings = _warnings(world)
+    assert not any(text in w for w in warnings), f"warnings: {warnings}"
+
+
 @then(parsers.parse('the response has a warning containing "{text}"'))
 def warning_containing(world: AgentWorld, text: str) -> None:
     warnings = _warnings(world)

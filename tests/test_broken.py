@@ -32,6 +32,7 @@ CASES = {
     "KeepsOnlyRecentLines": {"AG-H6", "AG-H23"},
     "DecodesEachRead": {"AG-H7"},
     "NoLineLimit": {"AG-H1"},
+    "WarnsOfASkippedLineAlways": {"AG-H1"},
     "CompletedTurnIgnoresExitCode": {"AG-H9"},
     "VagueLaunchError": {"AG-H10"},
     "KeepsNestingVariable": {"AG-H11"},

@@ -24,7 +24,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     a large file. D-6 reads lines up to 16 MiB whole (decisions.feature checks 2 MiB). A line
     beyond that is skipped so memory stays bounded whatever the CLI prints, the response's
     `warnings` says a line was skipped, and the request still answers from the other lines:
-    one oversized tool result must not cost the user the whole turn.
+    one oversized tool result must not cost the user the whole turn. A warning that a line was
+    skipped when none was is as wrong as none when one was: the caller would look for a tool
+    result the CLI never lost.
 
     @req:AG-H1
     Scenario: A 20 MiB line is skipped with a warning and the request still answers
@@ -39,6 +41,15 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY
+
+    @req:AG-H1
+    Scenario: An answer whose lines are all within the limit has no warning of a skipped line
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness prints a text of 2097152 bytes in one line, then answers "after the line"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message contains "after the line"
+      And the response has no warning containing "skipped"
 
 
   Rule: Stdout is a stream of lines, whatever the harness puts in it

@@ -717,6 +717,18 @@ class VagueLaunchError(_Answers):
         return response
 
 
+class WarnsOfASkippedLineAlways(_Answers):
+    """Says a stdout line was skipped in every answer (the reference with its count of skipped
+    lines starting at 1, as a mutant had it)."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        said = [w for w in response["warnings"] if "skipped" in w]
+        if not said:
+            response["warnings"] = [*response["warnings"],
+                                    "skipped 1 stdout line(s) longer than 16777216 bytes"]
+        return response
+
+
 class KeepsNestingVariable(_Broken):
     """Hands the CLI its whole inherited environment, CLAUDECODE included."""
 
