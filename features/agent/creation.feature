@@ -77,8 +77,10 @@ Feature: Creating an agent: what it cannot work with is refused, by name
     "5", a single name is read letter by letter as names to strip (and the key it named is
     handed on), and a NUL makes every request fail at the start of its CLI, far from the
     setting. Refused at once, with an error that names the setting, the caller learns where its
-    mistake is (docs/decisions.md, D-20). The adapter protocol's schema and a DDS command line
-    cannot carry most of these values: there those examples are not applicable.
+    mistake is (docs/decisions.md, D-20). A variable's name in env is a name as in strip_env
+    (not empty, no "="): `CLI_MODE=` sets nothing the CLI would read. The adapter protocol's
+    schema and a DDS command line cannot carry most of these values: there those examples are
+    not applicable.
 
     @req:AG-C4
     Scenario Outline: An agent given <value> as its <setting>, a value of the wrong kind, is refused by name
@@ -94,3 +96,4 @@ Feature: Creating an agent: what it cannot work with is refused, by name
         | strip_env   | 5                      |
         | env         | {"CLI_MODE": 5}        |
         | env         | {"CLI_MODE": "a\u0000b"} |
+        | env         | {"CLI_MODE=": "fast"}  |
