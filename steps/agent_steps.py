@@ -728,6 +728,14 @@ def events_have_reasons(world: AgentWorld) -> None:
     assert events and all(isinstance(e.get("reason"), str) and e["reason"] for e in events)
 
 
+@then("the node event that ended the request gives a reason that names the timeout")
+def request_ended_by_timeout(world: AgentWorld) -> None:
+    assert world.result is not None and world.result.states, "no node event for the request"
+    reason = str(world.result.states[-1].get("reason"))
+    assert re.search(r"time[sd]? ?out", reason, re.IGNORECASE), (
+        f"the last node event of a request that timed out gives the reason {reason!r}")
+
+
 @then("every node event names its state with its GENESIS value:")
 def events_genesis_values(world: AgentWorld, datatable: list[list[str]]) -> None:
     assert world.result is not None

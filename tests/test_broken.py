@@ -65,6 +65,7 @@ CASES = {
     "ResumesTheLastSession": {"AG-S1"},
     "AnswersWithTheAskedSession": {"AG-S2"},
     "AnswersWithTheLastSession": {"RP-4.1"},
+    "SaysEveryRequestCompleted": {"AG-D7.2"},
     "RunsClaudeForAnyBackend": {"AG-C1"},
     "TakesAnyDeadline": {"AG-C2"},
     "CapsItsDeadlines": {"AG-C2"},

@@ -168,9 +168,11 @@ class Adapter:
             response = await agent.ask(message, session)
         finally:
             agent.busy = False
+        ended = ("request completed" if response["status"] == 0
+                 else f"request ended with status {response['status']}: {response['error']}")
         return {"response": response,
                 "states": [_state("BUSY", "READY", "request received"),
-                           _state("READY", "BUSY", "request completed")],
+                           _state("READY", "BUSY", ended)],
                 "events": [e for line in seen for e in _events(line)]}
 
 

@@ -418,6 +418,9 @@ Feature: Agent decisions where the seeds are silent
     The harness's pause is not the subject: it only has to outlast the time between the two
     requests' arrival, which on a busy machine does not shrink with the time scale, so it is
     3 real seconds, never scaled.
+    Every state the agent publishes carries GENESIS's numeric value and a reason a person
+    monitoring the agent reads; the one that ends a request says how it ended, so a request
+    that timed out is not published as one that completed.
 
     @req:AG-D7.1
     Scenario: Two requests at once
@@ -441,6 +444,14 @@ Feature: Agent decisions where the seeds are silent
         | BUSY        | 3     |
         | DEGRADED    | 4     |
         | OFFLINE     | 5     |
+
+    @req:AG-D7.2
+    Scenario: The state after a request that timed out gives the timeout as its reason
+      Given an agent for the "claude" backend with a timeout of 2 seconds
+      And the harness never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the node event that ended the request gives a reason that names the timeout
 
   Rule: D-19 The model the caller chose reaches the CLI
     An agent may be created with a model. The CLI must then run with that model, named by the

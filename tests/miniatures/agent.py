@@ -390,6 +390,20 @@ class ReadsSettingsAsText(_Creates):
                                   listeners)
 
 
+class SaysEveryRequestCompleted(_Creates):
+    """Publishes "request completed" as the reason a request ended, however it ended (the
+    reference with its choice of reason turned around, as a mutant had it)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        def reworded(event: NodeEvent) -> None:
+            if event.reason.startswith("request ended"):
+                event = replace(event, reason="request completed")
+            for listener in listeners:
+                listener(event)
+
+        return super().make_agent(settings, [reworded])
+
+
 class WithholdsOneKey(_Broken):
     """Using the CLI's login, withholds only the best-known API-key variable of its backend."""
 
