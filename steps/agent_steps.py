@@ -730,8 +730,10 @@ def events_have_reasons(world: AgentWorld) -> None:
 
 @then("the node event that ended the request gives a reason that names the timeout")
 def request_ended_by_timeout(world: AgentWorld) -> None:
-    assert world.result is not None and world.result.states, "no node event for the request"
-    reason = str(world.result.states[-1].get("reason"))
+    assert world.result is not None, "no request was made"
+    ended = [e for e in world.result.states if e.get("previous") == "BUSY"]
+    assert ended, f"no node event ended the request (it stayed BUSY): {world.result.states}"
+    reason = str(ended[-1].get("reason"))
     assert re.search(r"time[sd]? ?out", reason, re.IGNORECASE), (
         f"the last node event of a request that timed out gives the reason {reason!r}")
 

@@ -15,7 +15,8 @@ CASES = {
         "AG-H17", "AG-H21", "AG-H24",
     },
     "SignalsOnlyTheChild": {"AG-D6.1", "AG-H24"},
-    "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5", "AG-H17", "AG-H21"},
+    # No state ends its timed-out request, so none gives the timeout as its reason (AG-D7.2).
+    "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5", "AG-D7.2", "AG-H17", "AG-H21"},
     "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5",
                             "AG-H22"},
     "CountsToolResults": {"RP-3.1", "AG-D1.1", "AG-D1.2", "AG-D3.1", "AG-D3.2"},

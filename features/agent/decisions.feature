@@ -448,7 +448,7 @@ Feature: Agent decisions where the seeds are silent
     @req:AG-D7.2
     Scenario: The state after a request that timed out gives the timeout as its reason
       Given an agent for the "claude" backend with a timeout of 2 seconds
-      And the harness never finishes
+      And the harness prints nothing and never finishes
       When the agent answers "Hello"
       Then the response status is 3
       And the node event that ended the request gives a reason that names the timeout
