@@ -65,7 +65,7 @@ def test_the_dds_drivers_options_are_read_and_bad_ones_named() -> None:
     ("timeout", True, False), ("strip_env", ["KEY", ""], True), ("strip_env", "KEY", False),
     ("strip_env", 5, False), ("env", {"A": "1"}, True), ("env", {"A": 1}, False),
     ("env", {"A": "a\0b"}, False), ("env", ["A=1"], False), ("env", {"A=": "1"}, False),
-    ("env", {"": "1"}, False),
+    ("env", {"": "1"}, False), ("env", {"A\0": "1"}, False),
 ])
 def test_a_served_agent_is_given_only_what_a_command_line_carries(
         key: str, value: object, carried: bool) -> None:

@@ -381,7 +381,7 @@ def _uncarried(key: str, value: Any) -> str | None:
         return f"{key} {value!r} would arrive as {str(value)!r}, as a number would"
     if key == "env":
         names = list(value) if isinstance(value, dict) else []
-        if not all(isinstance(n, str) and n and "=" not in n for n in names):
+        if not all(isinstance(n, str) and n and "=" not in n and "\0" not in n for n in names):
             return f"env {value!r:.80} names a variable no environment can hold"
         texts = list(value.values()) if isinstance(value, dict) else [None]
     elif key == "strip_env":
