@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gherkin.parser import Parser
@@ -189,22 +188,3 @@ def test_a_hostile_manifest_is_refused_naming_the_file(
     path.write_bytes(data)
     with pytest.raises(SpecError, match=f"manifest {re.escape(str(path))}.*{message}"):
         read_manifest(path)
-
-
-def test_no_two_scenarios_of_a_feature_file_share_a_title() -> None:
-    """pytest-bdd keeps a file's scenarios by title: a second scenario with the title of
-    another replaces it, and the first is never run (AG-C4's outline once took AG-C2's)."""
-    shared = []
-    for path in sorted(FEATURES.rglob("*.feature")):
-        document = Parser().parse(path.read_text(encoding="utf-8"))
-        titles = [c["scenario"]["name"] for c in _scenarios(document["feature"]["children"])]
-        shared += [f"{path.relative_to(FEATURES)}: {t!r}" for t in sorted(set(titles))
-                   if titles.count(t) > 1]
-    assert shared == []
-
-
-def _scenarios(children: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    found = [c for c in children if "scenario" in c]
-    for rule in (c["rule"] for c in children if "rule" in c):
-        found += _scenarios(rule["children"])
-    return found
