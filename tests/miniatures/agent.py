@@ -383,11 +383,11 @@ class ReadsSettingsAsText(_Creates):
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         texts = {k: str(v) for k, v in settings.items()
                  if k in ("model", "command", "working_dir") and v is not None}
-        strip = settings.get("strip_env") or []
         env = {k: str(v) for k, v in (settings.get("env") or {}).items()}
-        strip = [str(n) for n in strip] if isinstance(strip, list | tuple) else [str(strip)]
-        return super().make_agent({**settings, **texts, "env": env, "strip_env": strip},
-                                  listeners)
+        strip = settings.get("strip_env") or []
+        names = strip if isinstance(strip, list | tuple) else [strip]
+        return super().make_agent(
+            {**settings, **texts, "env": env, "strip_env": [str(n) for n in names]}, listeners)
 
 
 class SaysEveryRequestCompleted(_Creates):
@@ -736,8 +736,7 @@ class WarnsOfASkippedLineAlways(_Answers):
     lines starting at 1, as a mutant had it)."""
 
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
-        said = [w for w in response["warnings"] if "skipped" in w]
-        if not said:
+        if not any("skipped" in w for w in response["warnings"]):
             response["warnings"] = [*response["warnings"],
                                     "skipped 1 stdout line(s) longer than 16777216 bytes"]
         return response
