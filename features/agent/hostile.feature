@@ -329,9 +329,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     return code, the agent must report the error") and decision D-4 make that a failure too:
     status 1. Its message gives the exit code and says the turn had completed (in any words
     that say so: "completed", "finished"), whatever the failing hook wrote to stderr on its
-    way out, so a caller can tell "failed after the work was
-    done" from "failed before" and need not blindly retry edits already made; and it still
-    carries the turn's answer, which the exit code must not take away.
+    way out, so a caller can tell "failed after the work was done" from "failed before" and
+    need not blindly retry edits already made; and it still carries the turn's answer, which
+    the exit code must not take away.
 
     @req:AG-H8
     Scenario: An error result, then exit code 0
