@@ -32,6 +32,7 @@ DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 SAFETY_GRACE = 3.0  # real seconds: a grace period that is not a scenario's subject
 MIN_DEADLINE = 1.0  # real seconds: the shortest scaled deadline of a request that runs
+MIN_GRACE = 0.5  # real seconds: the shortest scaled grace period after that deadline
 START_SLACK = 2.0  # real seconds for starting and reaping the CLI, stated in the features
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -77,9 +78,11 @@ def agent_without_working_dir(world: AgentWorld) -> None:
 def agent_with_running_timeout(world: AgentWorld, seconds: float) -> None:
     """A running agent's deadline, scaled, and never under MIN_DEADLINE real seconds: a
     harness started on a loaded machine can outlast a scaled 0.2 s, and one killed before it
-    ran records nothing to judge ("the harness was never started")."""
+    ran records nothing to judge ("the harness was never started"). Its grace period, never
+    under MIN_GRACE: a harness that ignores SIGTERM notes the signal in its handler, which a
+    loaded machine can run later than a scaled 0.1 s after it arrived."""
     world.settings["timeout"] = max(seconds * world.time_scale, MIN_DEADLINE)
-    world.settings["grace_period"] = 5.0 * world.time_scale
+    world.settings["grace_period"] = max(5.0 * world.time_scale, MIN_GRACE)
 
 
 @given(parsers.parse("a CodingGenesisAgent with timeout {seconds:g} seconds."))

@@ -17,6 +17,7 @@ from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
+from agent_tck.steps.agent_steps import agent_with_running_timeout
 from agent_tck.steps.world import AgentWorld
 
 
@@ -86,7 +87,9 @@ def harness_killed(world: AgentWorld) -> None:
 
 @given("the harness never finishes")
 def harness_never_finishes(world: AgentWorld) -> None:
-    world.settings.update(timeout=10 * world.time_scale, grace_period=5 * world.time_scale)
+    """A deadline of ten scaled seconds, floored as every running deadline is (MIN_DEADLINE):
+    a scaled 0.2 s could end the harness before it started, leaving nothing to judge."""
+    agent_with_running_timeout(world, 10)
     world.new_script().init().add("sleep", 10_000)
 
 

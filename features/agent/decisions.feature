@@ -272,7 +272,9 @@ Feature: Agent decisions where the seeds are silent
     hangs on a CLI that ignores SIGTERM, and one that waits seconds more answers late.
     Under the time scale a deadline is never shorter than one real second: a CLI started on
     a busy machine can take longer than a scaled 0.2 s to start, and a CLI stopped before it
-    ran leaves nothing to judge.
+    ran leaves nothing to judge. For the same reason the grace period is never shorter than
+    half a real second: a CLI that ignores SIGTERM is judged on having received it, and on a
+    busy machine its handler can take longer than a scaled 0.1 s to run before the SIGKILL.
 
     @req:AG-D6.1
     Scenario: A harness that times out with a grandchild
