@@ -18,6 +18,7 @@ are what is left (reference/strays.py).
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import selectors
@@ -155,7 +156,7 @@ def spawn(
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
-        raise LaunchError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        raise _launch_error(argv[0], exc.errno) from exc
     finally:
         if reaped:
             os.close(told)
@@ -167,11 +168,23 @@ def spawn(
 def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
     """Wait for the reaper's word on the exec: nothing (it ran) or the errno of a failure."""
     with os.fdopen(report, "rb") as pipe:
-        errno = pipe.read()
-    if errno:
+        failure = pipe.read()
+    if failure:
         proc.communicate()
-        code = int(errno)
-        raise LaunchError(f"cannot start {command!r}: {os.strerror(code)}")
+        raise _launch_error(command, int(failure))
+
+
+def _launch_error(command: str, code: int | None) -> LaunchError:
+    """Why `command` could not be executed. ENOENT for a file that is there means its `#!`
+    interpreter is missing (a script of a deleted virtualenv): said so, and named."""
+    why = os.strerror(code) if code else "unknown error"
+    if code == errno.ENOENT and os.path.isfile(command):
+        with contextlib.suppress(OSError), open(command, "rb") as script:
+            first = script.readline(4096)
+            if first.startswith(b"#!") and first[2:].split():
+                why = f"its interpreter {first[2:].split()[0].decode(errors='replace')!r} " \
+                      "was not found"
+    return LaunchError(f"cannot start {command!r}: {why}")
 
 
 class Supervisor:

@@ -587,6 +587,7 @@ def message_contains(world: AgentWorld, text: str) -> None:
 CAUSES = {
     "not found": ("not found", "no such file", "enoent", "errno 2]"),
     "not executable": ("not executable", "permission denied", "eacces", "errno 13]"),
+    "interpreter not found": ("interpreter",),
 }
 
 
@@ -650,6 +651,16 @@ def no_warning_containing(world: AgentWorld, text: str) -> None:
 def warning_containing(world: AgentWorld, text: str) -> None:
     warnings = _warnings(world)
     assert any(text in w for w in warnings), f"warnings: {warnings}"
+
+
+@then(parsers.parse("that warning gives {count:d} as the number of lines skipped"))
+def warning_counts_skipped(world: AgentWorld, count: int) -> None:
+    """The warning that says "skipped" gives `count` as a number of its own (the line limit
+    it may also give is another number)."""
+    said = [w for w in _warnings(world) if "skipped" in w]
+    numbers = [{int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", w)} for w in said]
+    assert any(count in found for found in numbers), (
+        f"no warning of a skipped line gives {count} as their number: {said}")
 
 
 @then("the answer came within the timeout plus the grace period")

@@ -372,6 +372,20 @@ def harness_not_executable(world: AgentWorld) -> None:
     world.path_override = str(plain)
 
 
+@given("the harness command is on PATH but its interpreter is gone")
+def harness_interpreter_gone(world: AgentWorld) -> None:
+    """Executable scripts whose first line names an interpreter that does not exist: the
+    kernel refuses to run them with ENOENT, as for a script of a deleted virtualenv."""
+    orphaned = world.root / "orphaned-bin"
+    orphaned.mkdir(parents=True)
+    gone = world.root / "deleted-venv" / "bin" / "python"
+    for name in HARNESS_NAMES:
+        script = orphaned / name
+        script.write_text(f"#!{gone}\nprint('never run')\n")
+        script.chmod(0o755)
+    world.path_override = str(orphaned)
+
+
 @then("the harness was never started")
 def never_started(world: AgentWorld) -> None:
     assert world.rig.starts() == [], "the harness was started"

@@ -36,6 +36,8 @@ CASES = {
     "WarnsOfASkippedLineAlways": {"AG-H1"},
     "CompletedTurnIgnoresExitCode": {"AG-H9"},
     "VagueLaunchError": {"AG-H10"},
+    "BlamesTheCliForItsInterpreter": {"AG-H10"},
+    "GivesTheSignalsNumber": {"AG-D4.5"},
     "KeepsNestingVariable": {"AG-H11"},
     "IgnoresStripEnv": {"AG-H12"},
     "CrashesOnBrokenPipe": {"AG-H13", "AG-H21"},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -178,6 +179,25 @@ def test_the_reaper_kills_a_descendant_that_hid_every_way(rest: str) -> None:
 def test_the_reaper_ends_as_the_cli_did(code: str, returncode: int) -> None:
     out = run_process(python(code), b"", lambda _: None, cwd=None, env=None, timeout=10, grace=1)
     assert out.returncode == returncode
+
+
+class _Unreaped(Supervisor):
+    reaped = False
+
+
+@pytest.mark.parametrize("supervisor", [Supervisor, _Unreaped], ids=["reaped", "unreaped"])
+def test_a_script_whose_interpreter_is_gone_is_a_launch_error_naming_both(
+    tmp_path: Path, supervisor: type[Supervisor]
+) -> None:
+    """The kernel says ENOENT, as for a missing command: the error says the interpreter is
+    what is missing, and names it."""
+    script, gone = tmp_path / "claude", tmp_path / "gone" / "python"
+    script.write_text(f"#!{gone} -I\nprint('never')\n")
+    script.chmod(0o755)
+    said = f"cannot start '{script}': its interpreter '{gone}' was not found"
+    with pytest.raises(LaunchError, match=f"^{re.escape(said)}$"):
+        run_process([str(script)], b"", lambda _: None, cwd=None, env=None, timeout=1, grace=1,
+                    supervisor=supervisor)
 
 
 @pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")

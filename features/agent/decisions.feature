@@ -152,7 +152,9 @@ Feature: Agent decisions where the seeds are silent
     non-zero" (which AG-H9 reports, with the turn's answer). A top-level Codex `error` can be a
     transient notice ("Reconnecting..."), so it does not fail a turn that completes. Status codes are documented (docs/status-codes.md): 1 the
     harness reported an error or exited non-zero, 2 it died by a signal the agent did not send,
-    3 timeout, 4 the CLI could not be started, 5 busy.
+    3 timeout, 4 the CLI could not be started, 5 busy. The message of a death by signal names
+    the signal as a shell does (SIGKILL, SIGSEGV): the user tells the kernel's out-of-memory
+    killer from a crash by it, and "signal 9" leaves them to look it up.
 
     @req:AG-D4.1
     Scenario: Claude reports an API failure with is_error and exits 0
@@ -230,6 +232,14 @@ Feature: Agent decisions where the seeds are silent
         | is killed by SIGKILL               | 2      |
         | never finishes                     | 3      |
         | command is missing from PATH       | 4      |
+
+    @req:AG-D4.5
+    Scenario: The message of a CLI killed by a signal names the signal
+      Given an agent for the "claude" backend
+      And the harness is killed by SIGKILL
+      When the agent answers "Hello"
+      Then the response status is 2
+      And the response message contains "SIGKILL"
 
   Rule: D-5 The prompt is data, never an option, and stdin is closed after it
     A prompt such as "--help" passed as an argument would be read as a flag. The prompt goes

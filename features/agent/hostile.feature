@@ -23,10 +23,11 @@ Feature: Hostile harnesses: the failures real wrappers hit
     limit") and the Claude SDK's buffer at 1 MiB; real lines exceed both when a tool returns
     a large file. D-6 reads lines up to 16 MiB whole (decisions.feature checks 2 MiB). A line
     beyond that is skipped so memory stays bounded whatever the CLI prints, the response's
-    `warnings` says a line was skipped, and the request still answers from the other lines:
-    one oversized tool result must not cost the user the whole turn. A warning that a line was
-    skipped when none was is as wrong as none when one was: the caller would look for a tool
-    result the CLI never lost.
+    `warnings` says a line was skipped, and how many (as a number: a caller can read it), and
+    the request still answers from the other lines: one oversized tool result must not cost
+    the user the whole turn. A warning that a line was skipped when none was, or more lines
+    than were, is as wrong as none when one was: the caller would look for a tool result the
+    CLI never lost.
 
     @req:AG-H1
     Scenario: A 20 MiB line is skipped with a warning and the request still answers
@@ -38,6 +39,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | status  | 0                 |
         | message | "after the flood" |
       And the response has a warning containing "skipped"
+      And that warning gives 1 as the number of lines skipped
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
       And the agent is READY
@@ -361,11 +363,14 @@ Feature: Hostile harnesses: the failures real wrappers hit
   Rule: A CLI that cannot be started is named in a clear error, and the agent stays READY
     "No such file or directory" with no name, or a stack trace, is what users of wrappers get
     when the CLI is not installed or lost its executable bit (a package unpacked without
-    modes, a shim written by hand). The response has status 4 and its message names the
-    command and says which of the two it is, in any words the platform or the implementation
-    uses ("not found", "No such file or directory", ENOENT; "not executable", "Permission
-    denied", EACCES), so the user knows what to fix; nothing was started and the agent takes
-    the next request.
+    modes, a shim written by hand), or when the CLI is a script whose interpreter is gone (its
+    first line names a Python of a virtualenv since deleted). The response has status 4 and
+    its message names the command and says which of the three it is, in any words the
+    platform or the implementation uses ("not found", "No such file or directory", ENOENT;
+    "not executable", "Permission denied", EACCES; and for the third, the word
+    "interpreter": the kernel's ENOENT alone would send the user looking for a command that
+    is there), so the user knows what to fix; nothing was started and the agent takes the
+    next request.
 
     @req:AG-H10
     Scenario Outline: The CLI cannot be started
@@ -384,6 +389,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex   | is missing from PATH             | not found      |
         | claude  | is on PATH but is not executable | not executable |
         | codex   | is on PATH but is not executable | not executable |
+        | claude  | is on PATH but its interpreter is gone | interpreter not found |
+        | codex   | is on PATH but its interpreter is gone | interpreter not found |
 
   Rule: A CLI that does not read its stdin does not break the request
     A CLI can answer and exit before it reads stdin: an early error, a prompt it took from

@@ -731,6 +731,28 @@ class VagueLaunchError(_Answers):
         return response
 
 
+class BlamesTheCliForItsInterpreter(_Answers):
+    """Reports a CLI whose interpreter is gone as not found, though its file is there (the
+    kernel's ENOENT taken at its word, as the Claude SDK does)."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.LAUNCH_FAILED and "interpreter" in response["message"]:
+            command = response["message"].split("'")[1]
+            response["message"] = response["error"] = f"{command} not found"
+        return response
+
+
+class GivesTheSignalsNumber(_Answers):
+    """Tells a CLI killed by a signal by the signal's number (as the Claude SDK does)."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.SIGNALED:
+            for sig in signal.Signals:
+                response["message"] = response["message"].replace(sig.name, str(-sig.value))
+            response["error"] = response["message"]
+        return response
+
+
 class WarnsOfASkippedLineAlways(_Answers):
     """Says a stdout line was skipped in every answer (the reference with its count of skipped
     lines starting at 1, as a mutant had it)."""
