@@ -1,10 +1,14 @@
 """A conformance run loads its own plugins and none of the others installed beside it
-(kit/run.py, `hermetic`): they could reorder or retry scenarios, and they cost CPU."""
+(kit/run.py, `hermetic`): they could reorder or retry scenarios, and they cost CPU. Its
+temporary folder is its own (`private_basetemp`)."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,3 +46,24 @@ def test_the_setting_is_restored_as_it_was(monkeypatch: Any) -> None:
     with run.hermetic():
         pass
     assert run.AUTOLOAD_OFF not in os.environ
+
+
+def test_a_run_folder_that_cannot_be_removed_whole_ends_the_run_all_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a scenario left that cannot be removed (a file still held, a folder of another
+    user) stays in the temporary folder: the run ends with its own verdict, not a traceback
+    of the cleanup."""
+    unlink = os.unlink
+
+    def held(path: Any, *args: Any, **kwargs: Any) -> None:
+        if os.fspath(path).endswith("held-file"):
+            raise PermissionError(errno.EPERM, "held", path)
+        unlink(path, *args, **kwargs)
+
+    with run.private_basetemp() as basetemp:
+        folder = Path(basetemp[1]).parent
+        (folder / "held-file").write_text("left by a scenario")
+        monkeypatch.setattr(os, "unlink", held)
+    monkeypatch.undo()
+    assert [p.name for p in folder.iterdir()] == ["held-file"]
+    shutil.rmtree(folder)

@@ -335,6 +335,8 @@ def test_reports_side_by_side_mark_where_they_differ(
                                                        ("NOT CONFORMANT", {"bad"})]
     assert "#fd-differences-only:checked~table tr.same{display:none}" in tree.find(
         "style")[0].text()
+    checked = [n.attrs["id"] for n in tree.find("input") if "checked" in n.attrs]
+    assert checked == ["fd-all"]  # every requirement shown until the reader asks for less
     table = markdown.read_text().splitlines()
     assert [line for line in table if "≠** " in line] == [
         "| **≠** EH\\-1.1 | MUST | passed | failed |"]
@@ -384,6 +386,18 @@ def test_a_file_that_is_not_a_report_is_named_with_where(
     code, out, err = _report(str(path))
     assert (code, out) == (2, "")
     assert err.startswith(f"agent-tck: error: report {path}: {problem}"), err
+
+
+def test_a_report_of_64_mib_is_read_and_one_byte_more_is_not(tmp_path: Path) -> None:
+    """The bound is 64 MiB exactly (docs/security.md says so): a report of that size is read (these,
+    sparse files of NUL bytes, then fail as JSON); one byte more is refused unread."""
+    path = tmp_path / "big.json"
+    for size, problem in [(64 << 20, "cannot read it as JSON"),
+                          ((64 << 20) + 1, f"{(64 << 20) + 1} bytes, more than {64 << 20}")]:
+        with path.open("wb") as sparse:
+            sparse.truncate(size)
+        code, _, err = _report(str(path))
+        assert code == 2 and err.startswith(f"agent-tck: error: report {path}: {problem}"), err
 
 
 def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

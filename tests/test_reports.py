@@ -3,6 +3,7 @@ escape sequences, characters XML forbids and Markdown that forges the verdict.""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 
 import yaml
@@ -90,3 +91,10 @@ def test_a_written_baseline_gives_each_failure_its_first_error_else_its_last_lin
         "failed on 2026-11-25: " + ("AssertionError: " + "e" * 300)[:200],
         "failed on 2026-11-25: last",
         "failed on 2026-11-25: no evidence recorded"]
+
+
+def test_the_json_report_is_indented_two_spaces_and_ends_its_last_line() -> None:
+    """A report checked in or diffed between runs reads line by line: two-space indents,
+    as most JSON tools write, and a newline at its end."""
+    text = reports.to_json(hostile_run())
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"
