@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent_tck.kit import registry
+from agent_tck.kit import plugin, registry
 from agent_tck.kit import run as run_options
 from agent_tck.kit.cli import main
 from agent_tck.kit.drivers.inprocess import InProcessDriver
@@ -300,6 +300,25 @@ def test_the_runs_for_a_backend_the_implementation_does_not_declare_are_not_appl
         "test_subprocess_runs_in_configured_working_directory[claude]": "passed",
         "test_subprocess_runs_in_configured_working_directory[codex]": "not applicable",
         "test_subprocess_runs_in_configured_working_directory[gemini]": "not applicable"}
+
+
+def test_a_scenario_of_a_one_backend_requirement_runs_for_that_backend(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A requirement's `backends` decide whom its scenarios run for, whatever backend their
+    steps name, also when it lists one: a requirement made codex-only in requirements.yaml
+    runs its "claude" scenario for codex, not applicable to an implementation of claude."""
+    reqs = dict(registry.load())
+    reqs["RP-5.1"] = replace(reqs["RP-5.1"], backends=("codex",))
+    monkeypatch.setattr(plugin, "_requirements", lambda: reqs)
+    report = tmp_path / "report.json"
+    code, out, _ = run("--impl", "python:tests.miniatures.agent:ClaudeOnly", "--component",
+                       "agent", "-k", "subprocess_runs_in_configured_working_directory",
+                       "--json", str(report))
+    assert code == 1 and "nothing was judged (1 not applicable" in out.splitlines()[-1]
+    assert [(s["name"], s["verdict"], s["evidence"])
+            for s in json.loads(report.read_text())["scenarios"]] == [
+        ("test_subprocess_runs_in_configured_working_directory", "not applicable",
+         "not applicable: backend 'codex' not declared")]
 
 
 def test_short_evidence_is_kept_whole(tmp_path: Path) -> None:
