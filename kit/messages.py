@@ -57,7 +57,9 @@ def envelopes(run: reports.Run) -> Iterator[Envelope]:
     yield {"testRunStarted": {"timestamp": clock.now()}}
     for result, pickle in cases:
         yield from _test_case(result, pickle, ids, clock)
-    clean = not any(r.verdict in (verdicts.FAILED, verdicts.ERRORED) for r in ran)
+    # A scenario that errored before its first step (a fixture's error) has no place in a
+    # feature file and so no pickle, but the run that had it is no success.
+    clean = not any(r.verdict in (verdicts.FAILED, verdicts.ERRORED) for r in run.scenarios)
     yield {"testRunFinished": {"success": clean, "timestamp": clock.now()}}
 
 

@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 from cucumber_messages import Envelope, message_converter
 
+from agent_tck.kit import registry, reports
 from agent_tck.kit.cli import main
+from agent_tck.kit.drivers.base import ImplInfo
+from agent_tck.kit.messages import render
+from agent_tck.kit.verdicts import ERRORED, ReqVerdict, ScenarioResult
 
 Json = dict[str, Any]
 
@@ -54,6 +58,27 @@ def test_the_stream_is_in_cucumbers_order_and_its_references_hold(passing: list[
     finished = of("testStepFinished", passing)
     assert {f["testStepId"] for f in finished} == step_ids
     assert {f["testStepResult"]["status"] for f in finished} == {"PASSED"}
+
+
+def test_each_scenario_run_is_its_own_pickle(passing: list[Json]) -> None:
+    """Scenarios of one feature file often run the same step texts (their doc strings
+    differ): each run is given the pickle of the scenario written where it ran, so no two
+    runs share a name."""
+    names = [p["name"] for p in of("pickle", passing)]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_a_scenario_that_errored_before_its_first_step_fails_the_run() -> None:
+    """A fixture's error stops a scenario before its first step: it has no place in a
+    feature file, so no pickle, and the run is still no success."""
+    req = next(iter(registry.load().values()))
+    errored = ScenarioResult("node", "test_x", "agent", (req.id,), ERRORED,
+                             evidence="the driver would not start", error="RuntimeError")
+    info = ImplInfo("wrapper", "go", "1.0", ("agent",), ("claude",))
+    run = reports.Run(info, [errored], [ReqVerdict(req, ERRORED, [errored])], False, {}, [])
+    envelopes = [json.loads(line) for line in render(run).splitlines()]
+    assert of("pickle", envelopes) == []
+    assert of("testRunFinished", envelopes)[0]["success"] is False
 
 
 def _seconds(timestamp: Json) -> float:
