@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from dataclasses import replace
 from datetime import date
@@ -238,6 +239,18 @@ def test_req_runs_only_the_scenarios_of_matching_requirements(tmp_path: Path) ->
     assert code == 0, out
     reqs = {r for s in json.loads(report.read_text())["scenarios"] for r in s["reqs"]}
     assert reqs and all(r.startswith("RUN-SIG-") for r in reqs), reqs
+
+
+def test_req_tells_pytest_what_it_left_out(capfd: pytest.CaptureFixture[str]) -> None:
+    """`-v` shows pytest's own account: the scenarios `--req` left out are counted as
+    deselected, not silently missing from the count collected."""
+    code, _, _ = run("--component", "runner", "--req", "RUN-SIG-*", "-v")
+    assert code == 0
+    said = re.search(r"collected (\d+) items / (\d+) deselected / (\d+) selected",
+                     capfd.readouterr().out)
+    assert said is not None
+    collected, deselected, selected = map(int, said.groups())
+    assert deselected > 0 and collected == deselected + selected
 
 
 def test_a_baseline_entry_that_passes_now_is_stale_and_fails_the_run(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -183,6 +183,8 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
                             r"implementation, is left a zombie", error.text())
         [evidence] = tree.find("pre", "evidence", scenario)
         assert "in no_zombie" in evidence.text() and error.text() in evidence.text()
+        [meta] = tree.find("p", "meta", scenario)  # where it is written, to open it there
+        assert re.match(r"features/agent/001_error_handling\.feature:\d+, ", meta.text())
 
 
 def test_the_json_report_keeps_its_fields_and_adds_the_steps(
@@ -333,6 +335,8 @@ def test_reports_side_by_side_mark_where_they_differ(
         "tr", under=tree.by_id("reports"))[1:]]
     assert [(c.text(), c.classes()) for c in shown] == [("CONFORMANT", {"good"}),
                                                        ("NOT CONFORMANT", {"bad"})]
+    assert [tree.find("td", under=r)[0].text() for r in tree.find(
+        "tr", under=tree.by_id("reports"))[1:]] == ["1", "2"]  # numbered as the columns are
     assert "#fd-differences-only:checked~table tr.same{display:none}" in tree.find(
         "style")[0].text()
     checked = [n.attrs["id"] for n in tree.find("input") if "checked" in n.attrs]
@@ -400,6 +404,23 @@ def test_a_report_of_64_mib_is_read_and_one_byte_more_is_not(tmp_path: Path) -> 
         assert code == 2 and err.startswith(f"agent-tck: error: report {path}: {problem}"), err
 
 
+def test_evidence_is_shown_with_a_failure_only(tmp_path: Path) -> None:
+    """A report can come from anyone: evidence it gives a requirement that passed is not
+    shown as if something had gone wrong there."""
+    run = hostile_run()
+    [verdict] = run.verdicts
+    passed = reports.Run(run.impl, run.scenarios, [replace(verdict, verdict=PASSED)], True, {},
+                         [])
+    data = json.loads(reports.to_json(passed))
+    data["requirements"][0]["evidence"] = ["a note that is no failure"]
+    path, page = tmp_path / "passed.json", tmp_path / "matrix.html"
+    path.write_text(json.dumps(data))
+    assert _report(str(path), "--html", str(page))[0] == 0
+    tree = Tree(page.read_text(encoding="utf-8"))
+    [cell] = [c for c in tree.by_id(verdict.req.id).children if isinstance(c, Node)][3:]
+    assert (cell.text(), tree.find("details", under=cell)) == ("passed", [])
+
+
 def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "big.json"
     path.write_text(" " * 101)
@@ -408,6 +429,10 @@ def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert (code, err) == (2, f"agent-tck: error: report {path}: 101 bytes, more than 100\n")
     code, _, err = _report(*[str(path)] * 33)
     assert (code, err) == (2, "agent-tck: error: 33 reports: at most 32 side by side\n")
+    monkeypatch.undo()
+    report = tmp_path / "report.json"
+    report.write_text(reports.to_json(hostile_run()))
+    assert _report(*[str(report)] * 32)[0] == 0  # 32 is the most, and allowed
 
 
 @pytest.mark.parametrize(("verdict", "mark"), [(FAILED, "failed (expected)"), (PASSED, "passed")])
