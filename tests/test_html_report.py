@@ -224,6 +224,11 @@ def test_the_filters_work_without_a_script(
     for radio, cls in (("fv-failed", "v-failed"), ("fv-not-run", "v-not-run"),
                        ("fl-should", "l-should"), ("fc-agent", "c-agent")):
         assert f"#{radio}:checked~.comp .req:not(.{cls}){{display:none}}" in css
+        # a component left without such a requirement goes too, not an empty heading
+        assert f"#{radio}:checked~.comp:not(:has(.req.{cls})){{display:none}}" in css
+    for radio in radios:  # the chosen filter stands out, and so does the keyboard's focus
+        assert f'#{radio}:checked~nav label[for="{radio}"]{{background:#333;color:#fff}}' in css
+        assert f'#{radio}:focus-visible~nav label[for="{radio}"]{{outline:2px solid}}' in css
     # The radios open <main> (inside its landmark), siblings before the filters and components.
     [main] = tree.find("main")
     first = [n for n in main.children if isinstance(n, Node)]
@@ -328,6 +333,9 @@ def test_reports_side_by_side_mark_where_they_differ(
     assert [c.classes() for c in cells] == [{"v-passed"}, {"v-failed"}]
     assert cells[0].text() == "passed"
     assert "is left a zombie" in tree.find("pre", under=cells[1])[0].text()
+    [failed] = [r for r in json.loads(broken.read_text())["requirements"] if r["id"] == "EH-1.1"]
+    assert tree.find("pre", under=cells[1])[0].text() == "\n".join(failed["evidence"])
+    assert len(failed["evidence"]) > 1  # one piece of evidence a line, each whole
     [verdicts] = [[c.text() for c in r.children if isinstance(c, Node)][3] for r in tree.find(
         "tr", under=tree.by_id("reports"))[1:2]]
     assert verdicts == "CONFORMANT"
@@ -402,6 +410,17 @@ def test_a_report_of_64_mib_is_read_and_one_byte_more_is_not(tmp_path: Path) -> 
             sparse.truncate(size)
         code, _, err = _report(str(path))
         assert code == 2 and err.startswith(f"agent-tck: error: report {path}: {problem}"), err
+
+
+def test_the_failed_requirements_are_listed_musts_first() -> None:
+    should, must = (next(r for r in registry.load().values() if r.level == level)
+                    for level in ("SHOULD", "MUST"))
+    results = [ScenarioResult(r.id, r.id, r.component, (r.id,), FAILED) for r in (should, must)]
+    run = reports.Run(ImplInfo("w", "go", "1", ("agent",), ("claude",)), results,
+                      [ReqVerdict(r, FAILED, [s]) for r, s in zip((should, must), results,
+                                                                 strict=True)], False, {}, [])
+    tree = Tree(html_report.render(run))
+    assert [a.text() for a in tree.find("a", under=tree.by_id("failing"))] == [must.id, should.id]
 
 
 def test_evidence_is_shown_with_a_failure_only(tmp_path: Path) -> None:

@@ -86,6 +86,8 @@ def test_a_written_baseline_gives_each_failure_its_first_error_else_its_last_lin
         ScenarioResult("c", "c", "agent", (reqs[2].id,), FAILED),
     ]
     folded = [ReqVerdict(r, FAILED, [s]) for r, s in zip(reqs, results, strict=True)]
+    later = ScenarioResult("d", "d", "agent", (reqs[0].id,), FAILED, error="OSError: later")
+    folded[0] = ReqVerdict(reqs[0], FAILED, [results[0], later])  # the first error is named
     entries = yaml.safe_load(reports.baseline_text(folded, "2026-11-25"))
     assert [e["reason"] for e in entries] == [
         "failed on 2026-11-25: " + ("AssertionError: " + "e" * 300)[:200],
