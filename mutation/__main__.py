@@ -3,6 +3,8 @@
 
     python -m mutation init [FILE ...]    # a new session: every mutant, the scenario maps
     python -m mutation --session .mutation-kit init --kit   # the kit's judging code
+    python -m mutation --session .mutation-pipe init --component pipeline reference/pipeline/*.py
+                                          # mapped and judged by one component's scenarios
     python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
     python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation report [--out F]   # the table per file and component, and survivors
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     init.add_argument("files", nargs="*", type=Path, metavar="FILE")
     init.add_argument("--kit", action="store_true", help="the kit's judging code too (verdicts, "
                       "baselines, exit codes, reports), judged by the project's tests")
+    init.add_argument("--component", action="append", choices=COMPONENTS, dest="components",
+                      help="map and judge by this component's scenarios only (repeatable; "
+                      "default: every component, about 25 minutes to map)")
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
     run.add_argument("--jobs", type=int, default=2, metavar="N")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
@@ -57,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     operators.register()
     if args.command == "init":
-        return _init(args.session, [*args.files, *(ROOT / f for f in JUDGING if args.kit)])
+        return _init(args.session, [*args.files, *(ROOT / f for f in JUDGING if args.kit)],
+                     tuple(args.components or COMPONENTS))
     db_path = args.session / "session.sqlite"
     maps = [args.session / f"{c}.json" for c in (*COMPONENTS, TESTS)]
     if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
@@ -73,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _init(folder: Path, files: list[Path]) -> int:
+def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONENTS) -> int:
     chosen = files or sorted((ROOT / "reference").rglob("*.py"))
     relative = [p.resolve().relative_to(ROOT) for p in chosen]
     bad = [str(p) for p in relative
@@ -84,7 +90,7 @@ def _init(folder: Path, files: list[Path]) -> int:
         return 2
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "session.sqlite").unlink(missing_ok=True)
-    maps = [*(COMPONENTS if any(p.parts[0] == "reference" for p in relative) else ()),
+    maps = [*(components if any(p.parts[0] == "reference" for p in relative) else ()),
             *((TESTS,) if any(str(p) in JUDGING for p in relative) else ())]
     for stale in (*COMPONENTS, TESTS):  # a map of an earlier session would be read
         (folder / f"{stale}.json").unlink(missing_ok=True)

@@ -4,6 +4,7 @@ scenarios judge each, how it classifies what it sees, and a mutant judged for re
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,9 @@ from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResu
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
 from mutation import equivalents, kit, operators, report, session
-from mutation.__main__ import to_judge
+from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
+from mutation.scenarios import ROOT
 from mutation.workers import Worker, make_copy
 
 operators.register()
@@ -79,6 +81,26 @@ def test_survivors_are_judged_again_on_demand(tmp_path: Path,
         assert {i.job_id for i in to_judge(db, set(), survivors=False)} == ids
         assert {i.job_id for i in to_judge(db, set(), True)} == {first.job_id, *ids}
         assert to_judge(db, {"other.py"}, True) == []
+
+
+def test_a_session_can_be_mapped_by_the_components_that_judge_its_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`init --component pipeline`: only the pipeline's scenarios are mapped (a minute, not
+    the 25 of every component's), and only they judge its mutants."""
+    mapped: list[list[str]] = []
+
+    def mapping(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        mapped.append(command[2:])
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.chdir(tmp_path)  # init works from the checkout; the test's folder comes back
+    monkeypatch.setattr("mutation.__main__.subprocess.run", mapping)
+    folder = tmp_path / "session"
+    assert main(["--session", str(folder), "init", "--component", "pipeline",
+                 str(ROOT / "reference/pipeline/slug.py")]) == 0
+    assert mapped == [["mutation.scenarios", "pipeline", str(folder / "pipeline.json")]]
+    with pytest.raises(SystemExit):
+        main(["--session", str(folder), "init", "--component", "real-cli"])
 
 
 MAPS = {
