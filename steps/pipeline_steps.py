@@ -66,6 +66,14 @@ def huge_document(pipeline: PipelineWorld, contract: str, size: int) -> None:
     pipeline.document = "status: success\ndata: " + "x" * (size * 1024 * 1024) + "\n"
 
 
+@given(parsers.parse('a "{contract}" document of exactly {size:d} bytes'))
+def sized_document(pipeline: PipelineWorld, contract: str, size: int) -> None:
+    """A valid response padded with one string to `size` bytes."""
+    pipeline.contract = contract
+    head = "status: success\ndata: "
+    pipeline.document = head + "x" * (size - len(head) - 1) + "\n"
+
+
 @given(parsers.parse('a "{contract}" document nesting {depth:d} lists'))
 def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
     pipeline.contract = contract
@@ -191,6 +199,13 @@ def agent_removes(pipeline: PipelineWorld, agent: str, path: str) -> None:
 @given(parsers.parse('the "{agent}" crashes while its metadata file is being written'))
 def agent_crashes_writing(pipeline: PipelineWorld, agent: str) -> None:
     pipeline.agents[agent]["crash_mid_write"] = True
+
+
+@given(parsers.parse('the sandbox\'s "{name}" is a symbolic link to a folder outside it'))
+def linked_outside(pipeline: PipelineWorld, name: str) -> None:
+    outside = pipeline.root.parent / "outside"
+    outside.mkdir(parents=True, exist_ok=True)
+    (pipeline.root / name).symlink_to(outside, target_is_directory=True)
 
 
 @given(parsers.parse('the metadata file "{path}" holds:'))

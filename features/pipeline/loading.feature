@@ -141,12 +141,35 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Then it is invalid with one error, at "$", saying "over the limit of 1048576"
 
     @req:PL-3.4
+    Scenario: A document of 1 MiB is read, and one byte more is refused at its start
+      The limit is 1 MiB exactly (1,048,576 bytes of UTF-8). A document over it is refused as
+      a whole, so its error points at its first line and column. Found by mutation testing
+      (docs/mutation.md): a limit one byte short, or an error placed elsewhere, passed every
+      scenario.
+      Given a "response" document of exactly 1048576 bytes
+      When it is validated
+      Then it is valid
+      Given a "response" document of exactly 1048577 bytes
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        1:1: $: document is 1048577 bytes, over the limit of 1048576
+        """
+
+    @req:PL-3.4
     Scenario: A document nesting deeper than 64 levels is refused before it is composed
       A YAML composer recurses once per level: `[[[[...` a hundred thousand deep, 200 KB,
-      overflows the stack of a validator that composes first and checks later.
+      overflows the stack of a validator that composes first and checks later (PyYAML 6.0.4
+      and later refuse a thousand levels themselves). The error points at the first
+      collection past the limit: the 65th list, in column 71 of `data: [[[...`. Found by
+      mutation testing (docs/mutation.md): a check a level late, or none before composing
+      (the composed document's own check then refuses it, elsewhere), passed every scenario.
       Given a "response" document nesting 100 lists
       When it is validated
-      Then it is invalid with one error, at "$", saying "nests deeper than 64"
+      Then it is invalid with these errors:
+        """
+        2:71: $: document nests deeper than 64
+        """
 
     @req:PL-3.4
     Scenario: A document nesting 64 levels, or holding many lists side by side, is read

@@ -225,7 +225,9 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
   Rule: Metadata stays under tmp/rspec_metadata (ours)
     The slug is derived from a path an agent or a user wrote. A `..` (or an absolute path)
     could name a file outside the project or give one file two slugs: such a path is refused
-    before any agent runs or any file is written.
+    before any agent runs or any file is written. So is a `tmp/` that is a symbolic link out of
+    the project (a checkout can carry one): metadata written through it would land wherever
+    the link points.
 
     @req:PL-4.11
     Scenario Outline: The source path "<source>" is refused
@@ -239,6 +241,16 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | ../outside/payment.rb           | '..'                       |
         | app/../../etc/payment.rb        | '..'                       |
         | /etc/payment.rb                 | must be relative           |
+
+    @req:PL-4.11
+    Scenario: A tmp folder that leads out of the project is refused
+      Found by mutation testing (docs/mutation.md): the reference's check of where tmp/ leads
+      could be deleted with every scenario passing.
+      Given the sandbox's "tmp" is a symbolic link to a folder outside it
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the pipeline is refused, saying "leads outside the base directory"
+      And no agent ran
+      And the sandbox holds no metadata file
 
   Rule: The pipeline's agents are the seed's (ours)
     The seed names seven agents in one sequence. An agent it does not name has no place in
