@@ -105,6 +105,46 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       Then the outcome is "completed"
       And the agents ran one at a time, in this order: "test-architect, factory-agent, test-implementer, test-reviewer"
 
+    @req:PL-4.4
+    Scenario Outline: A pipeline given only <agents> runs them all
+      The first agent a pipeline is given needs the marker of the agent before it in the
+      seed's sequence, as a re-run from it does (the discovery-agent, first of all, needs
+      none); each later one, the marker of the agent before it in the run. Found by mutation
+      testing (docs/mutation.md): no scenario gave a pipeline fewer than the seven agents, and
+      the reference could take another agent's marker.
+      Given only the agents "<agents>"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
+        """yaml
+        automation:
+          discovery_agent_completed: true
+          code_analyzer_completed: true
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "completed"
+      And the agents ran one at a time, in this order: "<agents>"
+
+      Examples:
+        | agents                                           |
+        | isolation-decider, test-architect, factory-agent |
+        | discovery-agent, test-architect                  |
+
+    @req:PL-4.4
+    Scenario Outline: A pipeline given the agents from <first> on needs the <marker> marker
+      Given only the agents "<first>, <second>"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
+        """yaml
+        automation:
+          code_analyzer_completed: true
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "<first>", saying "<marker>: true is missing"
+      And no agent ran
+
+      Examples:
+        | first          | second            | marker                      |
+        | test-architect | factory-agent     | isolation_decider_completed |
+        | code-analyzer  | isolation-decider | discovery_agent_completed   |
+
     @req:PL-4.5
     Scenario: The source file disappears: the next agent does not start
       Given the "code-analyzer" removes "app/services/payment_processor.rb"
