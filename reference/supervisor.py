@@ -156,7 +156,7 @@ def spawn(
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
-        raise _launch_error(argv[0], exc.errno) from exc
+        raise launch_error(argv[0], exc.errno) from exc
     finally:
         if reaped:
             os.close(told)
@@ -171,10 +171,10 @@ def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
         failure = pipe.read()
     if failure:
         proc.communicate()
-        raise _launch_error(command, int(failure))
+        raise launch_error(command, int(failure))
 
 
-def _launch_error(command: str, code: int | None) -> LaunchError:
+def launch_error(command: str, code: int | None) -> LaunchError:
     """Why `command` could not be executed. ENOENT for a file that is there means its `#!`
     interpreter is missing (a script of a deleted virtualenv): said so, and named."""
     why = os.strerror(code) if code else "unknown error"

@@ -33,6 +33,7 @@ from agent_tck.reference.supervisor import (
     STDERR_TAIL,
     LineSplitter,
     Supervisor,
+    launch_error,
     run_process,
 )
 
@@ -137,14 +138,17 @@ class SignalsOnlyTheChild(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=kw["cwd"],
-                env=kw["env"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            try:
+                proc = subprocess.Popen(
+                    list(argv),
+                    cwd=kw["cwd"],
+                    env=kw["env"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+            except OSError as exc:  # as the reference says it: its defect is in the signals
+                raise launch_error(argv[0], exc.errno) from exc
             return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
 
         agent.run_process = run  # type: ignore[assignment]
@@ -860,8 +864,8 @@ class WaitsForEof(_Supervised):
 
 class RewordsItsMessages(_Answers):
     """Not broken: words launch failures and late exits its own way, with the same facts
-    ("Permission denied: 'claude'", "exit status 1 ... once its turn had finished"). It must
-    pass."""
+    ("Permission denied: 'claude'", "claude: bad interpreter: ...", "exit status 1 ... once
+    its turn had finished"). It must pass."""
 
     backends = ("claude", "codex", "gemini")  # judged on every backend's words
 
@@ -872,6 +876,8 @@ class RewordsItsMessages(_Answers):
         backend = agent.config.backend
         if "is not executable" in text:
             text = f"Permission denied: {backend!r}"
+        elif "its interpreter" in text:
+            text = f"{backend}: bad interpreter: No such file or directory"
         elif "was not found on PATH" in text:
             text = f"spawn {backend} ENOENT"
         elif "after the turn completed" in text:
