@@ -181,9 +181,9 @@ def launch_error(command: str, code: int | None) -> LaunchError:
     if code == errno.ENOENT and os.path.isfile(command):
         with contextlib.suppress(OSError), open(command, "rb") as script:
             first = script.readline(4096)
-            if first.startswith(b"#!") and first[2:].split():
-                why = f"its interpreter {first[2:].split()[0].decode(errors='replace')!r} " \
-                      "was not found"
+            words = first[2:].split() if first.startswith(b"#!") else []
+            if words:
+                why = f"its interpreter {words[0].decode(errors='replace')!r} was not found"
     return LaunchError(f"cannot start {command!r}: {why}")
 
 
