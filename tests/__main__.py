@@ -1,12 +1,13 @@
 """The project's own tests, as CI runs them: `python -m tests [PYTEST ARGS]`.
 
-pytest on four workers (pytest-xdist; the machines have two cores, and much of the time goes
+pytest on six workers (pytest-xdist; the machines have two cores, and much of the time goes
 to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the cores
-fill the waits: on the 2-core CI machine, 18 min 16 s with three workers and 16 min 0 s with
-four, the same day, the two cores 75% and 82% busy; docs/benchmarks.md), with branch coverage of
-`reference/` measured in every worker (pytest-cov). The coverage report is printed whatever
-the tests said, and the exit code is pytest's: non-zero when a test failed, when nothing was
-collected (5), or when coverage is under `fail_under`. `-n 0` runs in one process.
+fill the waits: on the 2-core CI machine, 17 min 44 s with four workers and 16 min 2 s with
+six, the same afternoon, the two cores 81% and 93% busy; docs/benchmarks.md), with branch
+coverage of `reference/` measured in every worker (pytest-cov). The coverage report is
+printed whatever the tests said, and the exit code is pytest's: non-zero when a test failed,
+when nothing was collected (5), or when coverage is under `fail_under`. `-n 0` runs in one
+process.
 
 Python's bytecode cache is written even where PYTHONDONTWRITEBYTECODE is set (CI images set
 it): every nested conformance run, adapter and served agent is a Python process that imports
@@ -23,7 +24,7 @@ import sys
 
 from agent_tck.kit.run import private_basetemp
 
-WORKERS = ["-n", "4", "--dist", "worksteal"]
+WORKERS = ["-n", "6", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 
