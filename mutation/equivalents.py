@@ -3,11 +3,13 @@ and judged again on demand (`python -m mutation check`)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import attrs
 from cosmic_ray.commands.init import _all_work_items
+from cosmic_ray.plugins import OPERATOR_PROVIDERS
 from cosmic_ray.work_item import MutationSpec, TestOutcome
 
 from agent_tck.kit.plainyaml import load as load_yaml
@@ -40,15 +42,28 @@ def changed(diff: str) -> tuple[str, str]:
 def find(key: Key, root: Path = ROOT) -> MutationSpec | None:
     """The mutant `key` names in today's source of its file, or None if there is none."""
     where, operator, was, becomes = key
-    if not (root / where).is_file():
+    path = root / where
+    if not path.is_file():
         return None
-    for item in _all_work_items([root / where], {}):
-        mutation = item.mutations[0]
+    source = path.read_text()
+    lines = source.splitlines()
+    known = tuple(f"{p}/{name}" for p, names in OPERATOR_PROVIDERS.items() for name in names)
+    for mutation in _all_mutants(path, source, known):
         if mutation.operator_name.split("/", 1)[1] != operator:
+            continue
+        line = mutation.start_pos[0]  # applying a mutant parses the file: only where it can be
+        if line <= len(lines) and lines[line - 1].strip() not in was:
             continue
         if changed(diff_of(mutation, root)) == (was, becomes):
             return attrs.evolve(mutation, module_path=Path(where))  # relative, as sessions are
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[MutationSpec, ...]:
+    """Every mutant of the file whose text is `source`, by the `known` operators: finding
+    them takes about a second a file, and the list names many mutants of one file."""
+    return tuple(item.mutations[0] for item in _all_work_items([path], {}))
 
 
 def check(session: Path) -> int:
