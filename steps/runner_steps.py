@@ -19,6 +19,7 @@ from pytest_bdd import given, parsers, then, when
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver
+from agent_tck.kit.errors import Refused
 from agent_tck.steps.world import World
 
 DEFAULT_PROMPT = "Work on the next ball."
@@ -81,6 +82,7 @@ class RunWorld(World):
     prompt: str = DEFAULT_PROMPT
     options: dict[str, Any] = field(default_factory=dict)
     answer: dict[str, Any] = field(default_factory=dict)
+    refusal: str | None = None
 
     def result(self) -> dict[str, Any]:
         assert "launch_failed" not in self.answer, f"the run failed: {self.answer}"
@@ -125,6 +127,12 @@ def fake_runs(run_world: RunWorld, seconds: int) -> None:
     run_world.script.add("sleep", seconds)
 
 
+@given(parsers.parse("it then runs for {seconds:g} real seconds"))
+def fake_runs_real(run_world: RunWorld, seconds: float) -> None:
+    """Unscaled: the subject is a duration that no deadline of the run may cut short."""
+    run_world.script.add("sleep_real", seconds)
+
+
 @given("no claude on PATH")
 def no_claude(run_world: RunWorld, tmp_path: Path) -> None:
     empty = tmp_path / "empty-bin"
@@ -142,6 +150,12 @@ def runner_model(run_world: RunWorld, model: str) -> None:
     run_world.options["model"] = model
 
 
+@given(parsers.parse("the runner's model is {value}"))
+def runner_model_json(run_world: RunWorld, value: str) -> None:
+    """The model as JSON text, so that any string can be written (a NUL as \\u0000)."""
+    run_world.options["model"] = json.loads(value)
+
+
 @given(parsers.parse("a per-iteration timeout of {seconds:d} seconds"))
 def runner_timeout(run_world: RunWorld, seconds: int) -> None:
     run_world.options["timeout"] = seconds * run_world.time_scale
@@ -152,6 +166,21 @@ def runner_runs(run_world: RunWorld, driver: Driver) -> None:
     run_world.rig.use(run_world.script)
     run_world.answer = driver.runner_run(run_world.prompt, run_world.options,
                                         {"PATH": run_world.path})
+
+
+@when("the Claude runner is asked to run")
+def runner_asked(run_world: RunWorld, driver: Driver) -> None:
+    """The run, or the implementation's words refusing it in `run_world.refusal`."""
+    try:
+        runner_runs(run_world, driver)
+    except Refused as exc:
+        run_world.refusal = exc.answer
+
+
+@then(parsers.parse('the run is refused with an error that names "{name}"'))
+def run_refused(run_world: RunWorld, name: str) -> None:
+    assert run_world.refusal is not None, f"the run was not refused: {run_world.answer}"
+    assert name in run_world.refusal, f"the error does not name {name!r}: {run_world.refusal!r}"
 
 
 @when("the Claude runner runs with the prompt:")
@@ -295,8 +324,10 @@ def runner_scripted(loop_world: LoopWorld, docstring: str) -> None:
                  r"( and a per-iteration timeout of (?P<timeout>\d+) seconds)?$"))
 def loop_runs(loop_world: LoopWorld, driver: Driver, trusted: str | None, most: str,
               timeout: str | None) -> None:
-    settings = {"max_iterations": int(most), "trust": bool(trusted),
-                "timeout": float(timeout) if timeout else None}
+    settings: dict[str, Any] = {"max_iterations": int(most),
+                                "timeout": float(timeout) if timeout else None}
+    if trusted:  # else left out, as the seed's --trust flag is
+        settings["trust"] = True
     loop_world.answer = driver.loop_run(loop_world.session, loop_world.script, settings)
 
 
@@ -310,6 +341,12 @@ def loop_fails(loop_world: LoopWorld, text: str) -> None:
     failure = loop_world.answer["failure"]
     assert failure is not None, "the loop ended without error"
     assert text in failure["message"], failure
+
+
+@then(parsers.re(r"the loop reports (?P<count>\d+) iterations?$"))
+def loop_iterations(loop_world: LoopWorld, count: str) -> None:
+    assert loop_world.answer["failure"] is None, loop_world.answer["failure"]
+    assert loop_world.answer["iterations"] == int(count), loop_world.answer
 
 
 @then(parsers.re(r"the runner was called (?P<count>\d+) times?$"))

@@ -26,19 +26,26 @@ CASES = {
     "StdoutOnly": {"RUN-OUT-1", "RUN-OUT-2"},
     "NonZeroIsError": {"RUN-OUT-2", "RUN-OUT-3", "RUN-OUT-4"},
     "RawExitCode": {"RUN-OUT-3"},
+    "ForgetsSignalOne": {"RUN-OUT-3"},
+    "KeepsClaudecode": {"RUN-CMD-6"},
+    "TakesAnyModel": {"RUN-CMD-7"},
     "TimeoutUnreported": {"RUN-OUT-4"},
     "MissingIsEmptySuccess": {"RUN-OUT-5"},
     # The loop and the scripted runner
-    "RunsEmptySession": {"RUN-LOOP-6", "RUN-LOOP-12"},
-    "MaxIsError": {"RUN-LOOP-4"},
+    # A loop that runs more or fewer iterations than it should says so in its count too
+    # (RUN-LOOP-13's scenarios end each way a loop can end).
+    "RunsEmptySession": {"RUN-LOOP-6", "RUN-LOOP-12", "RUN-LOOP-13"},
+    "MaxIsError": {"RUN-LOOP-4", "RUN-LOOP-13"},
     "DropsTrust": {"RUN-LOOP-7"},
+    "TrustsByDefault": {"RUN-LOOP-7"},
+    "CountsOneMore": {"RUN-LOOP-13"},
     "DropsTimeout": {"RUN-LOOP-8"},
     "StalePrompt": {"RUN-LOOP-10"},
     "ShortPrompt": {"RUN-LOOP-5"},
     "SwallowsFailures": {"RUN-LOOP-11"},
-    "IgnoresComplete": {"RUN-LOOP-1", "RUN-LOOP-3", "RUN-MOCK-1"},
+    "IgnoresComplete": {"RUN-LOOP-1", "RUN-LOOP-3", "RUN-LOOP-13", "RUN-MOCK-1"},
     "IgnoresBlocked": {"RUN-LOOP-2"},
-    "IgnoresBalls": {"RUN-LOOP-9"},
+    "IgnoresBalls": {"RUN-LOOP-9", "RUN-LOOP-13"},
     "ExhaustedNone": {"RUN-MOCK-1"},
 }
 

@@ -164,6 +164,56 @@ Feature: Runner: the agent loop
       Then the loop ends without error
       And the runner was never called
 
+  Rule: A loop that ends without error says how many iterations it ran
+    The seed's loop prints its progress ("Progress: iteration 2/5 complete", "Reached max
+    iterations (5)"); ours answers the number. It is the number of times the runner was
+    called: a caller that stops at a maximum, or reports what a night's run did, reads it.
+    Level SHOULD.
+
+    @req:RUN-LOOP-13
+    Scenario: A loop that ends on COMPLETE says after how many iterations
+      Given a session "count-test" with 1 ball
+      And the runner is scripted with:
+        """json
+        [{"signal": "NONE"}, {"signal": "NONE"}, {"signal": "COMPLETE"}]
+        """
+      When the loop runs with at most 10 iterations
+      Then the runner was called 3 times
+      And the loop reports 3 iterations
+
+    @req:RUN-LOOP-13
+    Scenario: A loop that ends when every ball is complete says after how many iterations
+      Given a session "count-done" with 1 ball
+      And the runner is scripted with:
+        """json
+        [{"signal": "NONE"}, {"signal": "NONE", "complete_balls": ["test-count-done-1"]}]
+        """
+      When the loop runs with at most 10 iterations
+      Then the runner was called 2 times
+      And the loop reports 2 iterations
+
+    @req:RUN-LOOP-13
+    Scenario: A loop that reaches its maximum says so many iterations
+      Given a session "count-max" with 1 ball
+      And the runner is scripted with:
+        """json
+        [{"signal": "NONE"}, {"signal": "NONE"}, {"signal": "NONE"}]
+        """
+      When the loop runs with at most 2 iterations
+      Then the runner was called 2 times
+      And the loop reports 2 iterations
+
+    @req:RUN-LOOP-13
+    Scenario: A loop with nothing to do says it ran no iteration
+      Given a session "count-nothing" with 2 balls, all complete
+      And the runner is scripted with:
+        """json
+        [{"signal": "NONE"}]
+        """
+      When the loop runs with at most 5 iterations
+      Then the runner was never called
+      And the loop reports 0 iterations
+
   Rule: The runner gets the prompt and the options the loop was given
 
     @req:RUN-LOOP-5
@@ -221,7 +271,9 @@ Feature: Runner: the agent loop
     @req:RUN-LOOP-7
     Scenario: Without trust, the runner is not trusted
       Seed 004, TestAgentRun_TrustFlagPassedToRunner: "Without --trust ...
-      assert.False(t, mock.Calls[0].Options.Trust)".
+      assert.False(t, mock.Calls[0].Options.Trust)". As the seed's flag is left off, the loop
+      is told nothing about trust (the protocol's settings leave it out): not trusting is
+      the default, so a caller who forgets the setting gives no agent its permissions.
       Given a session "trust-test" with 1 ball
       And the runner is scripted with:
         """json

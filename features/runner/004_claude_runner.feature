@@ -93,6 +93,47 @@ Feature: Runner: one loop iteration as one run of the claude CLI
       Then the harness read the prompt on stdin
       And the prompt is not among the arguments
 
+  Rule: claude runs without the variable that says it is nested
+    Claude Code sets CLAUDECODE in the shell it runs commands in; a claude started with it
+    believes it runs nested in Claude Code. A loop started from inside a Claude Code session
+    (as a developer trying it would) must not hand it on, as the agent does not (AG-H11).
+    Level SHOULD (decision D-18).
+
+    @req:RUN-CMD-6
+    Scenario: An inherited CLAUDECODE does not reach claude
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      And the implementation inherited "CLAUDECODE"
+      When the Claude runner runs
+      Then the harness saw no "CLAUDECODE"
+
+  Rule: A model that cannot be one is refused before claude starts
+    The model goes on claude's command line after "--model". An empty one, or one that holds
+    a NUL, cannot be a model's name, and no process can be given a NUL; one that starts with
+    "-" is read by claude as an option (a model "--dangerously-skip-permissions" would lift
+    the permission prompts of an untrusted run). Refused at once, with an error that names
+    the model, the caller learns of its mistake where it made it (decision D-20, as for the
+    agent's settings, AG-C4). Level SHOULD.
+
+    @req:RUN-CMD-7
+    Scenario Outline: The runner given the model <model> refuses it, by name, and starts nothing
+      Given a fake claude on PATH that prints:
+        """
+        done
+        """
+      And the runner's model is <model>
+      When the Claude runner is asked to run
+      Then the run is refused with an error that names "model"
+      And the harness was never started
+
+      Examples:
+        | model                            |
+        | ""                               |
+        | "--dangerously-skip-permissions" |
+        | "claude-opus-4-1\u0000"          |
+
   Rule: The result carries the output, the exit code and the signal
 
     @req:RUN-OUT-1
@@ -142,22 +183,28 @@ Feature: Runner: one loop iteration as one run of the claude CLI
       And the run signal is "BLOCKED" with reason "npm not found"
 
     @req:RUN-OUT-3
-    Scenario: A run killed by a signal reports exit code -1 and the signal
+    Scenario Outline: A run killed by <signal> reports exit code -1 and the signal
       Seed 004 takes the exit code from Go's ExitError.ExitCode(), which is -1 for a process
       killed by a signal; we keep -1 and also name the signal, so the cause is not lost.
-      Level SHOULD.
+      SIGHUP, signal 1, is the one whose negative number is -1 itself (a closed terminal
+      sends it). Level SHOULD.
       Given a fake claude on PATH that prints:
         """
         partial work
         """
-      And it dies by SIGKILL
+      And it dies by <signal>
       When the Claude runner runs
       Then the run exit code is -1
-      And the run was killed by "SIGKILL"
+      And the run was killed by "<signal>"
       And the run output is:
         """
         partial work
         """
+
+      Examples:
+        | signal  |
+        | SIGKILL |
+        | SIGHUP  |
 
     @req:RUN-OUT-4
     Scenario: A run that outlives its per-iteration timeout is stopped and keeps its output
@@ -174,6 +221,24 @@ Feature: Runner: one loop iteration as one run of the claude CLI
       When the Claude runner runs
       Then the run was stopped by its timeout
       And the harness received SIGTERM
+      And the run output is:
+        """
+        thinking...
+        """
+
+    @req:RUN-OUT-4
+    Scenario: A run without a per-iteration timeout is not stopped
+      Seed 004: "if timeout > 0" the run gets a deadline; without one, none. A run that takes
+      its time is waited for and keeps its output (the reference's own upper line is a week).
+      Half a real second, whatever the run's time scale: a deadline that slipped in would
+      have to be shorter than that to show here.
+      Given a fake claude on PATH that prints:
+        """
+        thinking...
+        """
+      And it then runs for 0.5 real seconds
+      When the Claude runner runs
+      Then the run exit code is 0
       And the run output is:
         """
         thinking...

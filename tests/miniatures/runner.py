@@ -8,6 +8,7 @@ breaks.
 
 from __future__ import annotations
 
+import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -126,11 +127,14 @@ class Normalizing(SignalMiniature):
 
 
 class RunnerMiniature(InProcessDriver):
-    """The runner made by `runner`, its answer rewritten by `after`."""
+    """The runner made by `runner`, its answer rewritten by `after`; what it refuses, it
+    refuses as the reference's adapter does (an `error` answer)."""
 
-    def runner_run(self, prompt: str, options: dict[str, Any],
-                   env: dict[str, str]) -> dict[str, Any]:
-        request = {"prompt": prompt, "options": options, "env": env}
+    def __init__(self) -> None:
+        super().__init__()
+        self.adapter.handlers["runner.run"] = self.handle_run
+
+    def handle_run(self, request: dict[str, Any]) -> dict[str, Any]:
         return self.after(commands.runner_run(request, make_runner=self.runner))
 
     def runner(self, env: dict[str, str]) -> ClaudeRunner:
@@ -236,6 +240,43 @@ class TimeoutUnreported(RunnerMiniature):
         return {**answer, "timed_out": False} if "launch_failed" not in answer else answer
 
 
+class ForgetsSignalOne(RunnerMiniature):
+    """Names the signal that killed a run only when its negative number is below -1, so a
+    run ended by SIGHUP (signal 1) gets none (the reference's `code < 0` moved by one)."""
+
+    def after(self, answer: dict[str, Any]) -> dict[str, Any]:
+        return {**answer, "killed_by": None} if answer.get("killed_by") == "SIGHUP" else answer
+
+
+class _KeepsNesting(ClaudeRunner):
+    def _environment(self) -> dict[str, str]:
+        return {**os.environ, **(self.env or {})}
+
+
+class KeepsClaudecode(RunnerMiniature):
+    """Hands claude every inherited variable, CLAUDECODE too."""
+
+    def runner(self, env: dict[str, str]) -> ClaudeRunner:
+        return _KeepsNesting(env=env)
+
+
+class TakesAnyModel(RunnerMiniature):
+    """Puts whatever model it is given after --model: an empty one, one that is an option,
+    one with a NUL (which no process can be given: the start fails, not naming the model)."""
+
+    model: str | None = None
+
+    def handle_run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.model = request["options"].get("model")
+        options = {**request["options"], "model": None}
+        return super().handle_run({**request, "options": options})
+
+    def runner(self, env: dict[str, str]) -> ClaudeRunner:
+        model = self.model
+        return _ArgvRunner(env, lambda argv, options: argv if model is None
+                           else [*argv, "--model", model])
+
+
 class MissingIsEmptySuccess(RunnerMiniature):
     """Reports a claude that cannot start as an empty, successful run (as seed 004's Go)."""
 
@@ -252,8 +293,9 @@ class MissingIsEmptySuccess(RunnerMiniature):
 def broken_loop(defect: str) -> Callable[..., LoopResult]:
     """The seed's loop, with one `defect`."""
 
-    def loop(session: Session, runner: Any, max_iterations: int, trust: bool = False,
+    def loop(session: Session, runner: Any, max_iterations: int, trust: bool | None = None,
              timeout: float | None = None) -> LoopResult:
+        trust = (defect == "trusts-by-default") if trust is None else trust
         if defect != "runs-empty" and all_balls_complete(session):
             return LoopResult("nothing_to_do", 0)
         options = RunOptions(trust=trust and defect != "drops-trust",
@@ -309,6 +351,22 @@ class DropsTrust(LoopMiniature):
     """Never passes trust on to the runner."""
 
     defect = "drops-trust"
+
+
+class TrustsByDefault(LoopMiniature):
+    """Trusts the runner when it is told nothing about trust."""
+
+    defect = "trusts-by-default"
+
+
+class CountsOneMore(LoopMiniature):
+    """Says it ran one iteration more than it called the runner (its count starts at one)."""
+
+    def loop_run(self, session: dict[str, Any], script: list[dict[str, Any]],
+                 settings: dict[str, Any]) -> dict[str, Any]:
+        answer = super().loop_run(session, script, settings)
+        iterations = answer["iterations"]
+        return answer if iterations is None else {**answer, "iterations": iterations + 1}
 
 
 class DropsTimeout(LoopMiniature):
