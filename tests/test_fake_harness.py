@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
@@ -30,6 +31,26 @@ def test_repeat_writes_count_lines_cycling_through_its_lines(tmp_path: Path) -> 
     lines, _ = play(tmp_path, script)
     assert len(lines) == 70_001
     assert [json.loads(line)["n"] for line in lines[:4] + lines[-2:]] == [1, 2, 3, 1, 1, 2]
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGTERM", "SIGKILL"])
+def test_a_harness_told_to_die_by_a_signal_dies_by_it_whatever_it_inherited(
+        tmp_path: Path, name: str) -> None:
+    """Started under `nohup` (SIGHUP ignored, as a CI job's shell may leave it) or with the
+    signal blocked, the harness still dies by it: RUN-OUT-3's SIGHUP row failed in a flake
+    hunt started with nohup."""
+    sig = getattr(signal, name)
+    install(tmp_path / "bin", tmp_path / "script.json", tmp_path / "record.jsonl")
+    write_script(tmp_path / "script.json", Script("claude", read_stdin=False).add("die", name))
+
+    def inherited() -> None:  # in the child, before exec: what nohup and a blocked mask leave
+        if sig is not signal.SIGKILL:
+            signal.signal(sig, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_BLOCK, [sig])
+
+    done = subprocess.run([str(tmp_path / "bin" / "claude")], capture_output=True, timeout=30,
+                          check=False, preexec_fn=inherited)
+    assert done.returncode == -sig, done.stderr[-500:]
 
 
 def test_a_harness_started_after_its_scenario_ended_plays_nothing_and_notes_itself(

@@ -314,8 +314,14 @@ class Harness:
         self.term_mode = mode
 
     def op_die(self, name: str) -> None:
+        """Die by the signal `name`, whatever this process inherited: a harness started under
+        `nohup` (SIGHUP ignored), or with the signal blocked, would otherwise live on."""
         sys.stdout.flush()
-        os.kill(os.getpid(), getattr(signal, name))
+        sig = getattr(signal, name)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # no process can catch or block those
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        os.kill(os.getpid(), sig)
         time.sleep(10)
 
     def op_spawn_holder(self, seconds: float) -> None:
