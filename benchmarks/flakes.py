@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from agent_tck.kit.paths import ROOT
 
@@ -86,12 +88,25 @@ def one_run(command: list[str], commit: str | None, log: Path) -> Run:
             subprocess.run(["git", "checkout", "-q", commit], cwd=cwd, check=True)
         started = time.monotonic()
         with log.open("w") as out:
-            done = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+            code = run_group(command, cwd, out)
         seconds = time.monotonic() - started
         ran = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, text=True,
                              capture_output=True, check=False).stdout.strip()
-    return Run(done.returncode, seconds, os.getloadavg()[0], ran, failures(log.read_text()))
+    return Run(code, seconds, os.getloadavg()[0], ran, failures(log.read_text()))
+
+
+def run_group(command: list[str], cwd: Path, out: IO[str]) -> int:
+    """`command`'s exit code. It runs in a process group of its own, which is killed when it
+    ends or when the hunt is stopped: nothing it started outlives its run."""
+    proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"},
+                            start_new_session=True)
+    try:
+        return proc.wait()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def table(runs: list[Run], command: list[str], load: int) -> str:
@@ -138,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
     logs.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []
+    signal.signal(signal.SIGTERM, _stop)
     with cpu_load(args.load):
         for i in range(1, args.runs + 1):
             run = one_run(args.command, commit, logs / f"run-{i}.log")
@@ -150,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(text)
     print(f"each run's output: {logs}")
     return 1 if any(run.code for run in runs) else 0
+
+
+def _stop(signum: int, _: object) -> None:
+    """SIGTERM ends the hunt as Ctrl-C does: the run and the load are stopped on the way out."""
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,3 +77,62 @@ def test_a_commit_the_hunt_cannot_use_is_refused_by_name(
     with pytest.raises(SystemExit) as ended:
         flakes.main([*argv, "--runs", "1", "--", "true"])
     assert said in f"{ended.value.code} {capsys.readouterr().err}"
+
+
+
+def _leaves_a_child(pidfile: Path, wait: bool) -> list[str]:
+    """A command that starts a `sleep` in its own process group and notes its pid."""
+    return ["sh", "-c", f'sleep 60 & echo $! > {pidfile}' + ("; wait" if wait else "")]
+
+
+def _left(pidfile: Path) -> int:
+    deadline = time.monotonic() + 30
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < deadline, "the command never started its child"
+        time.sleep(0.05)
+    return int(pidfile.read_text())
+
+
+def test_what_a_run_started_is_gone_when_the_run_ends(tmp_path: Path) -> None:
+    pidfile = tmp_path / "left.pid"
+    with (tmp_path / "log").open("w") as out:  # the command exits, its child would live on
+        assert flakes.run_group(_leaves_a_child(pidfile, wait=False), tmp_path, out) == 0
+    assert _gone(_left(pidfile))
+
+
+def test_a_stopped_hunt_stops_its_run_and_its_load(tmp_path: Path) -> None:
+    pidfile = tmp_path / "left.pid"
+    hunt = subprocess.Popen([sys.executable, "-m", "benchmarks.flakes", "--runs", "1",
+                             "--load", "1", "--logs", str(tmp_path / "logs"), "--",
+                             *_leaves_a_child(pidfile, wait=True)],
+                            cwd=flakes.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started: list[int] = []
+    try:
+        child = _left(pidfile)
+        load = [p for p in _children(hunt.pid) if p != child]
+        started = [child, *load]
+        hunt.send_signal(signal.SIGTERM)
+        assert hunt.wait(timeout=30) == 128 + signal.SIGTERM
+        assert all(_gone(p) for p in started)
+        assert load, "the hunt started no load"
+    finally:
+        hunt.kill()
+        hunt.wait()
+        for pid in started:  # what a broken hunt left behind, killed by the pids it noted
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` is gone within a few seconds (a killed process takes a moment)."""
+    deadline = time.monotonic() + 5
+    while process_state(pid) not in (None, "Z"):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _children(pid: int) -> list[int]:
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(p) for p in found]
