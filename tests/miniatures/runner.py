@@ -264,17 +264,11 @@ class TakesAnyModel(RunnerMiniature):
     """Puts whatever model it is given after --model: an empty one, one that is an option,
     one with a NUL (which no process can be given: the start fails, not naming the model)."""
 
-    model: str | None = None
-
     def handle_run(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.model = request["options"].get("model")
-        options = {**request["options"], "model": None}
-        return super().handle_run({**request, "options": options})
-
-    def runner(self, env: dict[str, str]) -> ClaudeRunner:
-        model = self.model
-        return _ArgvRunner(env, lambda argv, options: argv if model is None
-                           else [*argv, "--model", model])
+        model = request["options"].get("model")
+        unchecked = {**request, "options": {**request["options"], "model": None}}
+        return commands.runner_run(unchecked, make_runner=lambda env: _ArgvRunner(
+            env, lambda argv, options: argv if model is None else [*argv, "--model", model]))
 
 
 class MissingIsEmptySuccess(RunnerMiniature):
