@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tck.reference.backends import Backend, RunOptions, get_backend
+from agent_tck.reference.backends.claude import NESTING_VARIABLES
 from agent_tck.reference.events import Event
 from agent_tck.reference.exceptions import ConfigError, LaunchError
 from agent_tck.reference.limits import seconds
@@ -31,8 +32,6 @@ log = logging.getLogger(__name__)
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
-# Inherited from a parent Claude Code session, this makes `claude` believe it runs nested.
-NESTING_VARIABLES = ("CLAUDECODE",)
 # How the CLI authenticates (decisions D-21, D-22): "login", its own login (every API-key
 # variable of the backend withheld); "api-key", a key it must be given; "probe", found out when
 # the agent is created, by one short run of the CLI on its login (the login when that run's

@@ -16,6 +16,9 @@ from agent_tck.reference.events import Event
 # What makes the CLI act without asking (`serve` refuses it beyond loopback).
 BYPASS_FLAGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions")
 BYPASS_MODES = {"--permission-mode": "bypassPermissions"}
+# Inherited from a parent Claude Code session, these make `claude` believe it runs nested: the
+# agent (AG-H11) and the loop's runner (RUN-CMD-6) never pass them on.
+NESTING_VARIABLES = ("CLAUDECODE",)
 
 class ClaudeBackend:
     """Builds the `claude` command line and reads its stream-json output."""

@@ -14,6 +14,7 @@ import os
 import signal
 from collections.abc import Mapping
 
+from agent_tck.reference.backends.claude import NESTING_VARIABLES
 from agent_tck.reference.runner.base import RunOptions, RunResult
 from agent_tck.reference.runner.signals import parse_signal
 from agent_tck.reference.supervisor import Outcome, resolve, run_process
@@ -22,8 +23,6 @@ AUTONOMOUS_SYSTEM_PROMPT = """CRITICAL: You are an autonomous agent.
 DO NOT ask questions. DO NOT summarize. DO NOT wait for confirmation.
 START WORKING IMMEDIATELY. Execute the workflow in prompt.md without any preamble."""
 
-# A `claude` started from inside a Claude Code session believes it runs nested.
-NESTING_VARIABLES = ("CLAUDECODE",)
 NO_DEADLINE = 7 * 24 * 3600.0
 DEFAULT_GRACE = 5.0
 
