@@ -557,6 +557,38 @@ def agent_stripping_env(world: AgentWorld, backend: str, name: str) -> None:
     world.settings.setdefault("strip_env", []).append(name)
 
 
+@given(parsers.parse('an agent for the "{backend}" backend whose working directory does not exist'))
+def agent_in_missing_directory(world: AgentWorld, backend: str) -> None:
+    agent_with_backend(world, backend)
+    world.settings["working_dir"] = str(world.root / "never-made")
+
+
+@given(parsers.parse('the agent strips "{name}" too'))
+def agent_strips_too(world: AgentWorld, name: str) -> None:
+    world.settings.setdefault("strip_env", []).append(name)
+
+
+@when(parsers.parse('the agent, once created, answers "{message}"'))
+def agent_answers_if_created(world: AgentWorld, message: str) -> None:
+    """A refusal at creation is one of the answers the scenario accepts: then nothing is asked."""
+    create_or_refuse(world)
+    if world.refusal is None:
+        world.request(message)
+
+
+@then("the creation was refused, or the request failed, with an error that names the missing "
+      "directory")
+def refused_naming_directory(world: AgentWorld) -> None:
+    missing = str(world.settings["working_dir"])
+    if world.refusal is not None:
+        said = world.refusal
+    else:
+        response = world.result.response if world.result is not None else {}
+        assert response.get("status") != 0, f"the request succeeded: {response}"
+        said = str(response.get("error"))
+    assert missing in said, f"the error does not name {missing}: {said[-300:]!r}"
+
+
 @when(parsers.parse('the agent answers "{message}"'))
 def agent_answers(world: AgentWorld, message: str) -> None:
     world.request(message)
@@ -808,22 +840,23 @@ def created_for_backend(world: AgentWorld, backend: str) -> None:
 def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
     """`value` is JSON, as the adapter protocol carries it: -1, 0, ["KEY="]. The env given
     joins the scenario's own (its PATH finds the fake harness)."""
-    if setting == "env":
-        world.env.update(json.loads(value))
+    given = json.loads(value)
+    if setting == "env" and isinstance(given, dict):
+        world.env.update(given)  # joined by the scenario's PATH
     else:
-        world.settings[setting] = json.loads(value)
-    try:
-        create_or_refuse(world)
-    except Unsendable as exc:
-        not_applicable(f"the driver's protocol cannot carry {setting} {value}: {exc}")
+        world.settings[setting] = given
+    create_or_refuse(world, f"{setting} {value}")
 
 
-def create_or_refuse(world: AgentWorld) -> None:
-    """The agent created, or the implementation's words refusing it in `world.refusal`."""
+def create_or_refuse(world: AgentWorld, what: str = "the settings") -> None:
+    """The agent created, or the implementation's words refusing it in `world.refusal`; not
+    applicable when the driver's protocol cannot carry `what` the scenario asks for."""
     try:
         world.ensure_agent()
     except Refused as exc:
         world.refusal = exc.answer
+    except Unsendable as exc:
+        not_applicable(f"the driver's protocol cannot carry {what}: {exc}")
 
 
 @then(parsers.parse('the creation is refused with an error that names "{name}"'))

@@ -17,7 +17,7 @@ from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
-from agent_tck.steps.agent_steps import agent_with_running_timeout
+from agent_tck.steps.agent_steps import agent_with_running_timeout, creation_refused
 from agent_tck.steps.world import AgentWorld
 
 
@@ -415,6 +415,15 @@ def harness_saw_inherited(world: AgentWorld, name: str) -> None:
 @then(parsers.parse('the harness saw "{name}" set to "{value}"'))
 def harness_saw_value(world: AgentWorld, name: str, value: str) -> None:
     assert _harness_env(world).get(name) == value, f"{name} = {_harness_env(world).get(name)!r}"
+
+
+@then(parsers.parse('the creation was refused with an error that names "{name}", or the harness '
+                    'saw "{variable}" set to "{value}"'))
+def refused_naming_or_set(world: AgentWorld, name: str, variable: str, value: str) -> None:
+    if world.refusal is not None:
+        creation_refused(world, name)
+    else:
+        harness_saw_value(world, variable, value)
 
 
 @given(parsers.parse(

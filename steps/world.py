@@ -55,10 +55,10 @@ class AgentWorld(World):
 
     def ensure_agent(self) -> str:
         if self.agent is None:
-            settings = {
+            settings = {  # an env in `settings` is one of the wrong kind, given as it is
                 "backend": self.backend,
-                **self.settings,
                 "env": {**self.env, "PATH": self.path_override or self.rig.path()},
+                **self.settings,
             }
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent

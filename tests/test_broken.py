@@ -75,6 +75,8 @@ CASES = {
     "ReadsDeadlinesAsNumbers": {"AG-C2"},
     "StripsOnlyWhatItCan": {"AG-C3"},
     "ReadsSettingsAsText": {"AG-C4"},
+    "LooksForItsDirectoryLate": {"AG-C5"},
+    "DropsWhatItSetsAndStrips": {"AG-C6"},
     "WritesThePromptBlocking": {"AG-H21"},
     "ReadsTheFirstValueOfALine": {"AG-H22"},
     "StopsWhenOnePipeCloses": {"AG-H23"},

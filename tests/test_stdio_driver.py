@@ -190,8 +190,9 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     # request, do not apply; TR-9 checks resuming by conversation over DDS.
     # A served agent's monitors and code are its own: the suite cannot hand it a monitor that
     # fails (AG-L1) nor make it fail inside (AG-L2). A command line and an environment carry
-    # text without NUL: a setting of the wrong kind cannot reach a served agent (AG-C4).
-    for rid in ("AG-H19", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4"):
+    # text without NUL: a setting of the wrong kind cannot reach a served agent (AG-C4). A
+    # served agent's env is the environment it inherits, so it cannot also strip it (AG-C6).
+    for rid in ("AG-H19", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
     assert over_dds == in_process

@@ -70,13 +70,14 @@ Feature: Creating an agent: what it cannot work with is refused, by name
 
 
   Rule: A setting of the wrong kind is refused at creation, by name
-    A model, a command and a working directory are text; strip_env is a list of names; an
-    environment value is text without a NUL (no process environment can hold one). A caller
-    that passes a number, a single name where a list belongs, or a value read from a binary
+    A model, a command and a working directory are text; env maps names to values;
+    strip_env is a list of names; an environment value is text without a NUL (no process
+    environment can hold one). A caller that passes a number, a single name where a list
+    belongs, a list of "NAME=value" lines where a map belongs, or a value read from a binary
     file has made a mistake the agent can see: taken anyway, the model 5 reaches the CLI as
     "5", a single name is read letter by letter as names to strip (and the key it named is
-    handed on), and a NUL makes every request fail at the start of its CLI, far from the
-    setting. Refused at once, with an error that names the setting, the caller learns where its
+    handed on), the lines set nothing, and a NUL makes every request fail at the start of its
+    CLI, far from the setting. Refused at once, with an error that names the setting, the caller learns where its
     mistake is (docs/decisions.md, D-20). A variable's name in env is a name as in strip_env
     (not empty, no "="): `CLI_MODE=` sets nothing the CLI would read. The adapter protocol's
     schema and a DDS command line cannot carry most of these values: there those examples are
@@ -97,3 +98,43 @@ Feature: Creating an agent: what it cannot work with is refused, by name
         | env         | {"CLI_MODE": 5}        |
         | env         | {"CLI_MODE": "a\u0000b"} |
         | env         | {"CLI_MODE=": "fast"}  |
+        | env         | ["CLI_MODE=fast"]      |
+
+  Rule: A working directory that does not exist is named, and no CLI runs elsewhere
+    Every request runs its CLI in the working directory the agent was given. One that does not
+    exist (a typo, a checkout not made yet) cannot be used: a wrapper that lets the operating
+    system find out at the CLI's start reports "cannot start claude", and the caller looks for
+    a missing CLI that is there; one that falls back to its own directory runs the CLI, and
+    its tools, on files the caller never pointed it at. Whether the agent refuses the
+    directory when it is created (as the reference does) or fails each request is the
+    implementation's choice: the decision leaves it open (docs/decisions.md, D-20), since a
+    directory may be made between the two. What it says names the directory, and no CLI is
+    started.
+
+    @req:AG-C5
+    Scenario: An agent given a working directory that does not exist names it, and starts no CLI
+      Given an agent for the "claude" backend whose working directory does not exist
+      When the agent, once created, answers "Hello"
+      Then the creation was refused, or the request failed, with an error that names the missing directory
+      And the harness was never started
+
+  Rule: A variable both set and stripped is never silently lost
+    `env` sets variables for the CLI and `strip_env` removes inherited ones. Named in both,
+    a variable is a contradiction the caller may not see: a wrapper that sets first and
+    strips after hands the CLI neither value, and the setting the caller wrote is lost without
+    a word. The agent either refuses to be created, with an error that names the variable (the
+    reference: it cannot know which the caller meant), or gives the CLI the value `env` sets
+    (stripping the inherited one is then what setting it does); it never drops it
+    (docs/decisions.md, D-20).
+
+    @req:AG-C6
+    Scenario Outline: An agent asked to set and strip <name> refuses by name, or sets it
+      Given an agent for the "<backend>" backend that sets "<name>" to "fast"
+      And the agent strips "<name>" too
+      When the agent, once created, answers "Hello"
+      Then the creation was refused with an error that names "<name>", or the harness saw "<name>" set to "fast"
+
+      Examples:
+        | backend | name           |
+        | claude  | AGENT_TCK_MODE |
+        | codex   | AGENT_TCK_MODE |

@@ -311,6 +311,10 @@ class DdsDriver(ProtocolDriver):
     def _start(self, name: str, settings: dict[str, Any]) -> Served:
         argv = [*self.serve, "--name", name, "--domain", str(self.domain),
                 "--dds-config", str(self.config)]
+        env_and_strip = _set_and_stripped(settings)
+        if env_and_strip:
+            raise Unsendable(f"a served agent's env is the environment it inherits, which "
+                             f"strip_env removes from: {', '.join(env_and_strip)} cannot be both")
         for key, value in settings.items():
             if value is None:
                 continue
@@ -370,6 +374,14 @@ class DdsDriver(ProtocolDriver):
     def _make_room(self) -> None:
         while len(self.served) >= MAX_LIVE:
             self.agent_stop(next(iter(self.served)))
+
+
+def _set_and_stripped(settings: dict[str, Any]) -> list[str]:
+    """The variables `settings` both sets in env and names in strip_env."""
+    env, strip = settings.get("env"), settings.get("strip_env")
+    if not isinstance(env, dict) or not isinstance(strip, list | tuple):
+        return []
+    return sorted(name for name in env if name in strip)
 
 
 def _uncarried(key: str, value: Any) -> str | None:

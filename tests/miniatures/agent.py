@@ -387,11 +387,37 @@ class ReadsSettingsAsText(_Creates):
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         texts = {k: str(v) for k, v in settings.items()
                  if k in ("model", "command", "working_dir") and v is not None}
-        env = {k: str(v) for k, v in (settings.get("env") or {}).items()}
+        given = settings.get("env")
+        env = {k: str(v) for k, v in given.items()} if isinstance(given, dict) else {}
         strip = settings.get("strip_env") or []
         names = strip if isinstance(strip, list | tuple) else [strip]
         return super().make_agent(
             {**settings, **texts, "env": env, "strip_env": [str(n) for n in names]}, listeners)
+
+
+class LooksForItsDirectoryLate(_Creates):
+    """Takes a working directory that does not exist and leaves it to the CLI's start (the
+    reference with its check deleted, as a mutant had it): "cannot start claude", not a word of
+    the directory."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        wanted = settings.get("working_dir")
+        if not isinstance(wanted, str) or os.path.isdir(wanted):
+            return super().make_agent(settings, listeners)
+        agent = super().make_agent({**settings, "working_dir": None}, listeners)
+        object.__setattr__(agent.config, "working_dir", wanted)
+        return agent
+
+
+class DropsWhatItSetsAndStrips(_Creates):
+    """Sets env, then strips what strip_env names: a variable named in both reaches the CLI
+    with neither value (the reference with its check deleted, as a mutant had it)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        env, strip = settings.get("env"), settings.get("strip_env")
+        if isinstance(env, dict) and isinstance(strip, list | tuple):  # else refused as before
+            settings = {**settings, "env": {k: v for k, v in env.items() if k not in strip}}
+        return super().make_agent(settings, listeners)
 
 
 class SaysEveryRequestCompleted(_Creates):
