@@ -156,6 +156,9 @@ def spawn(
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
+        if cwd is not None and not os.path.isdir(cwd):  # gone since the agent was created
+            raise LaunchError(f"cannot start {argv[0]!r}: its working directory {cwd!r} does "
+                              "not exist") from exc
         raise launch_error(argv[0], exc.errno) from exc
     finally:
         if reaped:

@@ -563,6 +563,17 @@ def agent_in_missing_directory(world: AgentWorld, backend: str) -> None:
     world.settings["working_dir"] = str(world.root / "never-made")
 
 
+@given(parsers.parse('an agent for the "{backend}" backend whose working directory is removed '
+                      'once it is created'))
+def agent_losing_working_dir(world: AgentWorld, backend: str) -> None:
+    agent_with_backend(world, backend)
+    directory = world.root / "made-then-removed"
+    directory.mkdir(parents=True)
+    world.settings["working_dir"] = str(directory)
+    create_or_refuse(world)
+    directory.rmdir()
+
+
 @given(parsers.parse('the agent strips "{name}" too'))
 def agent_strips_too(world: AgentWorld, name: str) -> None:
     world.settings.setdefault("strip_env", []).append(name)

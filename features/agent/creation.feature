@@ -118,6 +118,13 @@ Feature: Creating an agent: what it cannot work with is refused, by name
       Then the creation was refused, or the request failed, with an error that names the missing directory
       And the harness was never started
 
+    @req:AG-C5
+    Scenario: A working directory removed after the agent was created is named when a request comes
+      Given an agent for the "claude" backend whose working directory is removed once it is created
+      When the agent, once created, answers "Hello"
+      Then the creation was refused, or the request failed, with an error that names the missing directory
+      And the harness was never started
+
   Rule: A variable both set and stripped is never silently lost
     `env` sets variables for the CLI and `strip_env` removes inherited ones. Named in both,
     a variable is a contradiction the caller may not see: a wrapper that sets first and

@@ -6,6 +6,7 @@ runs the suite against each one and checks it fails exactly the requirements its
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -395,18 +396,26 @@ class ReadsSettingsAsText(_Creates):
             {**settings, **texts, "env": env, "strip_env": [str(n) for n in names]}, listeners)
 
 
-class LooksForItsDirectoryLate(_Creates):
-    """Takes a working directory that does not exist and leaves it to the CLI's start (the
-    reference with its check deleted, as a mutant had it): "cannot start claude", not a word of
-    the directory."""
+class BlamesTheCliForItsDirectory(_Creates):
+    """Takes a working directory that does not exist and leaves it to the CLI's start, whose
+    failure it reports as the operating system gives it: "cannot start claude", not a word of
+    the directory (the reference with its checks deleted, as a mutant had it)."""
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         wanted = settings.get("working_dir")
         if not isinstance(wanted, str) or os.path.isdir(wanted):
-            return super().make_agent(settings, listeners)
-        agent = super().make_agent({**settings, "working_dir": None}, listeners)
-        object.__setattr__(agent.config, "working_dir", wanted)
+            agent = super().make_agent(settings, listeners)
+        else:
+            agent = super().make_agent({**settings, "working_dir": None}, listeners)
+            object.__setattr__(agent.config, "working_dir", wanted)
+        agent.run_process = self._run_process
         return agent
+
+    @staticmethod
+    def _run_process(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
+        if kw["cwd"] is not None and not os.path.isdir(kw["cwd"]):
+            raise launch_error(argv[0], errno.ENOENT)
+        return run_process(argv, stdin, on_line, **kw)
 
 
 class DropsWhatItSetsAndStrips(_Creates):
