@@ -7,9 +7,10 @@ while the suite is collected (imports, module constants, default arguments) belo
 scenario: their mutants get the whole component.
 
 Processes a scenario starts are measured too: the reaper (started per request, so its context
-is exact) and served DDS agents (which take the context of the scenario that started them; one
-kept for a later scenario is credited to the first). Their lines go to `spawned`, which the
-planner treats as an approximation.
+is exact; it saves what it ran before it ends by a signal: `mutation.coverreaper`) and served
+DDS agents (which take the context of the scenario that started them; one kept for a later
+scenario is credited to the first). Their lines go to `spawned`, which the planner treats as an
+approximation.
 
 `python -m mutation.scenarios COMPONENT OUT.json` writes `{"passed": bool, "files": {...},
 "spawned": {...}}`, each `{"reference/agent.py": {"120": ["test_x", ...]}}`; the run must be
@@ -33,6 +34,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
 AT_COLLECTION = ""  # the context of lines run outside any scenario
+COVER_REAPER = Path(__file__).with_name("coverreaper.py")
 
 
 SCENARIO = "AGENT_TCK_SCENARIO"  # the context of the processes a scenario starts
@@ -61,10 +63,10 @@ class Contexts:
         self.cov.switch_context(name)
         os.environ[SCENARIO] = name
         # The reaper gets the CLI's environment (often a configured one) and runs isolated:
-        # started through coverage with the context on its command line instead.
+        # started under coverage with the context on its command line instead, saving what it
+        # ran before it ends by a signal (mutation.coverreaper).
         supervisor.REAPER = (  # type: ignore[assignment]  # a longer command line
-            sys.executable, "-m", "coverage", "run", f"--rcfile={self.rcfile}",
-            f"--context={name}", reaper.__file__)
+            sys.executable, str(COVER_REAPER), str(self.rcfile), name, reaper.__file__)
         yield
         self.cov.switch_context(AT_COLLECTION)
         os.environ[SCENARIO] = AT_COLLECTION

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("cosmic_ray")
 
+import coverage
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, kit, operators, report, session
+from mutation import equivalents, kit, operators, report, scenarios, session
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
@@ -164,6 +166,25 @@ def test_a_served_agents_line_is_judged_again_whole_when_it_survives(planner: Pl
 def test_a_line_no_scenario_runs_is_not_judged(planner: Planner) -> None:
     assert planner.plan(_spec("reference/a.py", 7)).tries == ()
     assert planner.components("reference/nowhere.py") == ()
+
+
+@pytest.mark.parametrize("ending", ["os.kill(os.getpid(), signal.SIGTERM)", "os._exit(3)",
+                                    "raise SystemExit(0)"])
+def test_a_reaper_that_ends_by_a_signal_keeps_its_lines_in_the_map(tmp_path: Path,
+                                                                  ending: str) -> None:
+    """The reaper re-raises the signal that killed its CLI: `coverage run` saved nothing then."""
+    script = tmp_path / "reaper.py"
+    script.write_text(f"import os, signal, sys\nassert sys.argv[1:] == ['7', 'cli']\n{ending}\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    rcfile = tmp_path / "spawned.rc"
+    rcfile.write_text(scenarios.SPAWNED_RC.format(source=tmp_path, data=data / "spawned"))
+    subprocess.run([sys.executable, str(scenarios.COVER_REAPER), str(rcfile), "test_timeout",
+                    str(script), "7", "cli"], check=False, timeout=60)
+    combined = coverage.Coverage(config_file=str(rcfile))
+    combined.combine([str(data)])
+    lines = combined.get_data().contexts_by_lineno(str(script))
+    assert lines.get(3) == ["test_timeout"], lines
 
 
 def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
