@@ -262,6 +262,15 @@ def outcome_for(pipeline: PipelineWorld, outcome: str, agent: str, words: str) -
     assert words in run["message"], f"message: {run['message']!r}"
 
 
+@then(parsers.parse('the pipeline stops with an error of the "{agent}"'))
+def stops_with_error_of(pipeline: PipelineWorld, agent: str) -> None:
+    """Its wording is the implementation's own: it must say something."""
+    run = pipeline.outcome
+    _outcome_is(run, "error")
+    assert run["failed_agent"] == agent, f"failed agent: {run['failed_agent']!r}"
+    assert str(run["message"] or "").strip(), "the error says nothing"
+
+
 @then(parsers.parse('the outcome is "{outcome}", with the reason "{reason}"'))
 def outcome_with_reason(pipeline: PipelineWorld, outcome: str, reason: str) -> None:
     _outcome_is(pipeline.outcome, outcome)

@@ -176,6 +176,47 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect"
       And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
 
+  Rule: An answer outside the seed's envelope stops the pipeline, as an error would (ours)
+    The seed gives every answer one envelope: `status: success | error | skip`, the
+    discovery-agent's `success | stop | error`, with an `error` message when it fails and a
+    `skip_reason` when it skips. An answer that is not YAML, names a status the agent cannot
+    give, or leaves out the field its status needs says nothing the next agent can rely on:
+    the pipeline stops there, as it does on `status: error`, with an error that names the
+    agent; nothing after it runs, and its marker is not written (decision D-14). Taken as a
+    success, a half-written answer would let the agents after it build on nothing. Found by
+    mutation testing (docs/mutation.md): no scenario gave such an answer.
+
+    @req:PL-4.14
+    Scenario Outline: The test-architect answers <what>: the pipeline stops with an error of the test-architect
+      Given the "test-architect" answers:
+        """yaml
+        <answer>
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the pipeline stops with an error of the "test-architect"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
+
+      Examples:
+        | what                                  | answer                              |
+        | a status the seed does not have       | status: done                        |
+        | the discovery-agent's stop            | {status: stop, reason: "red zone"}  |
+        | an error without its message          | status: error                       |
+        | a skip without its reason             | status: skip                        |
+        | something that is not YAML            | {status: [success                   |
+        | a list instead of a map               | [status, success]                   |
+
+    @req:PL-4.14
+    Scenario: The discovery-agent answers skip, which it cannot: nothing after it runs
+      Given the "discovery-agent" answers:
+        """yaml
+        status: skip
+        skip_reason: "nothing to discover"
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the pipeline stops with an error of the "discovery-agent"
+      And the agents ran one at a time, in this order: "discovery-agent"
+
   Rule: Skip is success
     "Agent MAY skip work if prerequisites met but work unnecessary ... Skip = success. Next
     agent runs." (seed 002, Skip Scenario)
