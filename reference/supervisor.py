@@ -156,10 +156,7 @@ def spawn(
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
-        if cwd is not None and not os.path.isdir(cwd):  # gone since the agent was created
-            raise LaunchError(f"cannot start {argv[0]!r}: its working directory {cwd!r} does "
-                              "not exist") from exc
-        raise launch_error(argv[0], exc.errno) from exc
+        raise launch_error(argv[0], exc.errno, cwd) from exc
     finally:
         if reaped:
             os.close(told)
@@ -177,11 +174,14 @@ def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
         raise launch_error(command, int(failure))
 
 
-def launch_error(command: str, code: int | None) -> LaunchError:
-    """Why `command` could not be executed. ENOENT for a file that is there means its `#!`
-    interpreter is missing (a script of a deleted virtualenv): said so, and named."""
+def launch_error(command: str, code: int | None, cwd: str | None = None) -> LaunchError:
+    """Why `command` could not be executed in `cwd`. ENOENT for a file that is there means its
+    `#!` interpreter is missing (a script of a deleted virtualenv), or the working directory is
+    (removed since the agent was created): said so, and named."""
     why = os.strerror(code) if code else "unknown error"
-    if code == errno.ENOENT and os.path.isfile(command):
+    if cwd is not None and not os.path.isdir(cwd):
+        why = f"its working directory {cwd!r} does not exist"
+    elif code == errno.ENOENT and os.path.isfile(command):
         with contextlib.suppress(OSError), open(command, "rb") as script:
             first = script.readline(4096)
             words = first[2:].split() if first.startswith(b"#!") else []

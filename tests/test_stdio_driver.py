@@ -162,7 +162,7 @@ def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
 
 
 def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
-    assert failing(fake("broken:IgnoresWorkingDir", "none"), ["agent"]) == {"RP-5.1"}
+    assert failing(fake("broken:IgnoresWorkingDir", "none"), ["agent"]) == {"RP-5.1", "AG-C5"}
 
 
 def test_the_protocol_page_documents_every_command() -> None:

@@ -151,10 +151,13 @@ def test_a_process_that_left_the_group_is_killed(
 HIDE = """
 import os, subprocess, sys
 # A process that hides every way it can: a session of its own, an empty environment (no run
-# id), and a parent that exits at once, so it is nobody's child but the reaper's.
+# id), and a parent that exits as soon as it has printed its pid, so it is nobody's child but
+# the reaper's. (Had the parent exited at once, the CLI could end, and the reaper kill it, before
+# a loaded machine let it print: the test had no pid to look for.)
 hide = ("import os, time\\n"
-        "if os.fork(): os._exit(0)\\n"
-        "print(os.getpid(), flush=True); time.sleep(60)")
+        "r, w = os.pipe()\\n"
+        "if os.fork(): os.close(w); os.read(r, 1); os._exit(0)\\n"
+        "print(os.getpid(), flush=True); os.write(w, b'x'); time.sleep(60)")
 subprocess.run([sys.executable, "-c", hide], env={}, start_new_session=True)
 """
 
