@@ -1,13 +1,16 @@
-"""The reaper under coverage, for the scenario maps: `python coverreaper.py RCFILE CONTEXT
+"""The reaper under coverage, for the scenario maps: `python -I coverreaper.py RCFILE CONTEXT
 REAPER_FILE REAPER_ARGS...`.
 
-`coverage run` saves what a process ran when it exits, and `patch = _exit` when it calls
-`os._exit`; a process that ends by a signal saves nothing. The reaper ends that way on
-purpose: when the CLI was killed by a signal, it kills itself with the same one, so that its
-own parent sees the CLI's end. Under `coverage run` every scenario whose CLI was killed (the
-timeouts, a CLI killed by SIGKILL) lost the whole of its reaper's lines, and a mutant of the
-reaper's signal relay was judged by the scenarios that never relay one. Here the data is saved
-before the reaper signals itself, and before it calls `os._exit`.
+A process that ends by a signal saves no coverage. The reaper ends that way on purpose: when
+the CLI was killed by a signal, `reaper.exit_as` kills the reaper with the same one (by
+`os.kill` of its own pid), so that its own parent sees the CLI's end. Under `coverage run`
+every scenario whose CLI was killed (the timeouts, a CLI killed by SIGKILL) lost the whole of
+its reaper's lines, and a mutant of the reaper's signal relay was judged by the scenarios that
+never relay one. Here what the reaper ran is saved when it signals itself (tracing goes on,
+in case the signal does not end it); `os._exit` is saved by the rc file's `patch = _exit`, and
+a normal end here. Only `os.kill` of its own pid is watched: that is how `exit_as` ends it.
+A forked child that execs saves nothing (its lines are judged by the whole component when a
+mutant of them survives: mutation.plan).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 import os
 import runpy
 import sys
-from typing import Any
 
 import coverage
 
@@ -23,28 +25,21 @@ import coverage
 def main(argv: list[str]) -> None:
     rcfile, context, reaper_file, *rest = argv
     cov = coverage.Coverage(config_file=rcfile, context=context)
-    real_kill, real_exit = os.kill, os._exit
-
-    def save() -> None:
-        cov.stop()
-        cov.save()
+    real_kill = os.kill
 
     def kill(pid: int, sig: int) -> None:
         if pid == os.getpid():
-            save()
+            cov.save()
         real_kill(pid, sig)
 
-    def exit_now(code: int) -> Any:
-        save()
-        real_exit(code)
-
-    os.kill, os._exit = kill, exit_now  # type: ignore[assignment]
+    os.kill = kill
     sys.argv = [reaper_file, *rest]
     cov.start()
     try:
         runpy.run_path(reaper_file, run_name="__main__")
     finally:
-        save()
+        cov.stop()
+        cov.save()
 
 
 if __name__ == "__main__":

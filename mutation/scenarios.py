@@ -66,7 +66,7 @@ class Contexts:
         # started under coverage with the context on its command line instead, saving what it
         # ran before it ends by a signal (mutation.coverreaper).
         supervisor.REAPER = (  # type: ignore[assignment]  # a longer command line
-            sys.executable, str(COVER_REAPER), str(self.rcfile), name, reaper.__file__)
+            sys.executable, "-I", str(COVER_REAPER), str(self.rcfile), name, reaper.__file__)
         yield
         self.cov.switch_context(AT_COLLECTION)
         os.environ[SCENARIO] = AT_COLLECTION

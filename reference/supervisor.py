@@ -156,7 +156,10 @@ def spawn(
             pass_fds=(told,) if reaped else (),
         )
     except OSError as exc:
-        raise launch_error(argv[0], exc.errno, cwd) from exc
+        if reaped:
+            os.close(report)
+        # subprocess names the working directory when entering it failed (before any exec)
+        raise launch_error(argv[0], exc.errno, cwd if exc.filename == cwd else None) from exc
     finally:
         if reaped:
             os.close(told)
@@ -174,13 +177,14 @@ def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
         raise launch_error(command, int(failure))
 
 
-def launch_error(command: str, code: int | None, cwd: str | None = None) -> LaunchError:
-    """Why `command` could not be executed in `cwd`. ENOENT for a file that is there means its
-    `#!` interpreter is missing (a script of a deleted virtualenv), or the working directory is
-    (removed since the agent was created): said so, and named."""
+def launch_error(command: str, code: int | None, workdir: str | None = None) -> LaunchError:
+    """Why `command` could not be executed: its working directory `workdir`, when that is what
+    could not be entered (removed since the agent was created), named; ENOENT for a file that
+    is there means its `#!` interpreter is missing (a script of a deleted virtualenv): said so,
+    and named."""
     why = os.strerror(code) if code else "unknown error"
-    if cwd is not None and not os.path.isdir(cwd):
-        why = f"its working directory {cwd!r} does not exist"
+    if workdir is not None:
+        why = f"its working directory {workdir!r} cannot be entered: {why}"
     elif code == errno.ENOENT and os.path.isfile(command):
         with contextlib.suppress(OSError), open(command, "rb") as script:
             first = script.readline(4096)

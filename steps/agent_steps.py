@@ -570,7 +570,8 @@ def agent_losing_working_dir(world: AgentWorld, backend: str) -> None:
     directory = world.root / "made-then-removed"
     directory.mkdir(parents=True)
     world.settings["working_dir"] = str(directory)
-    create_or_refuse(world)
+    create_or_refuse(world, "the settings")
+    assert world.refusal is None, f"an existing working directory was refused: {world.refusal}"
     directory.rmdir()
 
 
@@ -582,7 +583,7 @@ def agent_strips_too(world: AgentWorld, name: str) -> None:
 @when(parsers.parse('the agent, once created, answers "{message}"'))
 def agent_answers_if_created(world: AgentWorld, message: str) -> None:
     """A refusal at creation is one of the answers the scenario accepts: then nothing is asked."""
-    create_or_refuse(world)
+    create_or_refuse(world, "the settings")
     if world.refusal is None:
         world.request(message)
 
@@ -594,9 +595,10 @@ def refused_naming_directory(world: AgentWorld) -> None:
     if world.refusal is not None:
         said = world.refusal
     else:
-        response = world.result.response if world.result is not None else {}
+        assert world.result is not None, "the agent was created and never asked"
+        response = world.result.response
         assert response.get("status") != 0, f"the request succeeded: {response}"
-        said = str(response.get("error"))
+        said = f"{response.get('error')} {response.get('message')}"
     assert missing in said, f"the error does not name {missing}: {said[-300:]!r}"
 
 
@@ -859,14 +861,17 @@ def created_with_setting(world: AgentWorld, setting: str, value: str) -> None:
     create_or_refuse(world, f"{setting} {value}")
 
 
-def create_or_refuse(world: AgentWorld, what: str = "the settings") -> None:
-    """The agent created, or the implementation's words refusing it in `world.refusal`; not
-    applicable when the driver's protocol cannot carry `what` the scenario asks for."""
+def create_or_refuse(world: AgentWorld, what: str | None = None) -> None:
+    """The agent created, or the implementation's words refusing it in `world.refusal`. With
+    `what` (the settings the scenario is about), not applicable when the driver's protocol
+    cannot carry them; without it, that is an error of the suite."""
     try:
         world.ensure_agent()
     except Refused as exc:
         world.refusal = exc.answer
     except Unsendable as exc:
+        if what is None:
+            raise
         not_applicable(f"the driver's protocol cannot carry {what}: {exc}")
 
 

@@ -179,7 +179,7 @@ def test_a_reaper_that_ends_by_a_signal_keeps_its_lines_in_the_map(tmp_path: Pat
     data.mkdir()
     rcfile = tmp_path / "spawned.rc"
     rcfile.write_text(scenarios.SPAWNED_RC.format(source=tmp_path, data=data / "spawned"))
-    subprocess.run([sys.executable, str(scenarios.COVER_REAPER), str(rcfile), "test_timeout",
+    subprocess.run([sys.executable, "-I", str(scenarios.COVER_REAPER), str(rcfile), "test_timeout",
                     str(script), "7", "cli"], check=False, timeout=60)
     combined = coverage.Coverage(config_file=str(rcfile))
     combined.combine([str(data)])

@@ -181,8 +181,9 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
     discovery-agent's `success | stop | error`, with an `error` message when it fails and a
     `skip_reason` when it skips. An answer that is not YAML, names a status the agent cannot
     give, or leaves out the field its status needs says nothing the next agent can rely on:
-    the pipeline stops there, as it does on `status: error`, with an error that names the
-    agent; nothing after it runs, and its marker is not written (decision D-14). Taken as a
+    the pipeline stops there, as it does on `status: error`, with an error of that agent
+    (the outcome names it); nothing after it runs, and its marker is not written (decision
+    D-14). Taken as a
     success, a half-written answer would let the agents after it build on nothing. Found by
     mutation testing (docs/mutation.md): no scenario gave such an answer.
 
@@ -207,15 +208,20 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | a list instead of a map               | [status, success]                   |
 
     @req:PL-4.14
-    Scenario: The discovery-agent answers skip, which it cannot: nothing after it runs
+    Scenario Outline: The discovery-agent answers <what>: nothing after it runs
       Given the "discovery-agent" answers:
         """yaml
-        status: skip
-        skip_reason: "nothing to discover"
+        <answer>
         """
       When the pipeline runs on "app/services/payment_processor.rb"
       Then the pipeline stops with an error of the "discovery-agent"
       And the agents ran one at a time, in this order: "discovery-agent"
+      And the sandbox holds no metadata file
+
+      Examples:
+        | what                      | answer                                           |
+        | skip, which it cannot     | {status: skip, skip_reason: "nothing to discover"} |
+        | a stop without its reason | status: stop                                     |
 
   Rule: Skip is success
     "Agent MAY skip work if prerequisites met but work unnecessary ... Skip = success. Next

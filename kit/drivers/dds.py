@@ -150,8 +150,9 @@ class DdsDriver(ProtocolDriver):
 
     def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         name = f"tck-{os.getpid()}-{next(self.ids)}"
+        argv = self._argv(name, settings)  # what it cannot carry stops no agent for nothing
         self._make_room()
-        served = self._start(name, settings)
+        served = self._start(name, argv, settings)
         self.served[name] = served
         try:
             up = self.wire.wait(lambda: self._up(served), START_TIMEOUT)
@@ -308,7 +309,8 @@ class DdsDriver(ProtocolDriver):
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _start(self, name: str, settings: dict[str, Any]) -> Served:
+    def _argv(self, name: str, settings: dict[str, Any]) -> list[str]:
+        """The served agent's command line; Unsendable for settings it cannot carry."""
         argv = [*self.serve, "--name", name, "--domain", str(self.domain),
                 "--dds-config", str(self.config)]
         env_and_strip = _set_and_stripped(settings)
@@ -328,6 +330,9 @@ class DdsDriver(ProtocolDriver):
                 argv += [arg for name in value for arg in ("--strip-env", name)]
             elif key != "env":
                 argv += [FLAGS[key], str(value)]
+        return argv
+
+    def _start(self, name: str, argv: list[str], settings: dict[str, Any]) -> Served:
         # Served agents inherit what every implementation inherits from the suite (a nesting
         # variable, API keys): see kit.drivers.base.INHERITED_ENV.
         env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}

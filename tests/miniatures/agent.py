@@ -149,7 +149,8 @@ class SignalsOnlyTheChild(_Broken):
                     stderr=subprocess.PIPE,
                 )
             except OSError as exc:  # as the reference says it: its defect is in the signals
-                raise launch_error(argv[0], exc.errno, kw["cwd"]) from exc
+                failed_dir = kw["cwd"] if exc.filename == kw["cwd"] else None
+                raise launch_error(argv[0], exc.errno, failed_dir) from exc
             return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
 
         agent.run_process = run  # type: ignore[assignment]
