@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +78,37 @@ def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
         child = int(Path(f"{said}.child").read_text())
         assert child in box.processes()  # found by the sandbox's mark, in a session of its own
     assert not still_running([child]), "close() left it running"
+
+
+@needs_isolation
+def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
+    tmp_path: Path, stub: tuple[Path, Path]
+) -> None:
+    """A run killed from outside (a cancelled CI job, a stopped flake hunt) never gets to
+    close its sandbox: the model server, in a session of its own, must end with it."""
+    cli_path, _ = stub
+    code = ("import sys, time; from pathlib import Path\n"
+            "from agent_tck.doubles.realcli.sandbox import Sandbox\n"
+            f"box = Sandbox(Path({str(tmp_path / 'box')!r}), 'claude', {{'turns': []}}, "
+            f"Path({str(cli_path)!r}))\n"
+            "print(box.server.pid, flush=True); time.sleep(60)")
+    suite = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert suite.stdout is not None
+    server = 0
+    try:
+        server = int(suite.stdout.readline())
+    finally:
+        suite.kill()
+        suite.wait()
+        suite.stdout.close()
+    try:
+        deadline = time.monotonic() + 10
+        while still_running([server]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not still_running([server]), "the model server outlived the suite that started it"
+    finally:
+        if server and still_running([server]):
+            os.kill(server, signal.SIGKILL)
 
 
 @needs_isolation

@@ -27,6 +27,7 @@ from typing import Any
 
 from agent_tck.doubles.backends import PROFILES, profile
 from agent_tck.doubles.realcli import clis, isolation
+from agent_tck.kit.drivers.base import end_with_parent
 from agent_tck.kit.errors import TckError
 from agent_tck.kit.observe import carrying
 from agent_tck.kit.paths import PACKAGE
@@ -128,9 +129,11 @@ class Sandbox:
                 PROFILES[self.backend].model_api,
                 "--script", str(self.script_path), "--record", str(self.record_path)]
         with self.log_path.open("wb") as log:
+            # A session of its own, and SIGTERM when the suite's process dies: a run killed
+            # from outside (a CI job cancelled, a flake hunt stopped) leaves no server behind.
             self.server = subprocess.Popen(argv, cwd=PACKAGE, stdin=subprocess.DEVNULL,
                                            stdout=subprocess.PIPE, stderr=log,
-                                           start_new_session=True)
+                                           start_new_session=True, preexec_fn=end_with_parent)
         assert self.server.stdout is not None
         line = _read_line(self.server.stdout, START_TIMEOUT)
         if not line.strip().isdigit():
