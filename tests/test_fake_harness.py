@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,30 @@ def test_a_harness_told_to_die_by_a_signal_dies_by_it_whatever_it_inherited(
     done = subprocess.run([str(tmp_path / "bin" / "claude")], capture_output=True, timeout=30,
                           check=False, preexec_fn=inherited)
     assert done.returncode == -sig, done.stderr[-500:]
+
+
+def test_a_trickle_is_read_piece_by_piece_even_by_a_reader_that_is_kept_waiting(
+        tmp_path: Path) -> None:
+    """AG-H7 splits UTF-8 characters across reads only if each piece is read on its own: a
+    reader a loaded machine kept waiting read several at once, and an agent that decodes each
+    read on its own (the miniature DecodesEachRead) passed a CI run."""
+    install(tmp_path / "bin", tmp_path / "script.json", tmp_path / "record.jsonl")
+    write_script(tmp_path / "script.json", Script("claude", read_stdin=False).add(
+        "trickle", {"data": "abcdefghij", "piece": 3, "sleep": 0}))
+    proc = subprocess.Popen([str(tmp_path / "bin" / "claude")], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    reads = []
+    try:
+        while True:
+            time.sleep(0.03)
+            if not (chunk := os.read(proc.stdout.fileno(), 1024)):
+                break
+            reads.append(chunk)
+    finally:
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
+    assert reads == [b"abc", b"def", b"ghi", b"j"]
 
 
 def test_a_harness_started_after_its_scenario_ended_plays_nothing_and_notes_itself(

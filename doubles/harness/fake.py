@@ -47,7 +47,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
           blocks of about 64 KiB as fast as the pipe takes them (for benchmarks)
   fill: {"line": text, "size": n}  the line with "@FILL@" replaced by n bytes of "x"
   burst: {"line": text, "count": n}  n copies of the line, "@N@" numbered 0..n-1, in one write
-  trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart
+  trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart,
+                                                  each once the last was read (2 s in all)
   deep: n (one JSON line nested n arrays deep, of a type no CLI prints)
 """
 
@@ -222,8 +223,10 @@ class Harness:
 
     def op_trickle(self, arg: dict[str, Any]) -> None:
         data, piece = arg["data"].encode(), arg["piece"]
+        drained_by = time.monotonic() + TRICKLE_WAIT
         for start in range(0, len(data), piece):
             self.write(data[start : start + piece])
+            _wait_until_read(drained_by)
             self.op_sleep(arg["sleep"])
 
     def op_deep(self, depth: int) -> None:
@@ -542,6 +545,28 @@ def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -
         os.write(fd, (dumps(entry) + "\n").encode())
         os.close(fd)
     return True
+
+
+TRICKLE_WAIT = 2.0  # real seconds a trickle waits, in all, for its pieces to be read
+
+
+def _wait_until_read(deadline: float) -> None:
+    """Until stdout's pipe is empty, so that each piece is read on its own (a reader busy on a
+    loaded machine would read several at once, and a character split across two pieces would
+    then arrive whole), or `deadline`: an implementation that reads only once the CLI has
+    exited is not held up by more than that."""
+    import fcntl
+    import termios
+
+    unread = bytearray(4)
+    while time.monotonic() < deadline:
+        try:
+            fcntl.ioctl(1, termios.FIONREAD, unread)
+        except OSError:
+            return  # not a pipe
+        if not int.from_bytes(unread, sys.byteorder):
+            return
+        time.sleep(0.001)
 
 
 def main() -> None:
