@@ -158,8 +158,7 @@ def spawn(
     except OSError as exc:
         if reaped:
             os.close(report)
-        # subprocess names the working directory when entering it failed (before any exec)
-        raise launch_error(argv[0], exc.errno, cwd if exc.filename == cwd else None) from exc
+        raise start_error(argv[0], exc, cwd) from exc
     finally:
         if reaped:
             os.close(told)
@@ -175,6 +174,12 @@ def _started(proc: subprocess.Popen[bytes], report: int, command: str) -> None:
     if failure:
         proc.communicate()
         raise launch_error(command, int(failure))
+
+
+def start_error(command: str, exc: OSError, cwd: str | None) -> LaunchError:
+    """Why subprocess could not start `command` in `cwd`: it names the working directory
+    (`exc.filename`) when entering it is what failed, before any exec."""
+    return launch_error(command, exc.errno, cwd if exc.filename == cwd else None)
 
 
 def launch_error(command: str, code: int | None, workdir: str | None = None) -> LaunchError:

@@ -554,7 +554,7 @@ def agent_setting_env(world: AgentWorld, backend: str, name: str, value: str) ->
 @given(parsers.parse('an agent for the "{backend}" backend that strips "{name}"'))
 def agent_stripping_env(world: AgentWorld, backend: str, name: str) -> None:
     agent_with_backend(world, backend)
-    world.settings.setdefault("strip_env", []).append(name)
+    agent_strips_too(world, name)
 
 
 @given(parsers.parse('an agent for the "{backend}" backend whose working directory does not exist'))

@@ -36,6 +36,7 @@ from agent_tck.reference.supervisor import (
     Supervisor,
     launch_error,
     run_process,
+    start_error,
 )
 
 
@@ -149,8 +150,7 @@ class SignalsOnlyTheChild(_Broken):
                     stderr=subprocess.PIPE,
                 )
             except OSError as exc:  # as the reference says it: its defect is in the signals
-                failed_dir = kw["cwd"] if exc.filename == kw["cwd"] else None
-                raise launch_error(argv[0], exc.errno, failed_dir) from exc
+                raise start_error(argv[0], exc, kw["cwd"]) from exc
             return _ChildOnly(proc, kw["timeout"], kw["grace"]).run(stdin, on_line)
 
         agent.run_process = run  # type: ignore[assignment]
