@@ -183,9 +183,8 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
     give, or leaves out the field its status needs says nothing the next agent can rely on:
     the pipeline stops there, as it does on `status: error`, with an error of that agent
     (the outcome names it); nothing after it runs, and its marker is not written (decision
-    D-14). Taken as a
-    success, a half-written answer would let the agents after it build on nothing. Found by
-    mutation testing (docs/mutation.md): no scenario gave such an answer.
+    D-14). Taken as a success, a half-written answer would let the agents after it build on
+    nothing. Found by mutation testing (docs/mutation.md): no scenario gave such an answer.
 
     @req:PL-4.14
     Scenario Outline: The test-architect answers <what>: the pipeline stops with an error of the test-architect
@@ -219,9 +218,9 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       And the sandbox holds no metadata file
 
       Examples:
-        | what                      | answer                                           |
+        | what                      | answer                                             |
         | skip, which it cannot     | {status: skip, skip_reason: "nothing to discover"} |
-        | a stop without its reason | status: stop                                     |
+        | a stop without its reason | status: stop                                       |
 
   Rule: Skip is success
     "Agent MAY skip work if prerequisites met but work unnecessary ... Skip = success. Next
