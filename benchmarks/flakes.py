@@ -97,11 +97,18 @@ def one_run(command: list[str], commit: str | None, log: Path) -> Run:
 
 def run_group(command: list[str], cwd: Path, out: IO[str]) -> int:
     """`command`'s exit code. It runs in a process group of its own, which is killed when it
-    ends or when the hunt is stopped: nothing it started outlives its run."""
-    proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"},
-                            start_new_session=True)
+    ends or when the hunt is stopped: nothing it started outlives its run. A stop that comes
+    while the run is being started waits until it has its pid (raised inside Popen, after
+    the fork, it would leave the run unknown and running)."""
+    _STOP.deferred = True
     try:
+        proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"},
+                                start_new_session=True)
+    finally:
+        _STOP.deferred = False
+    try:
+        _STOP.raise_pending()
         return proc.wait()
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -153,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     logs = args.logs or Path(tempfile.mkdtemp(prefix="agent-tck-flakes-"))
     logs.mkdir(parents=True, exist_ok=True)
     runs: list[Run] = []
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, _STOP)
     with cpu_load(args.load):
         for i in range(1, args.runs + 1):
             run = one_run(args.command, commit, logs / f"run-{i}.log")
@@ -168,9 +175,26 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(run.code for run in runs) else 0
 
 
-def _stop(signum: int, _: object) -> None:
-    """SIGTERM ends the hunt as Ctrl-C does: the run and the load are stopped on the way out."""
-    raise SystemExit(128 + signum)
+class _Stop:
+    """SIGTERM ends the hunt as Ctrl-C does: the run and the load are stopped on the way out;
+    while a run is being started (`deferred`) the stop waits for `raise_pending`."""
+
+    deferred = False
+    pending: int | None = None
+
+    def __call__(self, signum: int, _: object) -> None:
+        if self.deferred:
+            self.pending = signum
+            return
+        raise SystemExit(128 + signum)
+
+    def raise_pending(self) -> None:
+        signum, self.pending = self.pending, None
+        if signum is not None:
+            raise SystemExit(128 + signum)
+
+
+_STOP = _Stop()
 
 
 if __name__ == "__main__":

@@ -13,12 +13,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
 RUN_TAG = "CODING_AGENT_RUN_ID"
 PROC = Path("/proc")
+PF_KTHREAD = 0x00200000
+EXEC_PAUSES = (0.0, 0.001, 0.005, 0.02, 0.05)  # about 76 ms in all for a process mid-exec
 
 
 def tag_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
@@ -55,11 +58,37 @@ def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5, tag: str = 
 
 
 def _carries(pid: int, run_id: str, tag: str) -> bool:
+    environ = _environ(pid)
+    return environ is not None and f"{tag}={run_id}".encode() in environ.split(b"\0")
+
+
+def _environ(pid: int) -> bytes | None:
+    """The environment `pid` was started with; None if it is gone or not ours to read.
+
+    A process in the middle of exec shows no environment at all: the kernel has given it
+    the new program's memory but not yet the stack that holds its environment (Popen has
+    returned by then). Such a process is read again, a few times, until it shows one."""
+    environ = None
+    for pause in EXEC_PAUSES:
+        time.sleep(pause)
+        try:
+            environ = (PROC / str(pid) / "environ").read_bytes()
+        except OSError:
+            return None
+        if environ or not _in_exec(pid):
+            break
+    return environ
+
+
+def _in_exec(pid: int) -> bool:
+    """Whether `pid` has no environment yet (its end, field 52 of its stat, is 0) though it
+    is neither a kernel thread nor a zombie, which have none for good."""
     try:
-        environ = (PROC / str(pid) / "environ").read_bytes()
-    except OSError:
-        return False  # gone, or not ours to read
-    return f"{tag}={run_id}".encode() in environ.split(b"\0")
+        fields = (PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    state, flags, env_end = fields[0], int(fields[6]), int(fields[49]) if len(fields) > 49 else 1
+    return state != b"Z" and not flags & PF_KTHREAD and env_end == 0
 
 
 def _signal(pid: int, run_id: str, sig: signal.Signals, tag: str) -> None:

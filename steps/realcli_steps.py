@@ -222,7 +222,9 @@ def keeps_session(real: RealWorld) -> None:
 
 @then("the tool's background process had started")
 def background_started(real: RealWorld) -> None:
-    assert (real.work / "started.txt").is_file(), "the tool never ran: no started.txt"
+    assert (real.work / "started.txt").is_file(), (
+        f"the tool never ran (no started.txt) before the response {real.response}; "
+        f"model requests: {_summary(real.requests())}")
 
 
 @then("no process the real CLI started is still running")

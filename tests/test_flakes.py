@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -46,7 +47,12 @@ def test_failed_and_errored_requirements_of_a_verdict_table_count() -> None:
 def test_the_load_runs_during_the_block_and_is_gone_after_it() -> None:
     with cpu_load(2) as pids:
         assert len(pids) == 2 and all(process_state(pid) not in (None, "Z") for pid in pids)
-    assert [process_state(pid) for pid in pids] == [None, None]
+        pinned = [os.pidfd_open(pid) for pid in pids]
+    try:
+        assert [_reaped(fd) for fd in pinned] == [True, True]  # ended, and no zombie left
+    finally:
+        for fd in pinned:
+            os.close(fd)
 
 
 def test_every_fresh_clone_of_a_hunt_checks_out_the_commit_it_was_given(
@@ -106,31 +112,75 @@ def test_a_stopped_hunt_stops_its_run_and_its_load(tmp_path: Path) -> None:
                              "--load", "1", "--logs", str(tmp_path / "logs"), "--",
                              *_leaves_a_child(pidfile, wait=True)],
                             cwd=flakes.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    started: list[int] = []
+    pinned: dict[int, int] = {}  # pid -> pidfd: each process itself, whatever its pid becomes
     try:
         child = _left(pidfile)
         load = [p for p in _children(hunt.pid) if p != child]
-        started = [child, *load]
+        pinned = {pid: os.pidfd_open(pid) for pid in [child, *load]}
         hunt.send_signal(signal.SIGTERM)
         assert hunt.wait(timeout=30) == 128 + signal.SIGTERM
-        assert all(_gone(p) for p in started)
+        left = [pid for pid, fd in pinned.items() if not _ended(fd)]
+        assert not left, f"still running after the hunt stopped: {left} (the run's {child})"
         assert load, "the hunt started no load"
     finally:
         hunt.kill()
         hunt.wait()
-        for pid in started:  # what a broken hunt left behind, killed by the pids it noted
+        for fd in pinned.values():  # what a broken hunt left behind, killed by its pidfd
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+            os.close(fd)
+
+
+def test_a_stop_while_the_run_starts_still_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stop comes inside Popen, after the fork (as a SIGTERM can): raised there, the run
+    would be left running with no pid to kill it by. It waits until the run has its pid."""
+    pidfile = tmp_path / "left.pid"
+    real = subprocess.Popen
+    started: list[subprocess.Popen[bytes]] = []
+
+    def stopped_while_starting(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        _left(pidfile)  # the run is under way
+        flakes._STOP(signal.SIGTERM, None)
+        return started[-1]
+
+    monkeypatch.setattr(flakes.subprocess, "Popen", stopped_while_starting)
+    try:
+        with (tmp_path / "log").open("w") as out, pytest.raises(SystemExit) as stop:
+            flakes.run_group(_leaves_a_child(pidfile, wait=True), tmp_path, out)
+        assert stop.value.code == 128 + signal.SIGTERM
+        assert _gone(_left(pidfile)) and started[0].returncode == -signal.SIGKILL
+    finally:  # what a broken run_group left running: the run's group, by the pid it had
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(started[0].pid, signal.SIGKILL)
+        started[0].wait()
 
 
 def _gone(pid: int) -> bool:
     """Whether `pid` is gone within a few seconds (a killed process takes a moment)."""
-    deadline = time.monotonic() + 5
-    while process_state(pid) not in (None, "Z"):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return _ended(fd)
+    finally:
+        os.close(fd)
+
+
+def _reaped(pidfd: int) -> bool:
+    """Whether the process `pidfd` pins has ended and been waited for: the kernel then shows
+    the pidfd's pid as -1."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as info:
+        return "Pid:\t-1" in info.read().splitlines()
+
+
+def _ended(pidfd: int) -> bool:
+    """Whether the process `pidfd` pins has ended (a zombie has) within a few seconds: the
+    pidfd answers for that process alone, even once its pid is free for another."""
+    return bool(select.select([pidfd], [], [], 5)[0])
 
 
 def _children(pid: int) -> list[int]:

@@ -169,7 +169,7 @@ def test_claude_runner_output_exit_code_and_signal(tmp_path: Path) -> None:
 
 def test_claude_runner_killed_and_timed_out(tmp_path: Path) -> None:
     env = fake_claude(tmp_path, "echo started; exec sleep 30")
-    result = ClaudeRunner(env=env, grace=0.1).run("p", RunOptions(timeout=0.3))
+    result = ClaudeRunner(env=env, grace=0.1).run("p", RunOptions(timeout=1))
     assert (result.output, result.timed_out, result.exit_code, result.killed_by) == \
         ("started\n", True, -1, "SIGTERM")
 

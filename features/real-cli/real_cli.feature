@@ -137,10 +137,13 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
     Code's Bash tool runs each command in a process group of its own, so `nohup cmd &` in a
     tool outlives both the CLI and a group kill. The reference finds such processes by a run
     id it puts in the CLI's environment (which tools inherit) and signals them with the group.
+    The timeout is 30 seconds so that the tool surely runs before it: on a busy machine the
+    Gemini CLI alone takes 6 to 9 seconds to start and answer one model turn, and a 10-second
+    timeout once came before its tool had run (docs/flakes.md).
 
     @req:RC-6
     Scenario Outline: The real <backend> is stopped with its tools when the model stalls
-      Given an agent driving the real "<backend>" CLI, with a timeout of 10 seconds
+      Given an agent driving the real "<backend>" CLI, with a timeout of 30 seconds
       And the model has a tool start a background process, then stalls for 120 seconds
       When the agent is asked "Start the job"
       Then the response has status 3
