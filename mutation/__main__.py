@@ -7,6 +7,7 @@
                                           # mapped and judged by one component's scenarios
     python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
     python -m mutation run --survivors    # judge the survivors again (after new tests)
+    python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
     python -m mutation check              # the listed equivalent mutants still survive?
 
@@ -55,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
                      "(after a new scenario or test)")
+    run.add_argument("--cold", action="store_true", help="a process per mutant, no warm judges "
+                     "(slower; to compare with them)")
     sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 if one is "
                    "gone or caught")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
@@ -71,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":  # needs the scenario maps only
         return equivalents.check(args.session)
     if args.command == "run":
-        return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors)
+        return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
+                    warm=not args.cold)
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
@@ -111,7 +115,8 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
     return 0
 
 
-def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False) -> int:
+def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
+         warm: bool = True) -> int:
     planner = Planner.load(folder)
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         pending = to_judge(db, files, survivors)
@@ -120,7 +125,7 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False) -> i
         copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
         shutil.rmtree(copies, ignore_errors=True)
         copies.mkdir()
-        workers = [Worker(make_copy(copies), TIMEOUT) for _ in range(jobs)]
+        workers = [Worker(make_copy(copies), TIMEOUT, warm) for _ in range(jobs)]
         idle = list(workers)
         running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
         done = 0
@@ -166,7 +171,8 @@ def _interrupt(signum: int, _frame: object) -> None:
 
 @contextlib.contextmanager
 def _stopping(workers: list[Worker]) -> Iterator[None]:
-    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending."""
+    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending.
+    Either way the workers' warm judges end with the session."""
     try:
         yield
     except KeyboardInterrupt:
@@ -174,6 +180,9 @@ def _stopping(workers: list[Worker]) -> Iterator[None]:
             worker.stop()
         print("interrupted: `python -m mutation run` resumes", file=sys.stderr)
         raise SystemExit(130) from None
+    finally:
+        for worker in workers:
+            worker.close()
 
 
 if __name__ == "__main__":

@@ -21,13 +21,20 @@ Key = tuple[str, str, str, str]  # file, operator (without its provider), was, b
 
 @dataclass(frozen=True)
 class Listed:
+    """`within`: the function the mutant is in, for a line a file has in more than one
+    function (an entry without it names the line wherever it is)."""
+
     key: Key
     reason: str
+    within: str | None = None
+
+    def names(self, key: Key, definition: str | None) -> bool:
+        return key == self.key and self.within in (None, definition)
 
 
 def load(path: Path = LIST) -> list[Listed]:
     entries = load_yaml(path, "the list of equivalent mutants") if path.exists() else []
-    return [Listed((e["file"], e["operator"], e["was"], e["becomes"]), e["reason"])
+    return [Listed((e["file"], e["operator"], e["was"], e["becomes"]), e["reason"], e.get("in"))
             for e in entries or []]
 
 
@@ -39,8 +46,9 @@ def changed(diff: str) -> tuple[str, str]:
     return " / ".join(minus), " / ".join(plus)
 
 
-def find(key: Key, root: Path = ROOT) -> MutationSpec | None:
-    """The mutant `key` names in today's source of its file, or None if there is none."""
+def find(key: Key, root: Path = ROOT, within: str | None = None) -> MutationSpec | None:
+    """The mutant `key` names in today's source of its file (in the function `within`, when
+    given), or None if there is none."""
     where, operator, was, becomes = key
     path = root / where
     if not path.is_file():
@@ -50,6 +58,8 @@ def find(key: Key, root: Path = ROOT) -> MutationSpec | None:
     known = tuple(f"{p}/{name}" for p, names in OPERATOR_PROVIDERS.items() for name in names)
     for mutation in _all_mutants(path, source, known):
         if mutation.operator_name.split("/", 1)[1] != operator:
+            continue
+        if within is not None and mutation.definition_name != within:
             continue
         line = mutation.start_pos[0]  # applying a mutant parses the file: only where it can be
         if line <= len(lines) and lines[line - 1].strip() not in was:
@@ -75,7 +85,7 @@ def check(session: Path) -> int:
     worker = Worker(make_copy(session), timeout=600)
     bad = 0
     for listed in load():
-        mutation = find(listed.key)
+        mutation = find(listed.key, within=listed.within)
         if mutation is None:
             print(f"gone: {listed.key}")
             bad += 1

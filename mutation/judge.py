@@ -58,21 +58,38 @@ class StopAtFirstFailure:
             self.session.shouldstop = f"{report.nodeid} failed"
 
 
+class Judging:
+    """One judge's run: the suite's arguments for `argv` (those of `agent-tck run --strict`),
+    its plugins, and the record its outcome makes."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.args = cli.build_parser().parse_args(["run", "--strict", *argv])
+        self.reqs = registry.load()
+        self.collector = verdicts.Collector()
+        self.stop = StopAtFirstFailure(self.collector, self.reqs)
+        self.plugins: list[object] = [self.collector, self.stop]
+
+    def run_suite(self, basetemp: list[str], *plugins: object) -> int | pytest.ExitCode:
+        """The suite's run as `agent-tck run` starts it, quiet, with its plugins and these."""
+        with run.hermetic(), contextlib.redirect_stdout(io.StringIO()):
+            return pytest.main([*run.pytest_args(self.args), *basetemp],
+                               plugins=[*self.plugins, *plugins])
+
+    def record(self, code: int | pytest.ExitCode) -> dict[str, object]:
+        components = self.args.component
+        folded = verdicts.fold({k: v for k, v in self.reqs.items() if v.component in components},
+                               self.collector.results.values(), selected=True)
+        failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in FAILING]
+        broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
+        return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
+                "stopped": self.stop.stopped, "pytest": int(code)}
+
+
 def judge(argv: list[str]) -> dict[str, object]:
-    args = cli.build_parser().parse_args(["run", "--strict", *argv])
-    reqs = registry.load()
-    collector = verdicts.Collector()
-    stop = StopAtFirstFailure(collector, reqs)
-    with run.hermetic(), run.private_basetemp() as basetemp, \
-            contextlib.redirect_stdout(io.StringIO()):
-        code = pytest.main([*run.pytest_args(args), *basetemp], plugins=[collector, stop])
-    folded = verdicts.fold({k: v for k, v in reqs.items() if v.component in args.component},
-                           collector.results.values(), selected=True)
-    failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in FAILING]
-    broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
-    return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
-            "stopped": stop.stopped, "pytest": int(code)}
+    judging = Judging(argv)
+    with run.private_basetemp() as basetemp:
+        return judging.record(judging.run_suite(basetemp))
 
 
 def main(argv: list[str]) -> int:

@@ -47,7 +47,7 @@ class Mutant:
         return (self.where, self.operator, self.was, self.becomes)
 
 
-def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str, str, str]]
+def classify(item: WorkItem, result: WorkResult, equivalent: list[equivalents.Listed]
              ) -> Mutant | None:
     if result.worker_outcome in (WorkerOutcome.SKIPPED, WorkerOutcome.NO_TEST):
         return None
@@ -70,13 +70,14 @@ def classify(item: WorkItem, result: WorkResult, equivalent: set[tuple[str, str,
         outcome = "broke"
     mutant = Mutant(str(mutation.module_path), mutation.start_pos[0],
                     mutation.operator_name.split("/")[1], was, becomes, outcome, failed)
-    if outcome in ("survived", "unexecuted") and mutant.key in equivalent:
+    if outcome in ("survived", "unexecuted") and any(
+            listed.names(mutant.key, mutation.definition_name) for listed in equivalent):
         return dataclasses.replace(mutant, outcome="equivalent")
     return mutant
 
 
 def describe(item: WorkItem, result: WorkResult) -> str:
-    mutant = classify(item, result, set())
+    mutant = classify(item, result, [])
     if mutant is None:
         return f"{item.job_id}: skipped"
     reqs = ", ".join(mutant.failed[:4]) + (" ..." if len(mutant.failed) > 4 else "")
@@ -85,7 +86,7 @@ def describe(item: WorkItem, result: WorkResult) -> str:
 
 
 def mutants(db_path: Path) -> list[Mutant]:
-    equivalent = {listed.key for listed in equivalents.load()}
+    equivalent = equivalents.load()
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         found = [classify(item, result, equivalent) for item, result in db.completed_work_items]
     return sorted((m for m in found if m is not None), key=lambda m: (m.where, m.line))

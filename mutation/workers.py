@@ -2,7 +2,10 @@
 one mutant at a time. A copy holds its own `reference/`, `kit/` and `src/agent_tck/` (whose
 links point into the copy); every other top-level entry links to the checkout. A judge runs
 with the copy's `src/` first on `PYTHONPATH`, so the suite, and every process it starts,
-imports the mutant."""
+imports the mutant. A worker judges a mutant of the reference with a warm judge of its
+components (`mutation.warm`: Python, pytest and the collected suite started once, forked per
+mutant), and cold (`mutation.judge`, a process per mutant) where that server cannot serve, and
+for the kit's files, which the server itself imports."""
 
 from __future__ import annotations
 
@@ -21,10 +24,12 @@ from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkResult
 
 from agent_tck.reference import strays
+from mutation.warm import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("reference", "kit", "src")
 TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it starts
+STOPPED = (TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [], "stopped": True}))
 
 
 def make_copy(parent: Path) -> Path:
@@ -43,9 +48,11 @@ def make_copy(parent: Path) -> Path:
 
 
 class Worker:
-    def __init__(self, copy: Path, timeout: float) -> None:
-        self.copy, self.timeout = copy, timeout
+    def __init__(self, copy: Path, timeout: float, warm: bool = True) -> None:
+        self.copy, self.timeout, self.warm = copy, timeout, warm
         self.proc: subprocess.Popen[bytes] | None = None
+        self.servers: dict[tuple[str, ...], Server] = {}  # components -> their warm judge
+        self.server: Server | None = None  # the one judging now
         self.stopped = False
         self.run_id = uuid.uuid4().hex
         # The judge's temporary folders live here: what a judge killed mid-run leaves (its
@@ -77,19 +84,24 @@ class Worker:
 
     def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
         if self.stopped:  # interrupted between two judges: no more (its result is not kept)
-            return TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [],
-                                                     "stopped": True})
+            return STOPPED
+        # A hung mutant is caught (the run's own timeouts would say so), but waiting for them
+        # costs minutes: a few scenarios get a minute and some seconds each, more get `timeout`.
+        selected = judge_args[judge_args.index("-k") + 1].count(" or ") + 1 \
+            if "-k" in judge_args else None
+        timeout = self.timeout if selected is None else min(self.timeout, 60 + 5 * selected)
+        if judge_args[:1] != ["--tests"] and self.warm:
+            found = self._judge_warm(judge_args, timeout)
+            if self.stopped:  # its child or server ended by the interrupt: no record, and
+                return STOPPED  # no cold judge in its place
+            if found is not None:
+                return found
         judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
             else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
         proc = subprocess.Popen([sys.executable, "-m", *judge],
                                 cwd=self.copy, env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         self.proc = proc
-        # A hung mutant is caught (the run's own timeouts would say so), but waiting for them
-        # costs minutes: a few scenarios get a minute and some seconds each, more get `timeout`.
-        selected = judge_args[judge_args.index("-k") + 1].count(" or ") + 1 \
-            if "-k" in judge_args else None
-        timeout = self.timeout if selected is None else min(self.timeout, 60 + 5 * selected)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -101,11 +113,41 @@ class Worker:
         last = out.decode(errors="replace").strip().rsplit("\n", 1)[-1]
         return (TestOutcome.SURVIVED if proc.returncode == 0 else TestOutcome.KILLED), last
 
+    def _judge_warm(self, judge_args: list[str], timeout: float
+                    ) -> tuple[TestOutcome, str] | None:
+        """Judged by the warm judge of its components; None where that cannot serve."""
+        components = tuple(judge_args[i + 1] for i, arg in enumerate(judge_args)
+                           if arg == "--component")
+        keyword = judge_args[judge_args.index("-k") + 1] if "-k" in judge_args else None
+        server = self.servers.get(components)
+        if server is None:
+            server = self.servers[components] = Server(self.copy, self.env, TAG, components)
+        if self.stopped:  # interrupted while it started: not closed by the stop
+            server.close()
+        if not server.usable:
+            return None
+        self.server = server
+        try:
+            found = server.judge(keyword, timeout)
+        finally:
+            self._end()
+        if found is None:
+            return None
+        return (TestOutcome.SURVIVED if found["code"] == 0 else TestOutcome.KILLED,
+                json.dumps(found))
+
+    def close(self) -> None:
+        """The warm judges end."""
+        for server in self.servers.values():
+            server.close()
+        self.servers.clear()
+
     def stop(self) -> None:
         """No more judging: the running judge's process group ends (an interrupted session
         leaves no judge behind)."""
         self.stopped = True
         self._end()
+        self.close()
 
     def _end(self) -> None:
         """The judge's process group ends, and every process its run left outside it (a
@@ -113,6 +155,9 @@ class Worker:
         worker in their environment, as the reference finds a CLI's strays. Then what it left
         in its temporary folder goes."""
         proc, self.proc = self.proc, None
+        server, self.server = self.server, None
+        if server is not None:  # the child's group: what its scenarios left in it
+            server.kill_child()
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

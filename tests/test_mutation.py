@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 
 pytest.importorskip("cosmic_ray")
@@ -225,7 +227,7 @@ ITEM = WorkItem.single("job", _spec("reference/a.py", 3))
      "unexecuted"),
 ])
 def test_each_outcome_is_told_apart(result: WorkResult, outcome: str) -> None:
-    mutant = report.classify(ITEM, result, set())
+    mutant = report.classify(ITEM, result, [])
     assert mutant is not None and mutant.outcome == outcome
     assert (mutant.was, mutant.becomes) == ("if a:", "if not a:")
 
@@ -233,21 +235,38 @@ def test_each_outcome_is_told_apart(result: WorkResult, outcome: str) -> None:
 def test_a_mutant_cosmic_ray_cannot_make_is_no_mutant() -> None:
     made_of_nothing = WorkResult(worker_outcome=WorkerOutcome.NORMAL,
                                  test_outcome=Outcome.SURVIVED, output=report.unexecuted())
-    assert report.classify(ITEM, made_of_nothing, set()) is None  # reference/a.py: no diff
+    assert report.classify(ITEM, made_of_nothing, []) is None  # reference/a.py: no diff
 
 
 def test_a_listed_equivalent_survivor_is_not_counted_as_missed() -> None:
     key = ("reference/a.py", "AddNot", "if a:", "if not a:")
+    entry = [equivalents.Listed(key, "why")]
     survivor = _result(Outcome.SURVIVED, [], code=0)
-    listed = report.classify(ITEM, survivor, {key})
+    listed = report.classify(ITEM, survivor, entry)
     assert listed is not None and listed.outcome == "equivalent"
-    killed = report.classify(ITEM, _result(Outcome.KILLED, [["A", "MUST", "failed"]]), {key})
+    killed = report.classify(ITEM, _result(Outcome.KILLED, [["A", "MUST", "failed"]]), entry)
     assert killed is not None and killed.outcome == "must"  # a listed one that is killed shows
 
 
+def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
+    """The same line in two functions: an entry that says which lists that one only."""
+    key = ("reference/a.py", "AddNot", "if a:", "if not a:")
+    survivor = _result(Outcome.SURVIVED, [], code=0)
+    item = WorkItem.single("job", attrs.evolve(_spec("reference/a.py", 3), definition_name="f"))
+    for within, outcome in (("f", "equivalent"), ("g", "survived"), (None, "equivalent")):
+        mutant = report.classify(item, survivor, [equivalents.Listed(key, "why", within)])
+        assert mutant is not None and mutant.outcome == outcome, within
+    kill = ("reference/supervisor.py", "DeleteCall", "self._signal(signal.SIGKILL)", "pass")
+    lines = {within: equivalents.find(kill, within=within) for within in ("_enforce", "_finish")}
+    assert all(lines.values()) and len({m.start_pos for m in lines.values() if m}) == 2
+    assert equivalents.find(kill, within="_loop") is None
+
+
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory) -> Worker:
-    return Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120)
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    worker = Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120)
+    yield worker
+    worker.close()  # its warm judges
 
 
 def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(
@@ -285,19 +304,146 @@ def test_the_unmutated_reference_survives_the_judge(worker: Worker) -> None:
     assert (outcome, json.loads(output)["failed"]) == (Outcome.SURVIVED, [])
 
 
+def _usage_dropped(copy: Path) -> MutationSpec:
+    """A mutant of reference/responses.py: the usage message's append deleted."""
+    where = Path("reference/responses.py")
+    original = (copy / where).read_text()
+    occurrence = next(i for i, code in enumerate(_mutants(original, operators.DeleteCall()))
+                      if '"usage": _usage(usage)})' not in code)
+    return MutationSpec(where, "agent-tck/DeleteCall", occurrence, (1, 0), (1, 1))
+
+
 def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) -> None:
     where = Path("reference/responses.py")
     original = (worker.copy / where).read_text()
-    occurrence = next(i for i, code in enumerate(_mutants(original, operators.DeleteCall()))
-                      if '"usage": _usage(usage)})' not in code)  # the usage message's append
-    result = worker.judge(MutationSpec(where, "agent-tck/DeleteCall", occurrence, (1, 0),
-                                       (1, 1)), (("--component", "responses"),))
+    result = worker.judge(_usage_dropped(worker.copy), (("--component", "responses"),))
     assert result.test_outcome == Outcome.KILLED
     failed = {req for req, level, _ in json.loads(result.output)["failed"] if level == "MUST"}
     assert {f for f in failed if f.startswith("RESP-")} == failed and failed, failed
     assert "-        messages.append({\"role\": ROLE, \"content\": \"\", \"usage\"" in result.diff
     assert (worker.copy / where).read_text() == original
     assert (Path(__file__).parent.parent / where).read_text() == original  # the checkout
+
+
+def test_a_warm_judge_finds_what_a_cold_judge_finds(worker: Worker) -> None:
+    """Forked from a server that collected the suite before the mutant was applied, a warm
+    judge still runs the mutant: no module of the reference is loaded before the fork."""
+    cold = Worker(worker.copy, timeout=120, warm=False)
+    tries = (("--component", "responses"),)
+    warm_record = json.loads(worker.judge(_usage_dropped(worker.copy), tries).output)
+    cold_record = json.loads(cold.judge(_usage_dropped(worker.copy), tries).output)
+    assert warm_record == cold_record and warm_record["code"] == 1, (warm_record, cold_record)
+    assert ("responses",) in worker.servers and cold.servers == {}
+
+
+@pytest.mark.parametrize(("component", "keyword"), [
+    ("transport", "each_reply_carries"),  # served agents: started by the child, not the server
+    ("agent", "timeout"),  # the fake harness's stray log, the reaper, deadlines
+    ("runner", "scripted"),
+    ("pipeline", "offending_value"),
+])
+def test_the_unmutated_reference_survives_a_warm_judge_of_each_kind(
+        worker: Worker, component: str, keyword: str) -> None:
+    """What a child inherits from its server must not fail a scenario a cold judge passes: a
+    served DDS agent took the child for a dead suite and ended itself (kit/drivers/base.py)."""
+    if component == "transport":
+        pytest.importorskip("cyclonedds")
+    outcome, output = worker._run(["--component", component, "-k", keyword])
+    assert (outcome, json.loads(output)["pytest"]) == (Outcome.SURVIVED, 0), output
+    assert (component,) in worker.servers and worker.servers[(component,)].usable
+
+
+def test_a_warm_judge_past_its_deadline_is_killed_and_its_server_judges_on(
+        tmp_path: Path) -> None:
+    worker = Worker(make_copy(tmp_path), timeout=5)
+    where = worker.copy / "reference" / "responses.py"
+    original = where.read_text()
+    try:
+        assert worker._run(["--component", "responses"])[0] == Outcome.SURVIVED
+        server = worker.servers[("responses",)]
+        where.write_text(original + "\nimport time\n\ntime.sleep(120)\n")  # hangs at import
+        outcome, output = worker._run(["--component", "responses"])
+        assert (outcome, json.loads(output)["code"]) == (Outcome.KILLED, "timeout")
+        where.write_text(original)
+        outcome, output = worker._run(["--component", "responses"])
+        assert (outcome, json.loads(output)["code"]) == (Outcome.SURVIVED, 0)
+        assert worker.servers[("responses",)] is server and server.proc.poll() is None
+        assert (worker.copy / "warm" / "responses").is_dir()  # its children's folder
+    finally:
+        where.write_text(original)
+        worker.close()
+    assert server.proc.poll() == 0  # told to end, it ended by itself
+    assert not (worker.copy / "warm" / "responses").exists()  # and left nothing
+
+
+def test_what_a_warm_judge_left_running_ends_with_it_and_its_folder_goes(
+        tmp_path: Path) -> None:
+    """A mutant that leaves a process running (a stuck fake harness) must not reach the next
+    mutant's run: the child ends its process group as it ends, and its folder is removed."""
+    worker = Worker(make_copy(tmp_path), timeout=120)
+    where = worker.copy / "reference" / "responses.py"
+    original = where.read_text()
+    pid_file = tmp_path / "left.pid"
+    leaves = ("\nimport subprocess as _sp\n\n"  # started in the child's process group
+              f"open({str(pid_file)!r}, 'w').write(str(_sp.Popen(['sleep', '300']).pid))\n")
+    try:
+        where.write_text(original + leaves)
+        assert worker._run(["--component", "responses", "-k", "single_text_item"])[0] \
+            == Outcome.SURVIVED
+        left = int(pid_file.read_text())
+        assert not Path(f"/proc/{left}").exists() or \
+            Path(f"/proc/{left}/stat").read_text().split()[2] == "Z", "it outlived its judge"
+        assert list((worker.copy / "warm" / "responses").iterdir()) == []  # its folder went
+    finally:
+        where.write_text(original)
+        worker.close()
+
+
+def test_an_interrupted_worker_ends_its_warm_judge_at_once_and_starts_no_cold_one(
+        tmp_path: Path) -> None:
+    """Ctrl-C while a warm judge runs: the judge's thread returns within seconds (not at its
+    deadline), with no record kept and no cold judge started in its place."""
+    import threading
+    import time
+
+    worker = Worker(make_copy(tmp_path), timeout=300)
+    where = worker.copy / "reference" / "responses.py"
+    original = where.read_text()
+    found: list[tuple[Outcome, str]] = []
+    try:
+        assert worker._run(["--component", "responses"])[0] == Outcome.SURVIVED  # warm now
+        server = worker.servers[("responses",)]
+        where.write_text(original + "\nimport time\n\ntime.sleep(300)\n")
+        judging = threading.Thread(target=lambda: found.append(
+            worker._run(["--component", "responses"])))
+        judging.start()
+        time.sleep(2)
+        stopped_at = time.monotonic()
+        worker.stop()
+        judging.join(timeout=60)
+        assert not judging.is_alive() and time.monotonic() - stopped_at < 30
+        assert json.loads(found[0][1])["stopped"] is True and worker.proc is None
+        assert server.proc.poll() is not None
+    finally:
+        where.write_text(original)
+        worker.close()
+
+
+def test_a_server_that_finds_the_reference_loaded_refuses_and_the_judge_runs_cold(
+        tmp_path: Path) -> None:
+    """A module of the reference loaded before the fork would be the unmutated one in every
+    child: the server says so instead of serving, and the worker judges in a process."""
+    (tmp_path / "early").mkdir()
+    (tmp_path / "early" / "sitecustomize.py").write_text("import agent_tck.reference.limits\n")
+    worker = Worker(make_copy(tmp_path), timeout=120)
+    worker.env["PYTHONPATH"] += f":{tmp_path / 'early'}"
+    try:
+        outcome, output = worker._run(["--component", "responses"])
+        assert (outcome, json.loads(output)["code"]) == (Outcome.SURVIVED, 0)
+        assert not worker.servers[("responses",)].usable
+        assert worker.servers[("responses",)].proc.poll() is not None
+    finally:
+        worker.close()
 
 
 def test_a_kit_mutant_is_caught_by_a_project_test_in_its_copy(worker: Worker) -> None:
@@ -338,8 +484,8 @@ def test_a_kit_mutant_that_skips_the_project_tests_is_caught(worker: Worker) -> 
 @pytest.mark.parametrize("listed", equivalents.load(), ids=lambda e: f"{e.key[0]}:{e.key[2]}")
 def test_a_listed_equivalent_mutant_still_exists(listed: equivalents.Listed) -> None:
     assert listed.reason.strip()
-    found = equivalents.find(listed.key)
-    assert found is not None, f"no such mutant in today's source: {listed.key}"
+    found = equivalents.find(listed.key, within=listed.within)
+    assert found is not None, f"no such mutant in today's source: {listed.key} {listed.within}"
     assert not found.module_path.is_absolute()
 
 

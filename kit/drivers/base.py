@@ -37,16 +37,27 @@ def _find_prctl() -> Any:
 
 
 _PRCTL = _find_prctl()
-_SUITE = os.getpid()  # the process that starts adapters and served agents
+_PARENT = os.getpid()  # the process that forks: set again in it before each fork
+
+
+def _forking() -> None:
+    global _PARENT
+    _PARENT = os.getpid()
+
+
+# A process forked from the suite after this import (a warm mutation judge) starts adapters
+# and served agents of its own: their parent is that process, not the one that imported this.
+os.register_at_fork(before=_forking)
 
 
 def end_with_parent() -> None:
     """In a child before exec: SIGTERM it when the suite dies, so a killed test run leaves no
     adapter or served agent behind (Linux; elsewhere `close` is the only stop). A parent
-    that died before the call is caught by checking who the parent is afterwards."""
+    that died before the call is caught by checking who the parent is afterwards: the
+    process that forked this child (`_PARENT`, set in it just before the fork)."""
     if _PRCTL is not None:
         _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != _SUITE:
+    if os.getppid() != _PARENT:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
