@@ -9,6 +9,7 @@ that is neither the reference nor `--impl dds`, the scenarios are not applicable
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,11 +28,19 @@ from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import World
 
 if TYPE_CHECKING:
-    from agent_tck.kit.drivers.dds import DdsDriver
+    from agent_tck.kit.drivers.dds import DdsDriver, Ended
 
 GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRADED": 4,
                   "OFFLINE": 5}
 REPLY_WAIT = 60.0
+PIPE = object()
+BAD_CONFIGS: dict[str, object] = {  # what the file holds; None: there is none, PIPE: a FIFO
+    "does not exist": None,
+    "is not XML": "this is not XML\n",
+    "is empty": "",
+    "holds an XML declaration and a comment only": '<?xml version="1.0"?>\n<!-- none -->\n',
+    "is a named pipe": PIPE,
+}
 
 
 @dataclass
@@ -44,6 +53,8 @@ class TransportWorld(World):
     script: Script | None = None
     sent: dict[str, str] = field(default_factory=dict)  # request_id -> message
     codes: dict[str, int | None] = field(default_factory=dict)
+    conversations: dict[str, list[str]] = field(default_factory=dict)  # id -> its requests
+    ended: Ended | None = None  # how the agent started with a value it cannot use ended
 
     @property
     def dds(self) -> DdsDriver:
@@ -60,8 +71,13 @@ class TransportWorld(World):
                                          **settings})
         self.names[label] = name
 
-    def send(self, count: int, *, client: int = 0, agent: str = "", conversation: str = ""
-             ) -> list[str]:
+    def start_replaced(self, backend: str, option: str, value: str) -> None:
+        """Start an agent whose `option` is `value`, to see it refuse that value."""
+        settings = {"backend": backend, "env": {"PATH": self.rig.path()}}
+        self.ended = self.dds.serve_replaced(settings, option, value)
+
+    def send(self, count: int, *, client: int = 0, agent: str = "", conversation: str = "",
+             metadata: str | None = None) -> list[str]:
         if self.script is None:
             self.new_script().init().echo()
         self.rig.use(self.new_script())
@@ -69,10 +85,22 @@ class TransportWorld(World):
         for i in range(count):
             message = f"request {len(self.sent) + 1} from client {client} ({i})"
             rid = self.dds.send(message, agent=agent, conversation_id=conversation,
-                                client=client)
+                                client=client, metadata=metadata)
             self.sent[rid] = message
             rids.append(rid)
+        if conversation:
+            self.conversations.setdefault(conversation, []).extend(rids)
         return rids
+
+    def label(self, name: str) -> str:
+        """The scenario's label of the agent named `name`."""
+        return next(label for label, known in self.names.items() if known == name)
+
+    def replier(self, rid: str) -> str:
+        """The label of the agent whose reply answered `rid`."""
+        replies = self.dds.replies(rid)
+        assert replies, f"{rid} got no reply"
+        return self.label(replies[0]["service_instance_tag"])
 
     def wait_harness(self, timeout: float = REPLY_WAIT) -> None:
         """Until the harness has started and recorded its start (its SIGTERM trap is set)."""
@@ -82,7 +110,8 @@ class TransportWorld(World):
             time.sleep(0.01)
 
     def wait(self, rids: list[str]) -> None:
-        assert self.dds.wait_replies(rids, REPLY_WAIT), "some requests got no reply in time"
+        answered = self.dds.wait_replies(rids, REPLY_WAIT)
+        assert answered, self.dds.exited() or "some requests got no reply in time"
 
 
 @pytest.fixture
@@ -155,15 +184,65 @@ def starts_session(transport: TransportWorld, session: str) -> None:
 
 # --- WHEN ---------------------------------------------------------------------------------
 
+@when("the harness, from now on, fails before it names a session.")
+def fails_before_session(transport: TransportWorld) -> None:
+    transport.script = Script(transport.backend, time_scale=transport.time_scale)
+    transport.script.add("err", "error: the service is overloaded\n").add("exit", 1)
+
+
 @when(parsers.re(r"one client sends (?P<count>\d+) requests? at once\.$"))
 @when(parsers.re(r"one client sends (?P<count>\d+) requests?\.$"))
 def one_client_sends(transport: TransportWorld, count: str) -> None:
     transport.wait(transport.send(int(count)))
 
 
+@when(parsers.parse('one client sends {count:d} requests at once in conversation '
+                     '"{conversation}".'))
 @when(parsers.parse('one client sends {count:d} request in conversation "{conversation}".'))
 def sends_in_conversation(transport: TransportWorld, count: int, conversation: str) -> None:
     transport.wait(transport.send(count, conversation=conversation))
+
+
+@when(parsers.re(r"one client sends 1 request whose metadata is '(?P<metadata>.*)'\.$"))
+def sends_with_metadata(transport: TransportWorld, metadata: str) -> None:
+    transport.wait(transport.send(1, metadata=metadata))
+
+
+@when(parsers.parse("one client sends 1 request whose metadata is {depth:d} JSON arrays, one "
+                    "inside the other."))
+def sends_nested_metadata(transport: TransportWorld, depth: int) -> None:
+    transport.wait(transport.send(1, metadata="[" * depth + "]" * depth))
+
+
+@when("a client that never grants a request sends 1 request, and an agent offers to take it.")
+def silent_client_sends(transport: TransportWorld) -> None:
+    [silent] = transport.dds.add_clients(1, grants=False)
+    [rid] = transport.send(1, client=silent)
+    assert transport.dds.wait_offer(rid, REPLY_WAIT), "no agent offered to take the request"
+
+
+@when(parsers.parse('a served agent with backend "{backend}" is started with a DDS '
+                     'configuration file that {file}.'))
+def started_with_bad_config(transport: TransportWorld, backend: str, file: str) -> None:
+    path = transport.root / "dds.xml"
+    content = BAD_CONFIGS[file]
+    if content is PIPE:
+        os.mkfifo(path)
+    elif isinstance(content, str):
+        path.write_text(content)
+    transport.start_replaced(backend, "--dds-config", str(path))
+
+
+@when(parsers.parse('a served agent with backend "{backend}" is started with the domain id '
+                    '"{domain}".'))
+def started_with_bad_domain(transport: TransportWorld, backend: str, domain: str) -> None:
+    transport.start_replaced(backend, "--domain", domain)
+
+
+@when(parsers.parse('the agent that answered conversation "{conversation}" receives SIGTERM.'))
+def owner_receives_sigterm(transport: TransportWorld, conversation: str) -> None:
+    label = transport.replier(transport.conversations[conversation][-1])
+    transport.codes[label] = transport.dds.agent_stop(transport.names[label])
 
 
 @when(parsers.parse('one client sends {count:d} requests at once addressed to agent "{label}".'))
@@ -324,12 +403,70 @@ def never_double_busy(transport: TransportWorld) -> None:
                 running = None
 
 
+@then(parsers.parse('every reply has status {status:d} and a message naming "{word}".'))
+def replies_status_naming(transport: TransportWorld, status: int, word: str) -> None:
+    for rid, replies in _replies(transport).items():
+        said = [(r["status"], r["message"]) for r in replies]
+        assert said and all(s == status and word in m for s, m in said), f"{rid}: {said}"
+
+
+@then(parsers.parse('the agent that answered conversation "{conversation}" first answered all '
+                    'of its requests, and no other agent offered to take one.'))
+def conversation_kept(transport: TransportWorld, conversation: str) -> None:
+    first, *rest = transport.conversations[conversation]
+    owner = transport.names[transport.replier(first)]
+    repliers = {rid: transport.dds.replies(rid)[0]["service_instance_tag"] for rid in rest}
+    assert set(repliers.values()) == {owner}, f"{owner} answered the first; then {repliers}"
+    offered = {rid: transport.dds.offers(rid) for rid in rest}
+    assert all(set(names) == {owner} for names in offered.values()), f"offers: {offered}"
+
+
+@then("the other agent answered that request.")
+def other_answered(transport: TransportWorld) -> None:
+    stopped = set(transport.codes)
+    assert len(stopped) == 1 and len(transport.names) == 2, f"stopped {stopped}"
+    last = list(transport.sent)[-1]
+    assert transport.replier(last) not in stopped, f"{last} was answered by {stopped}"
+
+
+@then("the other client's request got exactly one reply, which answers its message.")
+def other_client_answered(transport: TransportWorld) -> None:
+    rid = list(transport.sent)[-1]
+    said = [r["message"] for r in transport.dds.replies(rid)]
+    assert said == [f"echo: {transport.sent[rid]}"], f"{rid}: {said}"
+
+
+@then("the harness was never started.")
+def harness_never_started(transport: TransportWorld) -> None:
+    assert transport.rig.starts() == [], f"the harness ran: {transport.rig.starts()}"
+
+
 @then("the client gets a reply with a non-zero status.")
 def reply_non_zero(transport: TransportWorld) -> None:
     rids = list(transport.sent)
     assert transport.dds.wait_replies(rids, REPLY_WAIT), "the request got no reply"
     statuses = [r["status"] for rid in rids for r in transport.dds.replies(rid)]
     assert len(statuses) == 1 and statuses[0] != 0, f"statuses: {statuses}"
+
+
+def _refused(transport: TransportWorld, value: str) -> None:
+    ended = transport.ended
+    assert ended is not None, "no agent was started with a value it cannot use"
+    assert ended.code is not None, f"it was still running after {value!r}: {ended.stderr}"
+    assert ended.code != 0, f"it exited with code 0: {ended.stderr}"
+    assert ended.states == [], f"it published {[s['state'] for s in ended.states]}"
+    assert value in ended.stderr, f"its error does not name {value!r}: {ended.stderr!r}"
+
+
+@then("it exited with a non-zero code, published no state, and its error names the file.")
+def refused_the_file(transport: TransportWorld) -> None:
+    _refused(transport, str(transport.root / "dds.xml"))
+
+
+@then(parsers.parse('it exited with a non-zero code, published no state, and its error names '
+                    '"{value}".'))
+def refused_the_value(transport: TransportWorld, value: str) -> None:
+    _refused(transport, value)
 
 
 # --- THEN: the monitoring topic -----------------------------------------------------------
@@ -349,6 +486,16 @@ def states_well_formed(transport: TransportWorld, label: str) -> None:
         assert state["previous"] == previous, state
         assert state["reason"], f"no reason: {state}"
         previous = state["state"]
+
+
+@then(parsers.parse('agent "{label}" published DEGRADED, and not READY, before its first '
+                    'request, with a reason naming "{word}".'))
+def degraded_before_requests(transport: TransportWorld, label: str, word: str) -> None:
+    states = transport.dds.states(transport.names[label])
+    before = [(s["state"], s["reason"]) for s in states[:next(
+        (i for i, s in enumerate(states) if s["request_id"]), len(states))]]
+    assert [s for s, _ in before if s in ("READY", "DEGRADED")] == ["DEGRADED"], before
+    assert all(word in reason for s, reason in before if s == "DEGRADED"), before
 
 
 @then(parsers.parse('every state of agent "{label}" on the monitoring topic describes it as:'))

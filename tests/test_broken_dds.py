@@ -31,6 +31,12 @@ CASES = {
     "hidden-tools": ("tool_calls_appear", "TR-11"),
     "unnumbered": ("are_numbered", "TR-12"),
     "events-unnumbered": ("are_numbered", "TR-12"),
+    "finds-every-cli": ("not_on_its_path", "TR-13"),
+    "no-affinity": ("once_it_is_offline", "TR-14"),
+    "strict-metadata": ("nested_deeper", "TR-15"),
+    "holds-offers": ("never_grants", "TR-16"),
+    "exits-0-refusing": ("cannot_use and exist", "TR-17"),
+    "forgets-failed-session": ("failed_before", "TR-14"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +17,12 @@ from agent_tck.reference.agent import AgentConfig
 from agent_tck.reference.dds import service as service_module
 from agent_tck.reference.dds import types
 from agent_tck.reference.dds.bus import Bus
-from agent_tck.reference.dds.config import LOOPBACK, check_domain, config_uri
+from agent_tck.reference.dds.config import (
+    LOOPBACK,
+    check_domain,
+    config_uri,
+    security_problem,
+)
 from agent_tck.reference.dds.service import AgentService, Conversation, StopFlag
 from agent_tck.reference.exceptions import ConfigError
 from tests.support.dds import domain
@@ -151,6 +157,25 @@ def test_configuration_defaults_to_loopback() -> None:
     assert config_uri() == f"file://{LOOPBACK}"
     assert "<AllowMulticast>false</AllowMulticast>" in LOOPBACK.read_text()
     assert '<NetworkInterface name="lo"/>' in LOOPBACK.read_text()
+
+
+@pytest.mark.parametrize("text", ["", " \n", '<?xml version="1.0"?>\n<!-- no element -->\n'])
+def test_a_configuration_without_an_element_is_refused(tmp_path: Path, text: str) -> None:
+    """Cyclone DDS would take it for no settings: its default, multicast on every interface."""
+    path = tmp_path / "dds.xml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=r"dds\.xml' cannot be read: no element found"):
+        config_uri(path)
+
+
+def test_a_configuration_that_is_no_regular_file_is_refused_without_reading_it(
+        tmp_path: Path) -> None:
+    """A named pipe would keep the parser waiting for a writer that never comes."""
+    pipe = tmp_path / "dds.xml"
+    os.mkfifo(pipe)
+    for check in (config_uri, security_problem):
+        with pytest.raises(ConfigError, match=r"dds\.xml' is not a file"):
+            check(pipe)
 
 
 @pytest.mark.parametrize("bad", [-1, 233, True])

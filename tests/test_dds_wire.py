@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,26 @@ def test_the_dds_drivers_options_are_read_and_bad_ones_named() -> None:
     for bad in ("", "acme", "claude,acme"):
         with pytest.raises(UsageError, match=f"backends={bad!r} must name some of"):
             served_backends(bad)
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    (None, "is not a file"), ("", "is not an XML document: no element found"),
+    ('<?xml version="1.0"?>\n<!-- none -->\n', "is not an XML document: no element found"),
+    ("not XML", "is not an XML document: syntax error"),
+])
+def test_the_dds_driver_refuses_a_configuration_cyclone_would_not_run_as_written(
+        tmp_path: Path, text: str | None, error: str) -> None:
+    """A file without an element would give the suite's own participants Cyclone DDS's
+    default configuration: multicast on every interface."""
+    from agent_tck.kit.drivers.dds import LOOPBACK, usable_config
+    from agent_tck.kit.errors import UsageError
+
+    config = tmp_path / "dds.xml"
+    if text is not None:
+        config.write_text(text)
+    with pytest.raises(UsageError, match=f"'{config}' {error}"):
+        usable_config(config)
+    assert usable_config(LOOPBACK) == LOOPBACK
 
 
 @pytest.mark.parametrize(("key", "value", "carried"), [

@@ -153,3 +153,140 @@ Feature: Transport: the agent served over DDS
         | backend | session                              |
         | claude  | 5d1c2b7e-0000-4000-8000-00000000c0de |
         | codex   | 019c7199-0000-7000-8000-00000000c0de |
+
+  Rule: An agent whose CLI is not found says so before any request (docs/genesis.md, G01.1 and G01.2)
+    GENESIS makes sure at start that its CLI is on PATH, and stops with an error saying it was
+    not found. The kit keeps a served agent up instead (a served agent that stops is one
+    nobody is told about: decision D-22), so it must say what is wrong where a client looks
+    first: it publishes DEGRADED, not READY, with a reason that names the command, and it
+    still answers every request, with status 4 and a message naming the command (AG-H10),
+    rather than leaving its client waiting for a reply that never comes.
+
+    @req:TR-13
+    Scenario: A served agent whose CLI is not on its PATH is DEGRADED, names it, and still answers.
+      Given a served agent "A" with backend "claude" and the command "no-such-claude".
+      When one client sends 2 requests.
+      Then agent "A" published DEGRADED, and not READY, before its first request, with a reason naming "no-such-claude".
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply has status 4 and a message naming "no-such-claude".
+      Then the harness was never started.
+
+  Rule: A client that never grants cannot keep an agent from the others (decision D-11)
+    An agent offers to take one request at a time, and runs it once its client grants it the
+    request. A client may never grant (it hung, or it is a peer that never meant to): the
+    agent withdraws an offer nobody granted in a short while (5 seconds in the reference),
+    puts that request at the back of its queue, and offers to take the next one, so the other
+    clients' requests are still answered.
+
+    @req:TR-16
+    Scenario: A request whose client never grants it does not keep the agent from the next client's.
+      Given a served agent "A" with backend "claude".
+      When a client that never grants a request sends 1 request, and an agent offers to take it.
+      When one client sends 1 request.
+      Then the other client's request got exactly one reply, which answers its message.
+
+  Rule: A conversation stays with the agent that answered it while that agent is online (decision D-25)
+    A CLI keeps a session where it ran (Claude Code and Codex keep them in the user's home
+    directory), and GENESIS pins a conversation to the service that answered it. So among
+    several agents on one domain, only the agent that answered a conversation's last request
+    takes its next ones, even while another agent is idle. Once that agent is OFFLINE,
+    another takes them and resumes the same session: where the agents share a home directory
+    the conversation goes on, elsewhere the CLI says it has no such session and the reply
+    says so, instead of an answer given without the context the client counted on.
+    A request that failed before its CLI named a session (its reply names none) does not end
+    the conversation's session: the seeds leave it open, and the kit holds that a failed turn
+    is no new conversation, so the next request resumes the session the conversation had,
+    on the agent that answered it and on the one that takes over alike.
+
+    @req:TR-14
+    Scenario: A conversation's requests go to the agent that answered it, and to another once it is OFFLINE.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness starts session "5d1c2b7e-0000-4000-8000-00000000c0de".
+      When one client sends 1 request in conversation "conv-1".
+      When one client sends 3 requests at once in conversation "conv-1".
+      Then every request gets exactly one reply with its own request_id.
+      Then the agent that answered conversation "conv-1" first answered all of its requests, and no other agent offered to take one.
+      When the agent that answered conversation "conv-1" receives SIGTERM.
+      When one client sends 1 request in conversation "conv-1".
+      Then the other agent answered that request.
+      Then harness run 5 was started with the "claude" resume flags for session "5d1c2b7e-0000-4000-8000-00000000c0de".
+
+    @req:TR-14
+    Scenario: A request that failed before its CLI named a session leaves the conversation's session, to its agent and to the next.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness starts session "5d1c2b7e-0000-4000-8000-00000000c0de".
+      When one client sends 1 request in conversation "conv-1".
+      When the harness, from now on, fails before it names a session.
+      When one client sends 1 request in conversation "conv-1".
+      When one client sends 1 request in conversation "conv-1".
+      When the agent that answered conversation "conv-1" receives SIGTERM.
+      When one client sends 1 request in conversation "conv-1".
+      Then the other agent answered that request.
+      Then harness run 3 was started with the "claude" resume flags for session "5d1c2b7e-0000-4000-8000-00000000c0de".
+      Then harness run 4 was started with the "claude" resume flags for session "5d1c2b7e-0000-4000-8000-00000000c0de".
+
+  Rule: A request's metadata is its client's to fill (docs/genesis.md, Interoperability names; decision D-26)
+    GENESIS's request metadata is "a JSON object whose content depends on the path"; the
+    kit's clients put their timeout there. Any participant of the domain may publish a
+    request, so an agent cannot count on what the metadata holds: a request whose metadata is
+    not a JSON object (not JSON at all, another JSON value, empty, or nested deeper than any
+    parser goes) is answered as one without metadata, and the agent goes on serving the
+    requests after it.
+
+    @req:TR-15
+    Scenario Outline: A request whose metadata is not a JSON object is answered, and the agent serves on.
+      Given a served agent "A" with backend "claude".
+      When one client sends 1 request whose metadata is '<metadata>'.
+      When one client sends 1 request.
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply answers its own request's message.
+
+      Examples:
+        | metadata              |
+        | not json              |
+        | [1, 2, 3]             |
+        |                       |
+        | {"timeout": "soon"}   |
+        | {"timeout": NaN}      |
+
+    @req:TR-15
+    Scenario: A request whose metadata is nested deeper than any parser goes is answered, and the agent serves on.
+      Given a served agent "A" with backend "claude".
+      When one client sends 1 request whose metadata is 100000 JSON arrays, one inside the other.
+      When one client sends 1 request.
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply answers its own request's message.
+
+  Rule: A served agent refuses a DDS domain or configuration it cannot use, before it joins a domain (decision D-27)
+    The kit starts each served agent with a domain id and a Cyclone DDS configuration file
+    (docs/dds.md, the command that serves an agent). An agent given one it cannot use must
+    say so and stop before it joins any domain: to Cyclone DDS a domain id of -1 means "the
+    default domain" (domain 0), and a configuration file without an XML element means no
+    settings at all, its default configuration, which multicasts on every interface. An agent
+    that passed either on would serve where nobody asked it to, and say nothing. So it exits
+    with a non-zero code and an error on stderr that names the value, and publishes no state,
+    READY least of all.
+
+    @req:TR-17
+    Scenario Outline: A served agent given a DDS configuration file it cannot use names it and stops without joining a domain.
+      When a served agent with backend "claude" is started with a DDS configuration file that <file>.
+      Then it exited with a non-zero code, published no state, and its error names the file.
+
+      Examples:
+        | file                                       |
+        | does not exist                             |
+        | is not XML                                 |
+        | is empty                                   |
+        | holds an XML declaration and a comment only |
+        | is a named pipe                            |
+
+    @req:TR-17
+    Scenario Outline: A served agent given a domain id that is no number from 0 to 232 names it and stops.
+      When a served agent with backend "claude" is started with the domain id "<domain>".
+      Then it exited with a non-zero code, published no state, and its error names "<domain>".
+
+      Examples:
+        | domain |
+        | -1     |
+        | 233    |
+        | seven  |

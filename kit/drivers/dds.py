@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from agent_tck.kit.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
@@ -88,6 +89,29 @@ def served_backends(value: str | None) -> tuple[str, ...]:
     return backends
 
 
+def usable_config(config: Path) -> Path:
+    """`config`, or UsageError when it is no regular file (a named pipe would block its
+    reader) or no XML document: Cyclone DDS takes a file without an element (empty, or a
+    declaration and comments only) for its default configuration, on every interface."""
+    if not config.is_file():
+        raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not a file")
+    try:
+        ElementTree.parse(config)
+    except (OSError, ElementTree.ParseError) as exc:
+        raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not an XML "
+                         f"document: {exc}") from None
+    return config
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How a served agent that was to refuse its command line ended."""
+
+    code: int | None  # None: it was still running when the wait was over (then stopped)
+    stderr: str
+    states: list[dict[str, Any]]  # what it published on the monitoring topic, in order
+
+
 @dataclass
 class Served:
     """A served agent process the driver started."""
@@ -118,10 +142,7 @@ class DdsDriver(ProtocolDriver):
             raise UsageError(
                 f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
         self.domain = (domain + domain_offset) % (MAX_DOMAIN + 1)
-        config = Path(opts.get("config") or LOOPBACK).resolve()
-        if not config.is_file():
-            raise UsageError(f"--impl dds: DDS configuration {str(config)!r} is not a file")
-        self.config = config
+        self.config = config = usable_config(Path(opts.get("config") or LOOPBACK).resolve())
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
         self.serve = shlex.split(opts.get("serve", "")) or [
@@ -254,35 +275,67 @@ class DdsDriver(ProtocolDriver):
         self.wire.wait(lambda: self._offline(agent), 2.0)
         return code
 
+    def serve_replaced(self, settings: dict[str, Any], option: str, value: str) -> Ended:
+        """Start a served agent whose command line is `agent_create`'s for `settings` with the
+        value of `option` (`--domain`, `--dds-config`, ...) replaced by `value`; wait for it to
+        exit (at most START_TIMEOUT, then stop it); how it ended."""
+        name = f"tck-{os.getpid()}-{next(self.ids)}"
+        argv = self._argv(name, settings)
+        if option not in argv[:-1]:
+            raise DriverError(f"a served agent's command line has no {option}: {argv}")
+        argv[argv.index(option) + 1] = value
+        self._make_room()
+        stderr = self.logs / f"{name}.stderr"
+        served = self.served[name] = self._start(name, argv, settings, stderr=stderr)
+        exited = self.wire.wait(lambda: served.proc.poll() is not None, START_TIMEOUT)
+        self.wire.pump(0.3)  # a state it published before it exited may trail its exit
+        if exited:
+            del self.served[name]
+        else:
+            self.agent_stop(name)
+        return Ended(served.proc.returncode if exited else None, _tail(stderr),
+                     self.states(name))
+
     def pid(self, agent: str) -> int:
         return self.served[agent].proc.pid
 
-    def add_clients(self, count: int) -> list[int]:
-        """`count` more client participants; their indices for `send`."""
+    def add_clients(self, count: int, *, grants: bool = True) -> list[int]:
+        """`count` more client participants (with `grants=False`, ones that never grant a
+        request to an agent); their indices for `send`."""
         first = len(self.wires)
-        self.wires += [Wire(self.domain) for _ in range(count)]
+        self.wires += [Wire(self.domain, grants=grants) for _ in range(count)]
         return list(range(first, len(self.wires)))
 
     def send(self, message: str, *, agent: str = "", conversation_id: str = "",
-             client: int = 0, timeout: float = 120.0) -> str:
-        """Publish a request from client `client` without waiting; its request_id."""
+             client: int = 0, timeout: float = 120.0, metadata: str | None = None) -> str:
+        """Publish a request from client `client` without waiting; its request_id. Its
+        metadata says `timeout`, unless `metadata` is given: then it is sent as it is."""
         wire = self.wires[client]
         rid = wire.send(message, agent=agent, conversation_id=conversation_id,
-                        timeout=timeout)
+                        timeout=timeout, metadata=metadata)
         self.sent[rid] = wire
         return rid
 
     def wait_replies(self, rids: list[str], timeout: float, linger: float = 0.3) -> bool:
-        """Pump every client until each of `rids` has a reply, then `linger` seconds more
-        (a second reply to the same request would arrive then); whether all were answered."""
+        """Pump every client until each of `rids` has a reply (or a served agent exited on
+        its own: `exited` says which), then `linger` seconds more (a second reply to the same
+        request would arrive then); whether all were answered."""
         wires = {id(w): w for w in (self.sent[rid] for rid in rids)}.values()
 
         def answered() -> bool:
             return all(self.sent[rid].asks[rid].replies for rid in rids)
 
-        ok = self._pump_all(wires, answered, timeout)
+        self._pump_all(wires, lambda: answered() or self.exited() is not None, timeout)
         self._pump_all(self.wires, lambda: False, linger)
-        return ok
+        return answered()
+
+    def exited(self) -> str | None:
+        """A served agent that exited without being stopped: its name, code and log, or None."""
+        for served in self.served.values():
+            if served.proc.poll() is not None:
+                return (f"served agent {served.name} exited with code "
+                        f"{served.proc.returncode}:\n{_tail(served.log)}")
+        return None
 
     def replies(self, rid: str) -> list[dict[str, Any]]:
         """Every reply sample seen for `rid`, as dicts of the GENESIS reply fields."""
@@ -293,6 +346,11 @@ class DdsDriver(ProtocolDriver):
         """The names of the agents that offered to take `rid`, in arrival order."""
         names = {s["guid"]: s["agent"] for wire in self.wires for s in wire.statuses}
         return [names.get(guid, guid) for guid in self.sent[rid].asks[rid].offers]
+
+    def wait_offer(self, rid: str, timeout: float) -> bool:
+        """Pump the client of `rid` until some agent offered to take it; whether one did."""
+        wire = self.sent[rid]
+        return self._pump_all([wire], lambda: bool(wire.asks[rid].offers), timeout)
 
     def wait_state(self, agent: str, state: str, timeout: float) -> bool:
         return self.wire.wait(lambda: any(s["state"] == state for s in self.states(agent)),
@@ -332,7 +390,9 @@ class DdsDriver(ProtocolDriver):
                 argv += [FLAGS[key], str(value)]
         return argv
 
-    def _start(self, name: str, argv: list[str], settings: dict[str, Any]) -> Served:
+    def _start(self, name: str, argv: list[str], settings: dict[str, Any], *,
+               stderr: Path | None = None) -> Served:
+        """Its stdout, and its stderr unless `stderr` names a file of its own, go to its log."""
         # Served agents inherit what every implementation inherits from the suite (a nesting
         # variable, API keys): see kit.drivers.base.INHERITED_ENV.
         env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
@@ -342,9 +402,9 @@ class DdsDriver(ProtocolDriver):
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT),
                                                               env.get("PYTHONPATH")]))
         log = self.logs / f"{name}.log"
-        with log.open("wb") as out:
+        with log.open("wb") as out, (stderr or Path(os.devnull)).open("wb") as err:
             proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT,
+                                    stdout=out, stderr=err if stderr else subprocess.STDOUT,
                                     preexec_fn=end_with_parent)
         return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
                       float(settings.get("grace_period") or DEFAULT_GRACE))

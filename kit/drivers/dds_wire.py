@@ -158,9 +158,11 @@ class Ask:
 class Wire:
     """The suite's participant: sends requests, grants them, records everything it sees."""
 
-    def __init__(self, domain: int) -> None:
+    def __init__(self, domain: int, *, grants: bool = True) -> None:
+        """`grants=False`: a client that never grants what it asks (one that hung, a peer
+        that never meant to)."""
         self.participant = DomainParticipant(domain)
-        self.domain = domain
+        self.domain, self.grants = domain, grants
         topics = {n: Topic(self.participant, n, cls) for n, cls in TOPICS.items()}
         self.waitset = WaitSet(self.participant)
         self.guard = GuardCondition(self.participant)
@@ -179,10 +181,12 @@ class Wire:
         self.events: dict[str, list[tuple[int, dict[str, Any]]]] = {}
 
     def send(self, message: str, *, agent: str = "", conversation_id: str = "",
-             timeout: float = 60.0) -> str:
+             timeout: float = 60.0, metadata: str | None = None) -> str:
+        """Publish a request; its metadata says `timeout`, unless `metadata` is given as is."""
         rid = str(uuid.uuid4())
-        request = AgentRequest(rid, message, conversation_id, "", agent,
-                               json.dumps({"timeout": timeout, "client": "agent-tck suite"}))
+        if metadata is None:
+            metadata = json.dumps({"timeout": timeout, "client": "agent-tck suite"})
+        request = AgentRequest(rid, message, conversation_id, "", agent, metadata)
         self.asks[rid] = Ask(request)
         self.writers[REQUEST_TOPIC].write(request)
         return rid
@@ -230,7 +234,7 @@ class Wire:
             return
         ask.offers.append(offer.agent_guid)
         tag = ask.request.service_instance_tag
-        if ask.granted is None and tag in ("", offer.agent_name):
+        if self.grants and ask.granted is None and tag in ("", offer.agent_name):
             ask.granted = offer.agent_guid
             self.writers[GRANT_TOPIC].write(AgentGrant(offer.request_id, offer.agent_guid))
 

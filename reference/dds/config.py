@@ -23,10 +23,12 @@ MAX_DOMAIN = 232  # Cyclone's port mapping leaves room for domain ids 0..232
 
 
 def config_uri(path: str | os.PathLike[str] | None = None) -> str:
-    """The `file://` URI of `path`, or of the shipped loopback configuration."""
+    """The `file://` URI of `path`, or of the shipped loopback configuration; ConfigError for
+    a file that is no XML document. Cyclone DDS takes a file without an element (empty, or
+    a declaration and comments only) for no settings at all: its default configuration,
+    multicast on every interface, instead of the one the caller named."""
     chosen = Path(path) if path is not None else LOOPBACK
-    if not chosen.is_file():
-        raise ConfigError(f"DDS configuration {str(chosen)!r} is not a file")
+    _elements(chosen)
     return "file://" + str(chosen.resolve())
 
 
@@ -62,6 +64,10 @@ def security_problem(path: str | os.PathLike[str] | None) -> str | None:
 
 
 def _elements(path: str | os.PathLike[str]) -> list[ET.Element]:
+    """Every element of the configuration `path`; ConfigError when it is not a regular file
+    (a named pipe would keep the parser waiting for a writer) or not an XML document."""
+    if not Path(path).is_file():
+        raise ConfigError(f"DDS configuration {str(path)!r} is not a file")
     try:
         return list(ET.parse(path).iter())
     except (OSError, ET.ParseError) as exc:

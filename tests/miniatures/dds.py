@@ -11,17 +11,25 @@ Each defect is one small patch of the reference service:
 - hidden-tools:    publishes no tool_start event on the event topic
 - unnumbered:      numbers every state it publishes 1
 - events-unnumbered: numbers every event it publishes 1
+- finds-every-cli: READY when its CLI is not on its PATH
+- no-affinity:     takes any conversation's requests, whoever answered it
+- strict-metadata: ends on a request whose metadata is not JSON
+- holds-offers:    keeps an offer open until its client grants it, however long
+- exits-0-refusing: says what is wrong with its domain or DDS configuration, and exits 0
+- forgets-failed-session: a reply without a session id ends the conversation's session
 """
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent_tck.reference.dds import cli, service, types
+from agent_tck.reference.dds import bus, cli, service, types
 from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
@@ -78,6 +86,31 @@ def _events_unnumbered(self: AgentService, event: Any) -> None:
     _on_event(self, event)
 
 
+def _finds_every_cli(agent: Any, config: Any) -> None:
+    """Never finds a problem with its CLI before a request."""
+    return None
+
+
+def _any_conversation(self: AgentService, request: types.AgentRequest) -> bool:
+    """Takes any conversation's requests, whichever agent answered it last."""
+    return True
+
+
+def _strict_metadata(text: str, on_error: Any = None) -> dict[str, Any]:
+    """Reads metadata as JSON and lets what is not JSON raise."""
+    value: dict[str, Any] = json.loads(text) if text else {}
+    return value
+
+
+def _forgets_failed_session(self: AgentService, reply: types.AgentReply) -> None:
+    """Learns from another agent's reply the session it names, none when it names none."""
+    if reply.conversation_id:
+        session = bus.loads_object(reply.metadata).get("session_id")
+        owner = service.Conversation(reply.replier_service_guid,
+                                     session if isinstance(session, str) else None)
+        self._remember(reply.conversation_id, owner)
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -87,6 +120,12 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "hidden-tools": (AgentService, "_on_event", _hide_tools),
     "unnumbered": (service.StatePublisher, "publish", _unnumbered),
     "events-unnumbered": (AgentService, "_on_event", _events_unnumbered),
+    "finds-every-cli": (service, "_launch_problem", _finds_every_cli),
+    "no-affinity": (AgentService, "_may_take", _any_conversation),
+    "strict-metadata": (service, "loads_object", _strict_metadata),
+    "holds-offers": (service, "OFFER_WAIT", math.inf),
+    "exits-0-refusing": (cli, "USAGE", cli.OK),
+    "forgets-failed-session": (AgentService, "_learn", _forgets_failed_session),
 }
 
 if __name__ == "__main__":
