@@ -55,6 +55,14 @@ def document_of(pipeline: PipelineWorld, contract: str, docstring: str) -> None:
     pipeline.contract, pipeline.document = contract, docstring + "\n"
 
 
+@given(parsers.re(r'an? "(?P<contract>[\w-]+)" document with U\+(?P<code>[0-9A-F]{4,6}) '
+                  r'in place of "(?P<mark>[^"]+)":'))
+def document_with(pipeline: PipelineWorld, contract: str, code: str, mark: str,
+                  docstring: str) -> None:
+    """A character a feature file cannot show, written where `mark` is."""
+    document_of(pipeline, contract, docstring.replace(mark, chr(int(code, 16))))
+
+
 @given("a document:")
 def document(pipeline: PipelineWorld, docstring: str) -> None:
     pipeline.contract, pipeline.document = None, docstring + "\n"

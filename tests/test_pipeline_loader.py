@@ -111,3 +111,14 @@ def test_plain_data_round_trips(value: object) -> None:
     import yaml
 
     assert load_document(yaml.safe_dump({"v": value})).value == {"v": value}
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("a: b\nc: d\x07\n", "2:5: $: YAML syntax error: character U+0007"),
+    ("é: ü\x00\n", "1:5: $: YAML syntax error: character U+0000"),  # characters, not bytes
+    # A lone surrogate: JSON can carry one, UTF-8 cannot; refused where it is, not raised as
+    # an encoding error.
+    ("a: [1,\n  \ud800]\n", "2:3: $: YAML syntax error: character U+D800"),
+])
+def test_a_character_yaml_does_not_allow_is_refused_where_it_is(text: str, where: str) -> None:
+    assert refusal(text) == f"f.yml:{where} is not allowed"

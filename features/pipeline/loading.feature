@@ -24,6 +24,50 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         7:17: $.data.violations[0].location: does not match
         """
 
+    @req:PL-3.1
+    Scenario: An error of the whole document points at where its data begins
+      A file an agent wrote often opens with a comment. An error that belongs to the document
+      as a whole (a required key missing at its top) points at its first line of data, after
+      the comment, as an error inside it points at its own line.
+      Given a "test-reviewer" document:
+        """yaml
+        # written by the test-reviewer
+
+        data:
+          tests_passed: true
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:1: $: 'status' is a required property
+        4:3: $.data: 'violations' is a required property
+        """
+
+    @req:PL-3.1
+    Scenario Outline: A character YAML does not allow is an error where it is (<name>)
+      YAML allows no control character but tab and the line breaks. A file that holds one (a
+      terminal's colour code, a NUL from a broken write) is invalid, and the error points at
+      that character's line and column, not at the start of the file. It names the character
+      by its code point, since it cannot be shown.
+      Given a "response" document with U+<code> in place of "@":
+        """yaml
+        status: success
+        data:
+          note: "a@b"
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        3:11: $: U+<code>
+        """
+
+      Examples:
+        | name               | code |
+        | a bell             | 0007 |
+        | a NUL              | 0000 |
+        | an escape          | 001B |
+        | a delete           | 007F |
+
   Rule: Only plain data is loaded
     A contract is data: maps, lists, strings, numbers, booleans, null. A tag that asks the
     loader to build something else is refused, not ignored: `!!python/object/apply` runs code

@@ -78,7 +78,10 @@ def short_tag(tag: str) -> str:
 def load_document(text: str, source: str = "<document>",
                   limits: Limits = DEFAULT_LIMITS) -> Document:
     """Load one YAML document safely; raise `DocumentError` for anything but plain data."""
-    size = len(text.encode("utf-8"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # a lone surrogate (JSON can carry one): no text at all
+        raise _not_allowed(text, source, text[exc.start]) from None
     if size > limits.max_bytes:
         raise DocumentError(source, 1, 1, "$",
                             f"document is {size} bytes, over the limit of {limits.max_bytes}")
@@ -109,8 +112,20 @@ def _compose(text: str, source: str, limits: Limits) -> Node | None:
         else:
             problem = f"YAML syntax error: {problem}"
         raise DocumentError(source, line, column, "$", problem) from None
+    except yaml.reader.ReaderError as exc:
+        raise _not_allowed(text, source, chr(exc.character)) from None
     except yaml.YAMLError as exc:
         raise DocumentError(source, 1, 1, "$", f"YAML error: {exc}") from None
+
+
+def _not_allowed(text: str, source: str, character: str) -> DocumentError:
+    """A character YAML does not allow (a control character but tab and line breaks), at its
+    first place in `text`: the reader stops there. Named by its code point: it cannot be
+    shown."""
+    before = text[:text.find(character)]
+    line, column = before.count("\n") + 1, len(before) - before.rfind("\n")
+    return DocumentError(source, line, column, "$",
+                         f"YAML syntax error: character U+{ord(character):04X} is not allowed")
 
 
 def _position(mark: Any) -> tuple[int, int]:

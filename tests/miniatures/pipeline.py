@@ -223,6 +223,31 @@ class DepthLimitOneShort(Miniature):
     swaps = ((loader, "_check_nesting", _nesting_one_short),)
 
 
+def _at_the_start(text: str, source: str, character: str) -> loader.DocumentError:
+    return loader.DocumentError(source, 1, 1, "$",
+                                f"YAML syntax error: character U+{ord(character):04X} is not "
+                                "allowed")
+
+
+class CharacterErrorAtTheStart(Miniature):
+    """Puts the error of a character YAML does not allow at 1:1, wherever the character is."""
+
+    swaps = ((loader, "_not_allowed", _at_the_start),)
+
+
+_WHERE = loader.Document.where
+
+
+def _root_at_one(self: loader.Document, path: loader.Path, *, key: bool = False) -> Position:
+    return Position(1, 1) if not path else _WHERE(self, path, key=key)
+
+
+class RootAtLineOne(Miniature):
+    """Puts an error of the whole document at 1:1, before the comments it opens with."""
+
+    swaps = ((loader.Document, "where", _root_at_one),)
+
+
 def _last_key_wins(self: Any, node: MappingNode, path: loader.Path) -> dict[str, Any]:
     result = {}
     for key_node, value_node in node.value:
@@ -406,6 +431,8 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     DropsForeignAgents: {"PL-4.12"},
     TakesAnyMetadataFile: {"PL-4.13"},
     LastKeyWins: {"PL-3.5"},
+    CharacterErrorAtTheStart: {"PL-3.1"},
+    RootAtLineOne: {"PL-3.1"},
     NeverInfers: {"PL-1.2", "PL-1.5", "PL-1.6", "PL-1.7", "PL-1.9", "PL-3.6"},
     _rule_dropped(rules.behavior_ids_resolve): {"PL-2.1"},
     _rule_dropped(rules.behavior_ids_unique): {"PL-2.2"},
