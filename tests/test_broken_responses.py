@@ -15,7 +15,8 @@ pytestmark = pytest.mark.timeout(600)
 # Every requirement whose scenarios expect a plain text message.
 TEXT_SHAPED = {"RESP-001.1-a", "RESP-001.2-a", "RESP-001.2-b", "RESP-001.2-c", "RESP-001.4-a",
                "RESP-EC-a", "RESP-EC-c", "RESP-D8-output-text", "RESP-D8-real-shape",
-               "RESP-D8-reasoning", "RESP-D8-incomplete", "RESP-D8-empty-text"}
+               "RESP-D8-reasoning", "RESP-D8-incomplete", "RESP-D8-empty-text",
+               "RESP-D8-usage-counts"}
 CASES = {
     "EmitsNothing": TEXT_SHAPED | {"RESP-001.3-a", "RESP-001.3-b", "RESP-001.4-b",
                                    "RESP-D8-refusal", "RESP-D8-call-guard"},
@@ -25,10 +26,14 @@ CASES = {
                       "RESP-D8-call-guard"},
     "NoIdFallback": {"RESP-001.3-b"},
     "PrefersItemId": {"RESP-001.3-b", "RESP-D8-real-shape"},
-    "UsageFirst": {"RESP-001.4-a", "RESP-D8-real-shape", "RESP-D8-incomplete"},
-    "RawUsage": {"RESP-001.4-a", "RESP-001.4-b", "RESP-D8-real-shape", "RESP-D8-incomplete"},
+    # RESP-D8-usage-counts too: its usage message first, or as the API names it.
+    "UsageFirst": {"RESP-001.4-a", "RESP-D8-real-shape", "RESP-D8-incomplete",
+                   "RESP-D8-usage-counts"},
+    "TakesAnyCount": {"RESP-D8-usage-counts"},
+    "RawUsage": {"RESP-001.4-a", "RESP-001.4-b", "RESP-D8-real-shape", "RESP-D8-incomplete",
+                 "RESP-D8-usage-counts"},
     "TextTypeOnly": {"RESP-D8-output-text", "RESP-D8-real-shape", "RESP-D8-reasoning",
-                    "RESP-D8-incomplete", "RESP-D8-empty-text"},
+                    "RESP-D8-incomplete", "RESP-D8-empty-text", "RESP-D8-usage-counts"},
     "CrashesOnUnknownItems": {"RESP-EC-a", "RESP-D8-reasoning", "RESP-D8-immutable"},
     "CrashesOnMissingContent": {"RESP-EC-b", "RESP-EC-c"},
     "NoTypeGuard": {"RESP-EC-c"},

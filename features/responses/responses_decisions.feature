@@ -83,6 +83,34 @@ Feature: Responses: real response objects, refusals, truncation and invalid payl
         ]
         """
 
+    @req:RESP-D8-usage-counts
+    Scenario: A token count that is no whole number of zero or more is given as 0
+      Decision D-8: the API always sends whole numbers, but a proxy, a mock or a newer field
+      can send something else. Usage only prices an answer that is otherwise fine, so a count
+      that cannot be one is given as 0, the lowest count there is, rather than failing the
+      parse or passing on a value (-1, true, "7") that breaks the caller's sums. A count of 0
+      stays 0.
+      Given the Responses API object:
+        """json
+        {"object": "response", "output": [
+          {"type": "message", "content": [{"type": "output_text", "text": "Done"}]}
+        ],
+         "usage": {"input_tokens": -1, "output_tokens": "7", "total_tokens": true,
+                   "input_tokens_details": {"cached_tokens": 2.5},
+                   "output_tokens_details": {"reasoning_tokens": null}}}
+        """
+      When the parser reads it
+      Then the messages are:
+        """json
+        [
+          {"role": "assistant", "content": "Done"},
+          {"role": "assistant", "content": "", "usage": {
+            "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0,
+            "prompt_tokens_details": {"cached_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0}}}
+        ]
+        """
+
     @req:RESP-D8-reasoning
     Scenario: Reasoning items give no message
       Decision D-8: a reasoning model puts a reasoning item (with a summary) before its answer.

@@ -122,6 +122,22 @@ class RawUsage(Miniature):
         return [{**m, "usage": self.usage} if "usage" in m else m for m in messages]
 
 
+class TakesAnyCount(Miniature):
+    """Gives each token count of usage as the API sent it, whatever it is."""
+
+    NAMES = (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"),
+             ("total_tokens", "total_tokens"))
+
+    def before(self, payload: Payload) -> Payload:
+        self.usage = payload.get("usage") if isinstance(payload, dict) else None
+        return payload
+
+    def after(self, messages: Messages) -> Messages:
+        usage = self.usage if isinstance(self.usage, dict) else {}
+        sent = {ours: usage[theirs] for theirs, ours in self.NAMES if theirs in usage}
+        return [{**m, "usage": {**m["usage"], **sent}} if "usage" in m else m for m in messages]
+
+
 class TextTypeOnly(Miniature):
     """Knows only the seed's content type "text", not the real API's "output_text"."""
 
