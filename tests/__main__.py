@@ -1,9 +1,9 @@
 """The project's own tests, as CI runs them: `python -m tests [PYTEST ARGS]`.
 
-pytest on six workers (pytest-xdist; the machines have two cores, and much of the time goes
+pytest on eight workers (pytest-xdist; the machines have two cores, and much of the time goes
 to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the cores
 fill the waits: on the 2-core CI machine, 17 min 44 s with four workers and 16 min 2 s with
-six, the same afternoon, the two cores 81% and 90% busy; docs/benchmarks.md), with branch
+six, the same afternoon, the two cores 81% and 90% busy; eight: docs/benchmarks.md), with branch
 coverage of `reference/` measured in every worker (pytest-cov). The coverage report is
 printed whatever the tests said, and the exit code is pytest's: non-zero when a test failed,
 when nothing was collected (5), or when coverage is under `fail_under`. `-n 0` runs in one
@@ -24,7 +24,7 @@ import sys
 
 from agent_tck.kit.run import private_basetemp
 
-WORKERS = ["-n", "6", "--dist", "worksteal"]
+WORKERS = ["-n", "8", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 
