@@ -600,6 +600,15 @@ def refused_naming_directory(world: AgentWorld) -> None:
         assert response.get("status") != 0, f"the request succeeded: {response}"
         said = f"{response.get('error')} {response.get('message')}"
     assert missing in said, f"the error does not name {missing}: {said[-300:]!r}"
+    besides = said.replace(missing, "").lower()  # the directory's own name says nothing
+    assert any(word in besides for word in MISSING), \
+        f"the error does not say the directory is missing (in words such as " \
+        f"{', '.join(MISSING)}): {said[-300:]!r}"
+
+
+# What an error says of a directory that is not there, in the words implementations use.
+MISSING = ("not a directory", "no such file", "not exist", "not found", "enoent", "errno 2]",
+           "missing", "removed", "gone")
 
 
 @when(parsers.parse('the agent answers "{message}"'))
@@ -628,6 +637,14 @@ def message_contains(world: AgentWorld, text: str) -> None:
     assert text in str(world.response.get("message")), world.response
 
 
+@then(parsers.parse('the response message does not contain "{text}"'))
+def message_lacks(world: AgentWorld, text: str) -> None:
+    message = str(world.response.get("message"))
+    at = message.find(text)
+    assert at < 0, (f"the message ({len(message)} characters) has {text!r} at {at}: "
+                    f"...{message[max(0, at - 100):at + len(text) + 100]!r}...")
+
+
 # The facts a launch failure's message must carry, in the words implementations use.
 CAUSES = {
     "not found": ("not found", "no such file", "enoent", "errno 2]"),
@@ -642,6 +659,10 @@ def message_names(world: AgentWorld, command: str, reason: str) -> None:
     said = any(word in message.lower() for word in CAUSES[reason])
     assert command in message and said, f"message = {message!r}: it must name {command!r} " \
         f"and say {reason!r} (in words such as {', '.join(CAUSES[reason])})"
+    gone = world.gone_interpreter  # named as a whole: not inside a longer word or path
+    assert gone is None or re.search(rf"(?<![^\s'\"`(=:]){re.escape(gone)}(?![^\s'\"`),.:;])",
+                                     message), \
+        f"message = {message!r}: it must name the missing interpreter {gone!r}"
 
 
 @then(parsers.parse("the response message gives exit code {code:d} and says the turn had "
@@ -825,6 +846,12 @@ def keeps_or_fails_incomplete(world: AgentWorld, text: str) -> None:
         f"status {response.get('status')}, and nothing says the turn did not complete: {said}")
 
 
+@then("no warning of the response says the turn did not complete")
+def no_warning_incomplete(world: AgentWorld) -> None:
+    said = [w for w in _warnings(world) if NOT_COMPLETED.search(w)]
+    assert not said, f"the turn completed, yet the answer says it did not: {said}"
+
+
 @then(parsers.parse('the response error contains "{text}" and is at most {size:d} bytes'))
 def error_tail(world: AgentWorld, text: str, size: int) -> None:
     error = str(world.response.get("error"))
@@ -911,6 +938,15 @@ def harness_names_two_sessions(world: AgentWorld, first: str, later: str) -> Non
     done = script.done_line("Hello")
     assert "session_id" in done, f"{world.backend}'s result line names no session: {done}"
     script.line({**done, "session_id": later})
+
+
+@given(parsers.parse('the harness prints no init line and names the session "{session}" on '
+                      'its other lines'))
+def harness_without_init(world: AgentWorld, session: str) -> None:
+    script = world.new_script()
+    for line in (script.text_line("Hello"), script.done_line("Hello")):
+        assert "session_id" in line, f"{world.backend}'s line names no session: {line}"
+        script.line({**line, "session_id": session})
 
 
 @then(parsers.parse('the harness was started resuming the session "{session}"'))

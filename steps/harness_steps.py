@@ -80,9 +80,9 @@ def harness_exits(world: AgentWorld, code: int) -> None:
     world.new_script().add("exit", code)
 
 
-@given("the harness is killed by SIGKILL")
-def harness_killed(world: AgentWorld) -> None:
-    world.new_script().init().add("die", "SIGKILL")
+@given(parsers.re(r"the harness is killed by (?P<name>SIG[A-Z]+)"))
+def harness_killed(world: AgentWorld, name: str) -> None:
+    world.new_script().init().add("die", name)
 
 
 @given("the harness never finishes")
@@ -178,6 +178,15 @@ def harness_hidden_timeout(world: AgentWorld) -> None:
 ))
 def harness_hidden_exit(world: AgentWorld, text: str) -> None:
     world.new_script().init().text(text).done().add("spawn_hidden", 500).add("exit", 0)
+
+
+@given(parsers.parse(
+    'the harness answers "{text}", starts a process that hides from it under the name '
+    '"{name}", and exits'
+))
+def harness_hidden_named_exit(world: AgentWorld, text: str, name: str) -> None:
+    hidden = {"seconds": 500, "name": name}
+    world.new_script().init().text(text).done().add("spawn_hidden_as", hidden).add("exit", 0)
 
 
 @given("the harness ignores SIGTERM and never finishes")
@@ -311,7 +320,18 @@ def harness_burst(world: AgentWorld, count: int) -> None:
                      "stderr, prints {count:d} numbered texts in one write, then finishes at "
                      "once"))
 def harness_burst_into_wide_pipe(world: AgentWorld, size: int, count: int) -> None:
-    script = world.new_script().add("pipe_size", size).add("close_stderr").init()
+    _burst_into_wide_pipe(world, size, count, close_stderr=True)
+
+
+@given(parsers.parse("the harness widens its stdout pipe to {size:d} bytes, prints {count:d} "
+                     "numbered texts in one write, then finishes at once"))
+def harness_burst_into_wide_pipe_with_stderr(world: AgentWorld, size: int, count: int) -> None:
+    _burst_into_wide_pipe(world, size, count, close_stderr=False)
+
+
+def _burst_into_wide_pipe(world: AgentWorld, size: int, count: int, close_stderr: bool) -> None:
+    script = world.new_script().add("pipe_size", size)
+    script = (script.add("close_stderr") if close_stderr else script).init()
     line = _unterminated(script.text_line("@N@,")) + "\n"
     script.add("burst", {"line": line, "count": count}).done()
 
@@ -334,6 +354,23 @@ def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
     script = world.new_script().init()
     line = _unterminated(script.text_line("@FILL@")) + "\n"
     script.add("fill", {"line": line, "size": size}).text(text).done()
+
+
+@given(parsers.parse(
+    'the harness prints a line of exactly {size:d} bytes whose text ends "{end}", then a line of '
+    '{longer:d} bytes, spaces before a text "{hidden}", then answers "{text}"'))
+def harness_lines_at_the_limit(world: AgentWorld, size: int, end: str, longer: int, hidden: str,
+                               text: str) -> None:
+    """Sizes without the newline. The longer line is whitespace and then a whole JSON object:
+    read from anywhere past its start, what is left of it is a line a backend reads."""
+    script = world.new_script().init()
+    whole = _unterminated(script.text_line("@FILL@" + end))
+    tail = _unterminated(script.text_line(hidden))
+    fill = size - len(whole.encode()) + len("@FILL@")
+    script.add("fill", {"line": whole + "\n", "size": fill})
+    script.add("fill", {"line": "@FILL@" + tail + "\n", "size": longer - len(tail.encode()),
+                        "with": " "})
+    script.text(text).done()
 
 
 @given(
@@ -374,16 +411,34 @@ def harness_not_executable(world: AgentWorld) -> None:
 
 @given("the harness command is on PATH but its interpreter is gone")
 def harness_interpreter_gone(world: AgentWorld) -> None:
-    """Executable scripts whose first line names an interpreter that does not exist: the
-    kernel refuses to run them with ENOENT, as for a script of a deleted virtualenv."""
-    orphaned = world.root / "orphaned-bin"
-    orphaned.mkdir(parents=True)
+    """Executable scripts whose first line names an interpreter that does not exist, with an
+    option after it: the kernel refuses to run them with ENOENT, as for a script of a deleted
+    virtualenv."""
     gone = world.root / "deleted-venv" / "bin" / "python"
+    _scripts_run_by(world, world.root / "orphaned-bin", gone)
+    world.gone_interpreter = str(gone)
+
+
+@given("the harness command is on PATH but its interpreter is not executable")
+def harness_interpreter_not_executable(world: AgentWorld) -> None:
+    """Executable scripts whose first line names an interpreter that is there without its
+    executable bit (a virtualenv copied without modes): the kernel refuses them with EACCES."""
+    interpreter = world.root / "copied-venv" / "bin" / "python"
+    interpreter.parent.mkdir(parents=True)
+    interpreter.write_text("#!/bin/sh\n")
+    interpreter.chmod(0o644)
+    _scripts_run_by(world, world.root / "stranded-bin", interpreter)
+
+
+def _scripts_run_by(world: AgentWorld, folder: Path, interpreter: Path) -> None:
+    """Executable scripts for every harness name in `folder`, whose first line names
+    `interpreter` with an option after it; `folder` is the agent's whole PATH."""
+    folder.mkdir(parents=True)
     for name in HARNESS_NAMES:
-        script = orphaned / name
-        script.write_text(f"#!{gone}\nprint('never run')\n")
+        script = folder / name
+        script.write_text(f"#!{interpreter} -sE\nprint('never run')\n")
         script.chmod(0o755)
-    world.path_override = str(orphaned)
+    world.path_override = str(folder)
 
 
 @then("the harness was never started")

@@ -45,6 +45,7 @@ class AgentWorld(World):
     results: list[RequestResult] = field(default_factory=list)
     final_text: str | None = None
     path_override: str | None = None
+    gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
 
     def new_script(self) -> Script:

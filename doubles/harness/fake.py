@@ -36,6 +36,10 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
       Code's Bash tool: no signal to the harness's process group reaches it)
   spawn_escaped_noting: seconds (the same, but it notes a SIGTERM in the record, as
       {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
+  spawn_hidden: seconds (a grandchild in a session of its own, with an empty environment,
+      whose parent exits at once)
+  spawn_hidden_as: {"seconds": s, "name": text} (the same, under that process name: what
+      /proc/PID/stat and ps show, up to 15 bytes)
   err_bytes: bytes of stderr          read_stdin_bytes: bytes (read that many, no more)
   close_stderr: true (stderr closed for good)
   login_fails: {"keys": [names], "lines": [JSON values]}  with none of the keys in its
@@ -45,7 +49,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
               what stdin said (so each request can be told apart by its answer)
   repeat: {"lines": [JSON values], "count": N}  N lines cycling through `lines`, written in
           blocks of about 64 KiB as fast as the pipe takes them (for benchmarks)
-  fill: {"line": text, "size": n}  the line with "@FILL@" replaced by n bytes of "x"
+  fill: {"line": text, "size": n, "with": c}  the line with "@FILL@" replaced by n bytes of
+        c ("x" when not given; one ASCII character)
   burst: {"line": text, "count": n}  n copies of the line, "@N@" numbered 0..n-1, in one write
   trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart,
                                                   each once the last was read (2 s in all)
@@ -215,7 +220,7 @@ class Harness:
 
     def op_fill(self, arg: dict[str, Any]) -> None:
         head, _, tail = arg["line"].encode().partition(b"@FILL@")
-        self.write(head + b"x" * arg["size"] + tail)
+        self.write(head + arg.get("with", "x").encode() * arg["size"] + tail)
 
     def op_burst(self, arg: dict[str, Any]) -> None:
         line: str = arg["line"]
@@ -334,11 +339,23 @@ class Harness:
         self._spawn(seconds, escaped=True)
 
     def op_spawn_hidden(self, seconds: float) -> None:
+        self._hide(seconds)
+
+    def op_spawn_hidden_as(self, arg: dict[str, Any]) -> None:
+        self._hide(arg["seconds"], arg["name"])
+
+    def _hide(self, seconds: float, name: str | None = None) -> None:
         """A grandchild that hides three ways: a session of its own, an empty environment,
-        and a parent that exits at once (it forks, and only its child sleeps on)."""
+        and a parent that exits at once (it forks, and only its child sleeps on); a fourth
+        with a `name` it gives itself before it tells its pid."""
+        rename = f"open('/proc/self/comm', 'w').write({name!r})\n" if name else ""
         hide = ("import os, sys, time\n"
+                "ready, told = os.pipe()\n"
                 "pid = os.fork()\n"
-                "if pid:\n    print(pid, flush=True)\n    os._exit(0)\n"
+                "if pid:\n    os.close(told)\n    os.read(ready, 1)\n"
+                "    print(pid, flush=True)\n    os._exit(0)\n"
+                + rename +
+                "os.close(told)\n"  # its parent tells its pid once it has its name
                 "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
                 f"time.sleep({seconds * self.scale})\n")
         import subprocess

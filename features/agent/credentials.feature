@@ -91,6 +91,19 @@ Feature: Credentials: the CLI's own login, or an API key
       And the harness saw none of the API key variables of the agent's backend
       And the harness's last start was not marked as a probe
 
+    @req:AG-K4
+    Scenario Outline: An agent created with credentials "<mode>" runs no probe and marks no request
+      Given an agent for the "claude" backend with credentials "<mode>"
+      And the implementation inherited every API key variable of the agent's backend
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the harness's last start was not marked as a probe
+
+      Examples:
+        | mode    |
+        | login   |
+        | api-key |
+
     @req:AG-K5
     Scenario: An agent whose probe fails in the stream, though the CLI exits 0, uses a key that is set
       Given an agent for the "claude" backend with credentials "probe"

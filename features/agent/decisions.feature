@@ -234,12 +234,18 @@ Feature: Agent decisions where the seeds are silent
         | command is missing from PATH       | 4      |
 
     @req:AG-D4.5
-    Scenario: The message of a CLI killed by a signal names the signal
+    Scenario Outline: The message of a CLI killed by a signal names the signal (<signal>)
+      SIGHUP is signal 1, the one a closed terminal sends: an exit status of -1 is a signal too.
       Given an agent for the "claude" backend
-      And the harness is killed by SIGKILL
+      And the harness is killed by <signal>
       When the agent answers "Hello"
       Then the response status is 2
-      And the response message contains "SIGKILL"
+      And the response message contains "<signal>"
+
+      Examples:
+        | signal  |
+        | SIGKILL |
+        | SIGHUP  |
 
   Rule: D-5 The prompt is data, never an option, and stdin is closed after it
     A prompt such as "--help" passed as an argument would be read as a flag. The prompt goes
@@ -372,6 +378,22 @@ Feature: Agent decisions where the seeds are silent
     Scenario: A harness that exits after starting a process that hides from it
       Given an agent for the "codex" backend with a timeout of 100 seconds
       And the harness answers "finished", starts a process that hides from it, and exits
+      When the agent answers "Hello"
+      Then the response has:
+        | key     | value      |
+        | status  | 0          |
+        | message | "finished" |
+      And neither the harness nor its grandchild is left running
+
+    # A process's name is the one field of /proc/PID/stat it writes itself, and it may hold
+    # ") " and spaces: a reader that splits the line on them, or cuts it at the first or
+    # second ")", reads this one's parent as pid 1, and takes it for no descendant of the CLI.
+    # The kernel's own record of the process still says whose it is.
+
+    @req:AG-D6.1
+    Scenario: A process that hides behind a name that reads as another parent
+      Given an agent for the "codex" backend with a timeout of 100 seconds
+      And the harness answers "finished", starts a process that hides from it under the name "x) S 1 (y", and exits
       When the agent answers "Hello"
       Then the response has:
         | key     | value      |

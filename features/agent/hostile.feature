@@ -45,6 +45,23 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the agent is READY
 
     @req:AG-H1
+    Scenario: A line of exactly 16 MiB is read whole, and a longer one is skipped to its end
+      A line of exactly 16 MiB (the newline aside) is within the limit and is read whole. A
+      line past it is skipped whole, to its end: a reader that gives up on a long line and
+      then reads what is left of it as the next line would act on the end of a line it said
+      it skipped. Here that end is a complete event, after the spaces that pad the line.
+
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness prints a line of exactly 16777216 bytes whose text ends "read whole", then a line of 16908288 bytes, spaces before a text "from the skipped line", then answers "after the lines"
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message contains "read whole"
+      And the response message contains "after the lines"
+      And the response message does not contain "from the skipped line"
+      And the response has a warning containing "skipped"
+      And that warning gives 1 as the number of lines skipped
+
+    @req:AG-H1
     Scenario: An answer whose lines are all within the limit has no warning of a skipped line
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints a text of 2097152 bytes in one line, then answers "after the line"
@@ -170,6 +187,18 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the response message is the 3000 numbered texts in order
       And the agent is READY
 
+    @req:AG-H23
+    Scenario: An answer still in the pipe when the CLI exits with its stderr open is read whole
+      Here both pipes end together at the exit, with most of the answer still in stdout's: the
+      end of stderr is one pipe's end, however often a reader looks at it, and never both.
+
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness widens its stdout pipe to 1048576 bytes, prints 3000 numbered texts in one write, then finishes at once
+      When the agent answers "Hello"
+      Then the response status is 0
+      And the response message is the 3000 numbered texts in order
+      And the agent is READY
+
 
     @req:AG-H7
     Scenario: One JSON object written a few bytes at a time, splitting UTF-8 characters
@@ -217,7 +246,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     answer's `warnings`: the agent may answer status 0 with the text so far, but then its
     `warnings` say that the turn did not complete; or it fails the request with an error that
     says so. Either way the caller is told, in any words that say
-    it ("did not complete", "no result", "before the turn finished", "ended early").
+    it ("did not complete", "no result", "before the turn finished", "ended early"). A turn
+    that did complete is never called incomplete: a warning given with every answer tells the
+    caller nothing, and teaches it to ignore the one that matters.
 
     @req:AG-H15
     Scenario: The CLI prints part of an answer and exits 0 without ending the turn
@@ -227,6 +258,13 @@ Feature: Hostile harnesses: the failures real wrappers hit
       Then the response keeps "half an ans" or fails, and says the turn did not complete
       And the answer came within the timeout plus the grace period
       And the agent is READY
+
+    @req:AG-H15
+    Scenario: A turn that completes is not called incomplete
+      Given an agent for the "claude" backend
+      When the agent answers "Hello"
+      Then the response status is 0
+      And no warning of the response says the turn did not complete
 
 
   Rule: A flood on stderr is cut to its tail, and the tail reaches the answer
@@ -368,9 +406,13 @@ Feature: Hostile harnesses: the failures real wrappers hit
     its message names the command and says which of the three it is, in any words the
     platform or the implementation uses ("not found", "No such file or directory", ENOENT;
     "not executable", "Permission denied", EACCES; and for the third, the word
-    "interpreter": the kernel's ENOENT alone would send the user looking for a command that
-    is there), so the user knows what to fix; nothing was started and the agent takes the
-    next request.
+    "interpreter" and the interpreter's path as the script's first line gives it, options
+    after it aside: the kernel's ENOENT alone would send the user looking for a command that
+    is there, and the path says which Python, of which virtualenv, to bring back), so the
+    user knows what to fix; nothing was started and the agent takes the next request. An
+    interpreter that is there but not executable (a virtualenv copied without its modes) is
+    the second case, not the third: the kernel says EACCES, and a wrapper that reads every
+    failure of a script as its interpreter's absence sends the user after a file that exists.
 
     @req:AG-H10
     Scenario Outline: The CLI cannot be started
@@ -391,6 +433,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex   | is on PATH but is not executable | not executable |
         | claude  | is on PATH but its interpreter is gone | interpreter not found |
         | codex   | is on PATH but its interpreter is gone | interpreter not found |
+        | claude  | is on PATH but its interpreter is not executable | not executable |
+        | codex   | is on PATH but its interpreter is not executable | not executable |
 
   Rule: A CLI that does not read its stdin does not break the request
     A CLI can answer and exit before it reads stdin: an early error, a prompt it took from

@@ -51,3 +51,20 @@ Feature: Sessions: a request resumes the session it names, and only that one
         | key        | value           |
         | status     | 0               |
         | session_id | "sess-init-003" |
+
+  Rule: Without an init line, the session is the one the stream's other lines name
+    The seed takes the session id from the init line, and says why: so that the caller can
+    resume the session later. Should the init line be missing (a CLI of another version, a
+    stream cut at its start and retried), Claude Code still names the session on every later
+    line, its result included. The answer carries that id rather than none: without it, the
+    caller's next turn starts a new conversation and loses this one.
+
+    @req:AG-S3
+    Scenario: A stream without an init line answers with the session its lines name
+      Given an agent for the "claude" backend
+      And the harness prints no init line and names the session "sess-noinit-005" on its other lines
+      When the agent answers "Hello"
+      Then the response has:
+        | key        | value             |
+        | status     | 0                 |
+        | session_id | "sess-noinit-005" |

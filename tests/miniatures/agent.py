@@ -31,6 +31,7 @@ from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.status import State, Status
 from agent_tck.reference.supervisor import (
     CHUNK,
+    MAX_LINE,
     STDERR_TAIL,
     LineSplitter,
     Supervisor,
@@ -57,13 +58,18 @@ class _BrokenAdapter(Adapter):
 ALL_BACKENDS = os.environ.get("AGENT_TCK_MINIATURE_BACKENDS") == "all"
 
 
+def _declare(driver: InProcessDriver, backends: tuple[str, ...]) -> None:
+    """`driver` declares `backends` only, unless AGENT_TCK_MINIATURE_BACKENDS=all."""
+    if not ALL_BACKENDS:
+        driver.info = replace(driver.info, backends=backends)
+
+
 class _Broken(InProcessDriver, ABC):
     backends: tuple[str, ...] = ("claude",)
 
     def __init__(self) -> None:
         super().__init__(_BrokenAdapter(self.make_agent))
-        if not ALL_BACKENDS:
-            self.info = replace(self.info, backends=self.backends)
+        _declare(self, self.backends)
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         agent = create_agent(listeners=listeners, **settings)
@@ -599,31 +605,51 @@ class AnswersWithTheAskedSession(_Broken):
         agent._run = asked  # type: ignore[method-assign]
 
 
-class _LastSession(_Backend):
-    def __init__(self, inner: Any) -> None:
+class _SessionSeen(_Backend):
+    """Remembers the last session id the stream named (on a line of `kind` only, if given)."""
+
+    def __init__(self, inner: Any, kind: str | None) -> None:
         super().__init__(inner)
-        self.last: str | None = None
+        self.kind = kind
+        self.seen: str | None = None
 
     def parse_line(self, line: str) -> list[Event]:
         events: list[Event] = self.inner.parse_line(line)
-        self.last = next((e.session_id for e in events if e.session_id), self.last)
+        found = (e.session_id for e in events if e.session_id and self.kind in (None, e.kind))
+        self.seen = next(found, self.seen)
         return events
 
 
-class AnswersWithTheLastSession(_Broken):
+class _AnswersWithASessionSeen(_Broken):
+    """Answers with the session id `_SessionSeen` remembers; where the stream named none, the
+    reference's answer (`keeps_own`) or none."""
+
+    kind: str | None = None
+    keeps_own = True
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        backend = agent.backend = _SessionSeen(agent.backend, self.kind)
+        run = agent._run
+
+        def answer(message: str, session_id: str | None) -> dict[str, Any]:
+            backend.seen = None
+            response = run(message, session_id)
+            own = response["session_id"] if self.keeps_own else None
+            return {**response, "session_id": backend.seen or own}
+
+        agent._run = answer  # type: ignore[method-assign]
+
+
+class AnswersWithTheLastSession(_AnswersWithASessionSeen):
     """Answers with the last session id its CLI's stream named, not the init line's (the
     reference with its session check turned around, as two mutants had it)."""
 
-    def break_agent(self, agent: CodingAgent) -> None:
-        backend = agent.backend = _LastSession(agent.backend)
-        run = agent._run
 
-        def last(message: str, session_id: str | None) -> dict[str, Any]:
-            backend.last = None
-            response = run(message, session_id)
-            return {**response, "session_id": backend.last or response["session_id"]}
+class TakesTheSessionFromInitOnly(_AnswersWithASessionSeen):
+    """Answers with the init line's session id alone: a stream without one answers with none
+    (the reference's session check with `or` turned to `and`)."""
 
-        agent._run = last  # type: ignore[method-assign]
+    kind, keeps_own = "init", False
 
 
 class _TrustExitCode(_Backend):
@@ -737,16 +763,47 @@ class DecodesEachRead(_Supervised):
     supervisor = _DecodePerRead
 
 
-class _Unbounded(Supervisor):
+class _Limited(Supervisor):
+    """Reads lines up to `limit` bytes instead of the reference's MAX_LINE."""
+
+    limit = MAX_LINE
+
     def _read(self, fd: int, splitter: LineSplitter) -> bool:
-        splitter.limit = sys.maxsize
+        splitter.limit = self.limit
         return super()._read(fd, splitter)
+
+
+class _Unbounded(_Limited):
+    limit = sys.maxsize
 
 
 class NoLineLimit(_Supervised):
     """Reads every stdout line whole, however long: memory grows with the line."""
 
     supervisor = _Unbounded
+
+
+class _ResumesInALongLine(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        read = super()._read(fd, splitter)
+        splitter.discarding = False
+        return read
+
+
+class ReadsTheEndOfASkippedLine(_Supervised):
+    """Gives up on a line past the limit, then reads what is left of it as a line of its own."""
+
+    supervisor = _ResumesInALongLine
+
+
+class _OneByteShort(_Limited):
+    limit = MAX_LINE - 1
+
+
+class SkipsALineAtTheLimit(_Supervised):
+    """Skips a line of exactly 16 MiB, which the limit allows."""
+
+    supervisor = _OneByteShort
 
 
 class CompletedTurnIgnoresExitCode(_Broken):
@@ -793,6 +850,17 @@ class GivesTheSignalsNumber(_Answers):
         return response
 
 
+class TakesSignalOneForAnExit(_Answers):
+    """Reads an exit status of -1 as an exit code, not as signal 1 (the reference with its
+    `code < 0` moved by one, as a mutant had it)."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.SIGNALED and "SIGHUP" in response["message"]:
+            message = f"{agent.backend.name} exited with code -1"
+            response.update(status=int(Status.HARNESS_ERROR), message=message, error=message)
+        return response
+
+
 class WarnsOfASkippedLineAlways(_Answers):
     """Says a stdout line was skipped in every answer (the reference with its count of skipped
     lines starting at 1, as a mutant had it)."""
@@ -802,6 +870,26 @@ class WarnsOfASkippedLineAlways(_Answers):
             response["warnings"] = [*response["warnings"],
                                     "skipped 1 stdout line(s) longer than 16777216 bytes"]
         return response
+
+
+class WarnsOfAPartialAnswerAlways(_Answers):
+    """Says the turn may not have completed in every answer that succeeded (the reference with
+    its check `status is OK and not completed` turned to `or`, as a mutant had it)."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if response["status"] == Status.OK:
+            response["warnings"] = [*response["warnings"], f"{agent.backend.name} exited 0 "
+                                    "before the turn completed (no end-of-turn line): the answer "
+                                    "may be partial"]
+        return response
+
+
+class MarksEveryRequest(_Broken):
+    """Marks its requests' runs as probes from its creation on, unless a probe unmarked them
+    (the reference with its probe flag starting True, as a mutant had it)."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.probing = True
 
 
 class KeepsNestingVariable(_Broken):
@@ -900,8 +988,8 @@ class WaitsForEof(_Supervised):
 
 class RewordsItsMessages(_Answers):
     """Not broken: words launch failures and late exits its own way, with the same facts
-    ("Permission denied: 'claude'", "claude: bad interpreter: ...", "exit status 1 ... once
-    its turn had finished"). It must pass."""
+    ("Permission denied: 'claude'", "claude: /x/python: bad interpreter: ...", "exit status
+    1 ... once its turn had finished"). It must pass."""
 
     backends = ("claude", "codex", "gemini")  # judged on every backend's words
 
@@ -912,8 +1000,9 @@ class RewordsItsMessages(_Answers):
         backend = agent.config.backend
         if "is not executable" in text:
             text = f"Permission denied: {backend!r}"
-        elif "its interpreter" in text:
-            text = f"{backend}: bad interpreter: No such file or directory"
+        elif "its interpreter" in text:  # as bash words it, naming the interpreter too
+            gone = text.split("its interpreter ", 1)[1].split("'")[1]
+            text = f"{backend}: {gone}: bad interpreter: No such file or directory"
         elif "was not found on PATH" in text:
             text = f"spawn {backend} ENOENT"
         elif "after the turn completed" in text:
@@ -976,6 +1065,7 @@ class _TimeoutInfo(InProcessDriver):
     def __init__(self) -> None:
         super().__init__()
         self.untimed: set[str] = set()
+        _declare(self, ("claude",))  # what it says of its timeout is the same for every backend
 
     def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         agent, states = super().agent_create(settings)

@@ -23,8 +23,8 @@ from agent_tck.kit import run as run_command
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
 from tests.support.nested import unmeasured
 
-CROSS_DRIVER = (None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all"
-                else "not codex and not gemini")
+CLAUDE_ONLY = "not codex and not gemini"  # claude's scenarios and the backend-neutral ones
+CROSS_DRIVER = None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all" else CLAUDE_ONLY
 
 
 def verdicts_for(
@@ -86,7 +86,9 @@ def failing(impl: str, components: list[str]) -> set[str]:
     return failing_in(scenario_results(impl, components), components)
 
 
-def failing_in(results: list[verdicts.ScenarioResult], components: list[str]) -> set[str]:
-    """The requirements failed or errored in `results`."""
-    return {rid for rid, v in folded(results, components).items()
+def failing_in(results: list[verdicts.ScenarioResult], components: list[str],
+               selected: bool = False) -> set[str]:
+    """The requirements failed or errored in `results` (of a `selected` part of the
+    scenarios: a requirement none of whose scenarios ran is not failed)."""
+    return {rid for rid, v in folded(results, components, selected).items()
             if v in (verdicts.FAILED, verdicts.ERRORED)}
