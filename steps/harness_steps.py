@@ -150,6 +150,12 @@ def harness_escaped_noting(world: AgentWorld) -> None:
     world.new_script().add("spawn_escaped_noting", 500).init().add("sleep", 10_000)
 
 
+@given("the harness starts a process in a session of its own, which starts one in a session "
+       "of its own that notes a SIGTERM, then never finishes")
+def harness_escaped_noting_below(world: AgentWorld) -> None:
+    world.new_script().add("spawn_escaped_noting_below", 500).init().add("sleep", 10_000)
+
+
 @then("the process in a session of its own was sent SIGTERM")
 def escaped_got_sigterm(world: AgentWorld) -> None:
     record = world.rig.record()

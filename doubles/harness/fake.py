@@ -36,6 +36,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
       Code's Bash tool: no signal to the harness's process group reaches it)
   spawn_escaped_noting: seconds (the same, but it notes a SIGTERM in the record, as
       {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
+  spawn_escaped_noting_below: seconds (the noting process one level further down, started
+      by a process in a session of its own that the harness starts)
   spawn_hidden: seconds (a grandchild in a session of its own, with an empty environment,
       whose parent exits at once)
   spawn_hidden_as: {"seconds": s, "name": text} (the same, under that process name: what
@@ -371,32 +373,61 @@ class Harness:
         harness goes on once its handler is set. It starts with SIGTERM blocked (the harness
         blocks it around the start, and a signal mask is inherited), so a SIGTERM sent while
         it is still starting waits for its handler instead of killing it unnoted."""
-        notes = ("import json, os, signal, sys, time\n"
-                 "fd = int(sys.argv[1])\n"
-                 "def term(signum, frame):\n"
-                 "    entry = {'what': 'signal', 'signal': 'SIGTERM', 'by': 'grandchild',\n"
-                 "             'pid': os.getpid(), 't': time.monotonic()}\n"
-                 "    os.write(fd, (json.dumps(entry) + '\\n').encode())\n"
-                 "    os._exit(0)\n"
-                 "signal.signal(signal.SIGTERM, term)\n"
-                 "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
-                 "print('ready', flush=True)\n"
-                 "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-                 f"time.sleep({seconds * self.scale})\n")
+        self._spawn_noting(self._noting(seconds))
+
+    def op_spawn_escaped_noting_below(self, seconds: float) -> None:
+        """The same, one level further down: the harness starts a launcher in a session of
+        its own, which starts the noting process in a session of its own, then sleeps (it
+        unblocks SIGTERM once that process is ready, so it stops on SIGTERM as a shell
+        would)."""
+        launch = ("import os, signal, subprocess, sys, time\n"
+                  "child = subprocess.Popen([sys.executable, '-c', sys.argv[2], sys.argv[1],\n"
+                  f"                          {GRANDCHILD!r}], stdin=subprocess.DEVNULL,\n"
+                  "    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,\n"
+                  "    start_new_session=True, pass_fds=(int(sys.argv[1]),))\n"
+                  "child.stdout.readline()\n"
+                  "print(child.pid, flush=True)\n"
+                  "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+                  "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
+                  f"time.sleep({seconds * self.scale})\n")
+        self._spawn_noting(launch, self._noting(seconds))
+
+    def _noting(self, seconds: float) -> str:
+        """The code of a process that notes a SIGTERM (by the record's fd, its first
+        argument) and exits on it, and prints `ready` once its handler is set."""
+        return ("import json, os, signal, sys, time\n"
+                "fd = int(sys.argv[1])\n"
+                "def term(signum, frame):\n"
+                "    entry = {'what': 'signal', 'signal': 'SIGTERM', 'by': 'grandchild',\n"
+                "             'pid': os.getpid(), 't': time.monotonic()}\n"
+                "    os.write(fd, (json.dumps(entry) + '\\n').encode())\n"
+                "    os._exit(0)\n"
+                "signal.signal(signal.SIGTERM, term)\n"
+                "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
+                "print('ready', flush=True)\n"
+                "os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+                f"time.sleep({seconds * self.scale})\n")
+
+    def _spawn_noting(self, code: str, *args: str) -> None:
+        """Start `code` in a session of its own with SIGTERM blocked, given the record's fd
+        and `args`; go on once it prints a line, noting its pid and the one the line names,
+        if any (a launcher's child)."""
         import subprocess
 
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         try:
             child = subprocess.Popen(
-                [sys.executable, "-c", notes, str(self.record_fd), GRANDCHILD],
+                [sys.executable, "-c", code, str(self.record_fd), *args, GRANDCHILD],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 start_new_session=True, pass_fds=(self.record_fd,))
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         assert child.stdout is not None
-        child.stdout.readline()
+        told = child.stdout.readline().strip()
         child.stdout.close()
         self.note(what="grandchild", pid=child.pid)
+        if told.isdigit():
+            self.note(what="grandchild", pid=int(told))
 
     def _spawn(self, seconds: float, escaped: bool) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own

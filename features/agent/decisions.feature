@@ -361,6 +361,20 @@ Feature: Agent decisions where the seeds are silent
       And the process in a session of its own was sent SIGTERM
       And neither the harness nor its grandchild is left running
 
+    # So is one further down: a tool's launcher (in a session of its own) started a server
+    # in a session of its own. The server gets its SIGTERM at the deadline too, not only a
+    # SIGKILL once its launcher is gone: every descendant is found, however deep.
+
+    @req:AG-H24
+    Scenario: A process two levels below the CLI, in a session of its own, is sent SIGTERM at the deadline
+      Given an agent for the "claude" backend with a timeout of 50 seconds
+      And a safety grace period of 3 seconds
+      And the harness starts a process in a session of its own, which starts one in a session of its own that notes a SIGTERM, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the process in a session of its own was sent SIGTERM
+      And neither the harness nor its grandchild is left running
+
     # A process can hide better still: a session of its own, an environment emptied of
     # everything its parent gave it, and a parent that exits at once (a daemon's double
     # fork). Neither a signal to the group nor a mark in the environment finds it; the
