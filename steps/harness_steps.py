@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_bdd import given, parsers, then
+from pytest_bdd import given, parsers, then, when
 
 from agent_tck.doubles.harness.lines import as_printed
 from agent_tck.doubles.harness.rig import HarnessRig
@@ -141,7 +141,7 @@ def harness_grandchild_exit(world: AgentWorld, text: str) -> None:
 
 @given("the harness starts a process in a session of its own, then never finishes")
 def harness_escaped_timeout(world: AgentWorld) -> None:
-    world.new_script().add("spawn_escaped", 500).init().add("sleep", 10_000)
+    world.new_script().add("spawn_escaped", 10_000).init().add("sleep", 10_000)
 
 
 @given("the harness starts a process in a session of its own that notes a SIGTERM, then "
@@ -195,6 +195,13 @@ def harness_hidden_named_exit(world: AgentWorld, text: str, name: str) -> None:
     world.new_script().init().text(text).done().add("spawn_hidden_as", hidden).add("exit", 0)
 
 
+@given("the harness ignores SIGTERM, starts a process in a session of its own, then never "
+       "finishes")
+def harness_ignores_term_escaped(world: AgentWorld) -> None:
+    world.new_script().add("on_term", "ignore").add("spawn_escaped", 10_000).init() \
+        .add("sleep", 10_000)
+
+
 @given("the harness ignores SIGTERM and never finishes")
 def harness_ignores_sigterm(world: AgentWorld) -> None:
     world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)
@@ -244,6 +251,36 @@ def prompt_not_option(world: AgentWorld, prompt: str) -> None:
 def own_process_group(world: AgentWorld) -> None:
     start = world.rig.last_start()
     assert start["pgid"] == start["pid"], f"harness pgid {start['pgid']} != pid {start['pid']}"
+
+
+# How long the suite waits for a killed agent's CLI to start its grandchild, and then for the
+# CLI and everything it started to end. Neither is the scenario's subject: an agent that ends
+# them does so at once (the reference within milliseconds), so generous bounds cost nothing.
+KILL_START = 30.0
+KILL_END = 15.0
+
+
+@when("the agent's process is killed while the harness runs")
+def agent_killed(world: AgentWorld) -> None:
+    """SIGKILL, as an out-of-memory killer or a container's stop sends it: the agent has no
+    chance to clean up, only what it arranged beforehand works."""
+    if world.script is None:
+        world.script = world.default_script()
+    world.rig.use(world.script)
+
+    def started() -> bool:
+        return any(e["what"] == "grandchild" for e in world.rig.record())
+
+    world.driver.agent_request_killed(world.ensure_agent(), "Hello", started, KILL_START)
+
+
+@then("the harness and its grandchild end soon after")
+def killed_agent_left_nothing(world: AgentWorld) -> None:
+    start = world.rig.last_start()
+    pids = [start["pid"]] + [e["pid"] for e in world.rig.record() if e["what"] == "grandchild"]
+    running = still_running(pids, within=KILL_END)
+    assert not running, (f"{KILL_END:g} s after the agent was killed, what its CLI "
+                         f"(pid {start['pid']}) started is still running (pid: state): {running}")
 
 
 @then("neither the harness nor its grandchild is left running")

@@ -19,7 +19,8 @@ CASES = {
         *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9", "AG-H13", "AG-H16"),
         "AG-H17", "AG-H21", "AG-H24",
     },
-    "SignalsOnlyTheChild": {"AG-D6.1", "AG-H24"},
+    # AG-D6.6 too: its harness, in the agent's own group, has no parent-death signal.
+    "SignalsOnlyTheChild": {"AG-D6.1", "AG-H24", "AG-D6.6"},
     # No state ends its timed-out request, so none gives the timeout as its reason (AG-D7.2).
     "StaysBusyAfterTimeout": {"EH-1.1", "EH-5.1", "AG-D4.5", "AG-D7.2", "AG-H17", "AG-H21"},
     "KeepsMalformedLines": {"EH-3.1", "EH-3.2", "AG-D6.5", "AG-H2", "AG-H3", "AG-H4", "AG-H5",
@@ -52,8 +53,10 @@ CASES = {
     "IgnoresStripEnv": {"AG-H12"},
     "CrashesOnBrokenPipe": {"AG-H13", "AG-H21"},
     "KillsLate": {"AG-D6.2"},
-    "WaitsForEof": {"AG-D6.1"},
-    "FindsStraysByTagOnly": {"AG-D6.1"},
+    # Without the reaper, what the CLI started in a session of its own outlives a killed
+    # agent (the CLI itself has a parent-death signal; its descendants have none): AG-D6.6.
+    "WaitsForEof": {"AG-D6.1", "AG-D6.6"},
+    "FindsStraysByTagOnly": {"AG-D6.1", "AG-D6.6"},
     # Gemini echoes the prompt after its init line: read as text, it ends up in the answer.
     "AnswersWithTheEchoedPrompt": {
         "AG-GM.1", "EH-3.2",

@@ -50,6 +50,8 @@ class HarnessRig:
         for entry in self.record():
             if entry["what"] == "grandchild":
                 end_grandchild(entry["pid"])
+            elif entry["what"] == "start":  # left running by an agent killed mid-request
+                end_marked(entry["pid"], str(self.record_path))
 
     def record(self) -> list[dict[str, Any]]:
         return read_record(self.record_path)
@@ -76,13 +78,18 @@ class HarnessRig:
 def end_grandchild(pid: int) -> None:
     """SIGKILL `pid` if it is still a harness's grandchild (its argv carries the marker): a
     pid reused by another process is left alone."""
+    end_marked(pid, GRANDCHILD)
+
+
+def end_marked(pid: int, marker: str) -> None:
+    """SIGKILL `pid` if `marker` is still one of its arguments."""
     try:
         fd = os.pidfd_open(pid)
     except OSError:
         return  # gone
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            if GRANDCHILD.encode() in cmdline.read().split(b"\0"):
+            if marker.encode() in cmdline.read().split(b"\0"):
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
     except OSError:
         pass  # gone meanwhile

@@ -342,6 +342,33 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And neither the harness nor its grandchild is left running
 
+    # An agent can itself die in the middle of a request: an out-of-memory killer, a
+    # container's stop or a crash in native code ends it with no chance to clean up. Its CLI
+    # must not run on without it, spending tokens on an answer nobody reads, and neither may
+    # what the CLI started: only what the agent arranged before it died can end them (on
+    # Linux, a parent-death signal; the reference's reaper, which gets one, ends the whole
+    # tree). The suite kills the process the agent runs in and nothing else: the adapter, or
+    # a served agent; an agent in the suite's own process is given one to die in (the suite
+    # forks, and the child asks the agent). "Soon" is 15 seconds, room for a grace period on
+    # a loaded machine: an agent that ends them at all does so at once.
+
+    @req:AG-D6.6
+    Scenario: A CLI and what it started do not outlive an agent killed in the middle of a request
+      Given an agent for the "claude" backend with a timeout of 100 seconds
+      And the harness starts a process in a session of its own, then never finishes
+      When the agent's process is killed while the harness runs
+      Then the harness and its grandchild end soon after
+
+    # A CLI that ignores the SIGTERM its agent's death brings is ended all the same, once the
+    # grace period the reference gives it (5 seconds) is over.
+
+    @req:AG-D6.6
+    Scenario: A CLI that ignores SIGTERM does not outlive an agent killed in the middle of a request either
+      Given an agent for the "claude" backend with a timeout of 100 seconds
+      And the harness ignores SIGTERM, starts a process in a session of its own, then never finishes
+      When the agent's process is killed while the harness runs
+      Then the harness and its grandchild end soon after
+
     # Such a process is stopped as the CLI is: SIGTERM first, a chance to stop cleanly (a
     # server a tool started writes its files and frees its port), SIGKILL after the grace.
     # The timeout is long enough for the harness to have started that process, on a busy

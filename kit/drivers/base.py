@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -107,6 +108,14 @@ class Driver(Protocol):
 
     def agent_info(self, agent: str) -> dict[str, Any]:
         """The agent's `state` (name) and `timeout` (seconds)."""
+        ...
+
+    def agent_request_killed(self, agent: str, message: str, started: Callable[[], bool],
+                             within: float) -> None:
+        """Send `message`; once `started()` is true (looked at for at most `within` seconds),
+        SIGKILL the process the agent runs in, as an out-of-memory killer would, and nothing
+        else (in-process, a fork of the suite's process that asks the agent). DriverError if
+        `started()` never was."""
         ...
 
     def close(self) -> None: ...

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,20 @@ class DdsDriver(ProtocolDriver):
         for rid in rids:
             self.wire.retire(rid)
         return results
+
+    def agent_request_killed(self, agent: str, message: str, started: Callable[[], bool],
+                             within: float) -> None:
+        """The served agent is SIGKILLed and reaped; nothing else of it is touched."""
+        served = self.served[agent]
+        rid = self.wire.send(message, agent=agent, timeout=served.timeout + served.grace + 30.0)
+        if not self.wire.wait(lambda: started() or served.proc.poll() is not None, within) \
+                or not started():
+            raise DriverError(f"the request's CLI had not started {within:g} s after "
+                              f"{message!r} was sent:\n{_tail(served.log)}")
+        served.proc.kill()
+        served.proc.wait()
+        del self.served[agent]
+        self.wire.retire(rid)
 
     def agent_info(self, agent: str) -> dict[str, Any]:
         self.wire.pump(0)

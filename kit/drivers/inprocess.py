@@ -6,8 +6,12 @@ JSON, so in-process and adapter runs see exactly the same values.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import time
+from collections.abc import Callable
 from typing import Any
 
 from agent_tck.kit.drivers.base import INHERITED_ENV
@@ -54,6 +58,31 @@ class InProcessDriver(ProtocolDriver):
             raise RuntimeError(f"the agent's parser failed on {line[:40]!r} (the suite's doing)")
 
         self._coding_agent(agent).backend.parse_line = failing  # type: ignore[method-assign]
+
+    def agent_request_killed(self, agent: str, message: str, started: Callable[[], bool],
+                             within: float) -> None:
+        """The agent is given a process of its own to die in: this process forks, the child
+        asks the agent (its copy of it) and is SIGKILLed once `started()`. What the agent
+        arranged for its death (the reference's reaper gets a parent-death signal) then acts
+        as it would for an agent killed in a process of its own."""
+        pid = os.fork()
+        if pid == 0:  # the agent's process: it asks and is killed; it never returns here
+            try:
+                self.call("agent.request", agent=agent, message=message)
+            finally:
+                os._exit(0)
+        try:
+            deadline = time.monotonic() + within
+            while not started():
+                if time.monotonic() >= deadline or os.waitpid(pid, os.WNOHANG)[0]:
+                    raise DriverError(f"the request's CLI had not started {within:g} s after "
+                                      f"{message!r} was asked")
+                time.sleep(0.01)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
     def _coding_agent(self, agent: str) -> CodingAgent:
         coding_agent = self.adapter.agents[agent].agent

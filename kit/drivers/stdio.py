@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent
@@ -181,6 +182,7 @@ class StdioDriver(ProtocolDriver):
         self.command, self.timeout, self.seq = command, timeout, 0
         self.cwd = os.getcwd()
         self.process: AdapterProcess | None = None
+        self.killed: list[AdapterProcess] = []  # adapters killed mid-request, not yet stopped
         self.restarts = 0
         self.info = self._start()
 
@@ -193,6 +195,7 @@ class StdioDriver(ProtocolDriver):
             raise
 
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        self._stop_killed()
         if self.process is None:
             self.restarts += 1
             self.process = AdapterProcess(self.argv, self.cwd)
@@ -236,6 +239,34 @@ class StdioDriver(ProtocolDriver):
             raise BreaksSchema(f"{cmd}.response", wrong)
         return response
 
+    def agent_request_killed(self, agent: str, message: str, started: Callable[[], bool],
+                             within: float) -> None:
+        """The adapter is SIGKILLed alone (its process group is left as it is until the next
+        call, so a CLI in that group is not ended by the suite) and a new one started at the
+        next call."""
+        process = self.process
+        if process is None:  # dropped after a fault: the agent went with it
+            raise DriverError(f"the adapter that created agent {agent!r} is gone")
+        self.seq += 1
+        request = {"seq": self.seq, "cmd": "agent.request", "agent": agent, "message": message}
+        if problems("agent.request.request", request):
+            raise Unsendable(f"the suite built an invalid request: {request}")
+        process.send(request)
+        deadline = time.monotonic() + within
+        while not started():
+            if time.monotonic() >= deadline or process.proc.poll() is not None:
+                raise DriverError(f"the request's CLI had not started {within:g} s after "
+                                  f"{message!r} was sent:\n{self._evidence(process)}")
+            time.sleep(0.01)
+        os.kill(process.proc.pid, signal.SIGKILL)
+        self.killed.append(process)
+        self.process = None
+
+    def _stop_killed(self) -> None:
+        """Stop (their groups killed, reaped) the adapters killed since the last call."""
+        while self.killed:
+            self.killed.pop().stop(grace=0)
+
     def _evidence(self, process: AdapterProcess) -> str:
         transcript = "\n".join(process.transcript)
         return f"transcript:\n{transcript}\nstderr tail:\n{process.stderr_tail()}"
@@ -246,6 +277,7 @@ class StdioDriver(ProtocolDriver):
             self.process = None
 
     def close(self) -> None:
+        self._stop_killed()
         if self.process is None:
             return
         with contextlib.suppress(DriverError):  # bounded: an interrupted run must end soon

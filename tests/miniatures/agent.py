@@ -938,7 +938,8 @@ class _TagsOnly(Supervisor):
 class FindsStraysByTagOnly(_Supervised):
     """Runs the CLI without the reaper: its group and the run tag in the environment are all
     it has to find descendants, so one that empties its environment and whose parent exits
-    outlives the request."""
+    outlives the request, and when the agent is killed nothing ends what the CLI started in a
+    session of its own."""
 
     supervisor = _TagsOnly
 
