@@ -616,6 +616,29 @@ def agent_answers(world: AgentWorld, message: str) -> None:
     world.request(message)
 
 
+@when(parsers.parse('the agent answers "{message}" {count:d} times'))
+def agent_answers_times(world: AgentWorld, message: str, count: int) -> None:
+    """One request first, so that what an agent opens once and keeps (a log file, a cache)
+    is open before the count; then the count of descriptors, `count` requests, the count."""
+    agent = world.ensure_agent()
+    world.request(message)
+    before = world.driver.open_fds(agent)
+    for _ in range(count):
+        world.request(message)
+    world.fds = (before, world.driver.open_fds(agent))
+
+
+@then("the agent holds no more open file descriptors than before those requests")
+def no_descriptor_leaked(world: AgentWorld) -> None:
+    assert world.fds is not None, "the requests were never counted"
+    before, after = world.fds
+    if before is None or after is None:
+        not_applicable("the system does not say how many file descriptors a process holds "
+                       "(Linux's /proc does)")
+    assert after <= before, (f"the agent held {before} file descriptors before the requests "
+                             f"and {after} after them: {after - before} leaked")
+
+
 @when(parsers.parse("the agent answers a prompt of {size:d} bytes"))
 def agent_answers_long_prompt(world: AgentWorld, size: int) -> None:
     world.request("x" * size)

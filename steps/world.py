@@ -47,6 +47,7 @@ class AgentWorld(World):
     path_override: str | None = None
     gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
+    fds: tuple[int | None, int | None] | None = None  # the agent's open descriptors: before, after
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""

@@ -96,6 +96,7 @@ CASES = {
     "ReadsTheFirstValueOfALine": {"AG-H22"},
     "StopsWhenOnePipeCloses": {"AG-H23"},
     "TermsTheGroupOnly": {"AG-H24"},
+    "LeaksADescriptorPerRequest": {"AG-H25"},
     "WithholdsOneKey": {"AG-K1"},
     "TakesAnyKeyMode": {"AG-K2"},
     "LoginOverridesEnv": {"AG-K3"},

@@ -342,6 +342,27 @@ Feature: Agent decisions where the seeds are silent
         | message | "finished" |
       And neither the harness nor its grandchild is left running
 
+    # An agent serves request after request for days: a file descriptor each request leaves
+    # open (a pipe, a handle on its CLI's process) ends, some thousands of requests later, in
+    # "Too many open files" for every request after it. The suite counts the descriptors of
+    # the process the agent runs in (on Linux, where /proc says), after one request that lets
+    # the agent open what it keeps for good, and again after five more; requests that fail
+    # to start their CLI are counted too, since a failed start is where clean-up is forgotten.
+    # For an agent in the suite's own process the count is the suite's: nothing else in it
+    # opens descriptors while the requests run.
+
+    @req:AG-H25
+    Scenario: An agent holds no more file descriptors after its requests than before them
+      Given an agent for the "claude" backend
+      When the agent answers "Hello" 5 times
+      Then the agent holds no more open file descriptors than before those requests
+
+    @req:AG-H25
+    Scenario: An agent holds no more file descriptors after requests whose CLI could not start
+      Given an agent for the "claude" backend whose working directory is removed once it is created
+      When the agent answers "Hello" 5 times
+      Then the agent holds no more open file descriptors than before those requests
+
     # An agent can itself die in the middle of a request: an out-of-memory killer, a
     # container's stop or a crash in native code ends it with no chance to clean up. Its CLI
     # must not run on without it, spending tokens on an answer nobody reads, and neither may

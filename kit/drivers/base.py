@@ -51,6 +51,14 @@ def _forking() -> None:
 os.register_at_fork(before=_forking)
 
 
+def fds_of(pid: int) -> int | None:
+    """How many file descriptors process `pid` holds open; None where /proc does not say."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+
+
 def end_with_parent() -> None:
     """In a child before exec: SIGTERM it when the suite dies, so a killed test run leaves no
     adapter or served agent behind (Linux; elsewhere `close` is the only stop). A parent
@@ -116,6 +124,11 @@ class Driver(Protocol):
         SIGKILL the process the agent runs in, as an out-of-memory killer would, and nothing
         else (in-process, a fork of the suite's process that asks the agent). DriverError if
         `started()` never was."""
+        ...
+
+    def open_fds(self, agent: str) -> int | None:
+        """How many file descriptors the process `agent` runs in holds open (None where the
+        system does not say: Linux's /proc does)."""
         ...
 
     def close(self) -> None: ...

@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from agent_tck.kit.drivers.base import INHERITED_ENV, ImplInfo, RequestResult, end_with_parent
+from agent_tck.kit.drivers.base import (
+    INHERITED_ENV,
+    ImplInfo,
+    RequestResult,
+    end_with_parent,
+    fds_of,
+)
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
@@ -237,6 +243,9 @@ class DdsDriver(ProtocolDriver):
         served.proc.wait()
         del self.served[agent]
         self.wire.retire(rid)
+
+    def open_fds(self, agent: str) -> int | None:
+        return fds_of(self.served[agent].proc.pid)
 
     def agent_info(self, agent: str) -> dict[str, Any]:
         self.wire.pump(0)

@@ -987,6 +987,18 @@ class WaitsForEof(_Supervised):
     supervisor = _WaitsForEof
 
 
+class _KeepsAHandle(Supervisor):
+    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int) -> None:
+        super()._loop(stdin, splitter, os.dup(pidfd))
+
+
+class LeaksADescriptorPerRequest(_Supervised):
+    """Watches for its CLI's exit through a copy of the process's descriptor that it never
+    closes: one descriptor more for every request that starts its CLI."""
+
+    supervisor = _KeepsAHandle
+
+
 class RewordsItsMessages(_Answers):
     """Not broken: words launch failures and late exits its own way, with the same facts
     ("Permission denied: 'claude'", "claude: /x/python: bad interpreter: ...", "exit status
