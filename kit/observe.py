@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -69,3 +71,23 @@ def still_running(pids: list[int], within: float = 1.0) -> dict[int, str]:
         if not running or time.monotonic() >= deadline:
             return running
         time.sleep(0.01)
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a process holds that it must give back: its open file descriptors (how many), and
+    its children that ended and were never waited for (zombies, by pid)."""
+
+    fds: int
+    zombies: frozenset[int]
+
+
+def held_by(pid: int) -> Held | None:
+    """What `pid` holds; None where /proc does not say (not Linux, or not ours to read)."""
+    try:
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+                    for child in (task / "children").read_text().split()]
+    except OSError:
+        return None
+    return Held(fds, frozenset(c for c in children if process_state(c) == "Z"))

@@ -619,24 +619,26 @@ def agent_answers(world: AgentWorld, message: str) -> None:
 @when(parsers.parse('the agent answers "{message}" {count:d} times'))
 def agent_answers_times(world: AgentWorld, message: str, count: int) -> None:
     """One request first, so that what an agent opens once and keeps (a log file, a cache)
-    is open before the count; then the count of descriptors, `count` requests, the count."""
+    is open before the count; then what it holds, `count` requests, what it holds."""
     agent = world.ensure_agent()
     world.request(message)
-    before = world.driver.open_fds(agent)
+    before = world.driver.held(agent)
     for _ in range(count):
         world.request(message)
-    world.fds = (before, world.driver.open_fds(agent))
+    world.held = (before, world.driver.held(agent))
 
 
-@then("the agent holds no more open file descriptors than before those requests")
-def no_descriptor_leaked(world: AgentWorld) -> None:
-    assert world.fds is not None, "the requests were never counted"
-    before, after = world.fds
+@then("the agent holds no more than before those requests")
+def nothing_more_held(world: AgentWorld) -> None:
+    assert world.held is not None, "the requests were never counted"
+    before, after = world.held
     if before is None or after is None:
-        not_applicable("the system does not say how many file descriptors a process holds "
-                       "(Linux's /proc does)")
-    assert after <= before, (f"the agent held {before} file descriptors before the requests "
-                             f"and {after} after them: {after - before} leaked")
+        not_applicable("the system does not say what a process holds (Linux's /proc does)")
+    assert after.fds <= before.fds, (
+        f"the agent held {before.fds} file descriptors before the requests and {after.fds} "
+        f"after them: {after.fds - before.fds} leaked")
+    left = sorted(after.zombies - before.zombies)
+    assert not left, f"children the agent never waited for are left zombies: pids {left}"
 
 
 @when(parsers.parse("the agent answers a prompt of {size:d} bytes"))

@@ -15,6 +15,7 @@ from typing import Any
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver, RequestResult
+from agent_tck.kit.observe import Held
 
 
 @dataclass
@@ -47,7 +48,7 @@ class AgentWorld(World):
     path_override: str | None = None
     gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
-    fds: tuple[int | None, int | None] | None = None  # the agent's open descriptors: before, after
+    held: tuple[Held | None, Held | None] | None = None  # what the agent held: before, after
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""

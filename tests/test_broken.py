@@ -17,7 +17,7 @@ CASES = {
     "NoReap": {
         *("EH-1.1", "EH-2.2", "AG-D6.1", "AG-D6.2"),
         *("AG-H1", "AG-H2", "AG-H3", "AG-H6", "AG-H7", "AG-H8", "AG-H9", "AG-H13", "AG-H16"),
-        "AG-H17", "AG-H21", "AG-H24",
+        "AG-H17", "AG-H21", "AG-H24", "AG-H25",
     },
     # AG-D6.6 too: its harness, in the agent's own group, has no parent-death signal.
     "SignalsOnlyTheChild": {"AG-D6.1", "AG-H24", "AG-D6.6"},

@@ -344,24 +344,34 @@ Feature: Agent decisions where the seeds are silent
 
     # An agent serves request after request for days: a file descriptor each request leaves
     # open (a pipe, a handle on its CLI's process) ends, some thousands of requests later, in
-    # "Too many open files" for every request after it. The suite counts the descriptors of
-    # the process the agent runs in (on Linux, where /proc says), after one request that lets
-    # the agent open what it keeps for good, and again after five more; requests that fail
-    # to start their CLI are counted too, since a failed start is where clean-up is forgotten.
-    # For an agent in the suite's own process the count is the suite's: nothing else in it
-    # opens descriptors while the requests run.
+    # "Too many open files" for every request after it, and a child never waited for stays
+    # a zombie in the process table. The suite looks at the process the agent runs in (on
+    # Linux, where /proc says) after one request that lets the agent open what it keeps for
+    # good, and again after five more: no more descriptors, no new zombie child. Requests
+    # whose CLI cannot start are looked at too, since a failed start is where clean-up is
+    # forgotten: a working directory that cannot be entered fails before any program runs,
+    # an interpreter that is gone fails in the exec. For an agent in the suite's own process
+    # what is counted is the suite's: nothing else in it opens descriptors or starts
+    # processes while the requests run.
 
     @req:AG-H25
-    Scenario: An agent holds no more file descriptors after its requests than before them
+    Scenario: An agent holds no more after its requests than before them
       Given an agent for the "claude" backend
       When the agent answers "Hello" 5 times
-      Then the agent holds no more open file descriptors than before those requests
+      Then the agent holds no more than before those requests
 
     @req:AG-H25
-    Scenario: An agent holds no more file descriptors after requests whose CLI could not start
+    Scenario: An agent holds no more after requests whose working directory is gone
       Given an agent for the "claude" backend whose working directory is removed once it is created
       When the agent answers "Hello" 5 times
-      Then the agent holds no more open file descriptors than before those requests
+      Then the agent holds no more than before those requests
+
+    @req:AG-H25
+    Scenario: An agent holds no more after requests whose CLI's interpreter is gone
+      Given an agent for the "claude" backend
+      And the harness command is on PATH but its interpreter is gone
+      When the agent answers "Hello" 5 times
+      Then the agent holds no more than before those requests
 
     # An agent can itself die in the middle of a request: an out-of-memory killer, a
     # container's stop or a crash in native code ends it with no chance to clean up. Its CLI

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_tck.kit.observe import Held
+
 PR_SET_PDEATHSIG = 1
 
 # The environment every implementation runs with, on top of the suite's own: as if it were
@@ -49,14 +51,6 @@ def _forking() -> None:
 # A process forked from the suite after this import (a warm mutation judge) starts adapters
 # and served agents of its own: their parent is that process, not the one that imported this.
 os.register_at_fork(before=_forking)
-
-
-def fds_of(pid: int) -> int | None:
-    """How many file descriptors process `pid` holds open; None where /proc does not say."""
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return None
 
 
 def end_with_parent() -> None:
@@ -126,9 +120,9 @@ class Driver(Protocol):
         `started()` never was."""
         ...
 
-    def open_fds(self, agent: str) -> int | None:
-        """How many file descriptors the process `agent` runs in holds open (None where the
-        system does not say: Linux's /proc does)."""
+    def held(self, agent: str) -> Held | None:
+        """What the process `agent` runs in holds (descriptors, unreaped children); None
+        where the system does not say (Linux's /proc does)."""
         ...
 
     def close(self) -> None: ...

@@ -33,11 +33,11 @@ from agent_tck.kit.drivers.base import (
     ImplInfo,
     RequestResult,
     end_with_parent,
-    fds_of,
 )
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
+from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import KNOWN_BACKENDS
 
@@ -244,8 +244,8 @@ class DdsDriver(ProtocolDriver):
         del self.served[agent]
         self.wire.retire(rid)
 
-    def open_fds(self, agent: str) -> int | None:
-        return fds_of(self.served[agent].proc.pid)
+    def held(self, agent: str) -> Held | None:
+        return held_by(self.served[agent].proc.pid)
 
     def agent_info(self, agent: str) -> dict[str, Any]:
         self.wire.pump(0)

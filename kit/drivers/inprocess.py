@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_tck.kit.drivers.base import INHERITED_ENV, fds_of
+from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError
+from agent_tck.kit.observe import Held, held_by
 from agent_tck.reference.adapter import Adapter
 from agent_tck.reference.agent import CodingAgent
 
@@ -84,8 +85,8 @@ class InProcessDriver(ProtocolDriver):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
 
-    def open_fds(self, agent: str) -> int | None:
-        return fds_of(os.getpid())
+    def held(self, agent: str) -> Held | None:
+        return held_by(os.getpid())
 
     def _coding_agent(self, agent: str) -> CodingAgent:
         coding_agent = self.adapter.agents[agent].agent

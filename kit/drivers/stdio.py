@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent, fds_of
+from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.drivers.schemas import problems
 from agent_tck.kit.errors import (
@@ -34,6 +34,7 @@ from agent_tck.kit.errors import (
     StrayOutput,
     Unsendable,
 )
+from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.text import printable
 
 # How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
@@ -262,8 +263,8 @@ class StdioDriver(ProtocolDriver):
         self.killed.append(process)
         self.process = None
 
-    def open_fds(self, agent: str) -> int | None:
-        return None if self.process is None else fds_of(self.process.proc.pid)
+    def held(self, agent: str) -> Held | None:
+        return None if self.process is None else held_by(self.process.proc.pid)
 
     def _stop_killed(self) -> None:
         """Stop (their groups killed, reaped) the adapters killed since the last call."""
