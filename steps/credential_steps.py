@@ -94,6 +94,13 @@ def created_naming_keys(world: AgentWorld, state: str) -> None:
     assert not unnamed, f"the reason does not name {unnamed}: {reason!r}"
 
 
+@then(parsers.parse('the reason quotes what the CLI said: "{words}"'))
+def reason_quotes_cli(world: AgentWorld, words: str) -> None:
+    assert world.created_states, "no state was published while the agent was created"
+    reason = str(world.created_states[-1].get("reason") or "")
+    assert words in reason, f"the reason does not quote the CLI's {words!r}: {reason!r}"
+
+
 @then("the harness was started once, marked as a probe, with none of the API key variables of "
       "the agent's backend")
 def probed_once(world: AgentWorld) -> None:

@@ -104,6 +104,7 @@ CASES = {
     "ProbesWithTheKeys": {"AG-K4", "AG-K5"},
     "LeavesTheProbeUnmarked": {"AG-K4"},
     "MarksEveryRequest": {"AG-K4"},
+    "SaysNotWhyTheLoginFailed": {"AG-K5", "AG-K6"},
     "RefusedWithoutCredentials": {"AG-K6"},
     "LetsAMonitorFailTheRequest": {"AG-L1"},
     "LosesTheRequestWhenItFails": {"AG-L2"},

@@ -77,7 +77,10 @@ Feature: Credentials: the CLI's own login, or an API key
     which is billed per token. The probe is marked, CODING_AGENT_PROBE=1 in its environment and in
     no request's, so whoever counts the CLI's runs (its logs, a bill, this suite) can leave it
     out. With nothing that works the agent is DEGRADED, not refused: the person can still log in,
-    and its requests are answered with what the CLI says.
+    and its requests are answered with what the CLI says. When the login does not work, the
+    reason quotes what the CLI said of it: the CLI knows why ("Invalid API key", an expired
+    token, "Please run /login") and the person reading the reason needs those words, not only
+    the kit's summary that the probe failed.
 
     @req:AG-K4
     Scenario: An agent whose probe completes a turn on the CLI's login uses the login
@@ -111,6 +114,7 @@ Feature: Credentials: the CLI's own login, or an API key
       And the CLI's login does not work: without an API key it reports an authentication failure in its stream and exits 0
       When the agent is created
       Then the agent was created READY, its reason naming the first API key variable of the agent's backend
+      And the reason quotes what the CLI said: "Invalid API key"
       When the agent answers "Hello"
       Then the response status is 0
       And the harness saw every API key variable of the agent's backend as inherited
@@ -122,6 +126,7 @@ Feature: Credentials: the CLI's own login, or an API key
       And the CLI's login does not work: without an API key it reports an authentication failure in its stream and exits 0
       When the agent is created
       Then the agent was created DEGRADED, its reason naming every API key variable of the agent's backend
+      And the reason quotes what the CLI said: "Invalid API key"
       When the agent answers "Hello"
       Then the response status is 1
       And the agent is DEGRADED

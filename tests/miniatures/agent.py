@@ -10,6 +10,7 @@ import errno
 import functools
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -531,6 +532,18 @@ class ProbesWithTheKeys(_Probes):
     """Probes the login with the API keys still in the CLI's environment."""
 
     agent_class = _KeyedProbe
+
+
+class _VagueProbe(CodingAgent):
+    def _probe(self) -> tuple[State, str]:
+        state, reason = super()._probe()
+        return state, re.sub(r" \(probe: .*?\)", "", reason)
+
+
+class SaysNotWhyTheLoginFailed(_Probes):
+    """Says that the CLI's login did not work, but not what the CLI said of it."""
+
+    agent_class = _VagueProbe
 
 
 class _UnmarkedProbe(CodingAgent):
