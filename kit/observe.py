@@ -86,8 +86,22 @@ def held_by(pid: int) -> Held | None:
     """What `pid` holds; None where /proc does not say (not Linux, or not ours to read)."""
     try:
         fds = len(os.listdir(f"/proc/{pid}/fd"))
-        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-                    for child in (task / "children").read_text().split()]
     except OSError:
         return None
-    return Held(fds, frozenset(c for c in children if process_state(c) == "Z"))
+    return Held(fds, frozenset(child for child, state in children(pid).items() if state == "Z"))
+
+
+def children(pid: int) -> dict[int, str]:
+    """The children of `pid` and their one-letter states, read from every process's stat
+    (a process that ends during the scan is left out)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found[int(entry.name)] = fields[0].decode()
+    return found

@@ -21,7 +21,8 @@ from pathlib import Path
 RUN_TAG = "CODING_AGENT_RUN_ID"
 PROC = Path("/proc")
 PF_KTHREAD = 0x00200000
-EXEC_PAUSES = (0.0, 0.001, 0.005, 0.02, 0.05)  # about 76 ms in all for a process mid-exec
+EXEC_PAUSES = (0.0, 0.001, 0.005, 0.02, 0.05, 0.1, 0.3)  # about half a second mid-exec
+_pause = time.sleep
 
 
 def tag_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
@@ -70,7 +71,7 @@ def _environ(pid: int) -> bytes | None:
     returned by then). Such a process is read again, a few times, until it shows one."""
     environ = None
     for pause in EXEC_PAUSES:
-        time.sleep(pause)
+        _pause(pause)
         try:
             environ = (PROC / str(pid) / "environ").read_bytes()
         except OSError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,8 @@ class AgentWorld(World):
     path_override: str | None = None
     gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
-    held: tuple[Held | None, Held | None] | None = None  # what the agent held: before, after
+    held: tuple[Held | None, Held | None] | None = None  # what the agent held: first, last
+    held_again: Callable[[], Held | None] | None = None  # looks at what the agent holds now
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""

@@ -43,9 +43,9 @@ class HarnessRig:
                      **strays)
 
     def close(self) -> None:
-        """End the scenario: later harness starts are stragglers, and the grandchildren its
-        harnesses started are killed if the implementation left them running (the verdict
-        was taken before; a test cleans up after itself even when it fails)."""
+        """End the scenario: later harness starts are stragglers, and its harnesses and the
+        grandchildren they started are killed if the implementation left them running (the
+        verdict was taken before; a test cleans up after itself even when it fails)."""
         (self.root / "closed").touch()
         for entry in self.record():
             if entry["what"] == "grandchild":

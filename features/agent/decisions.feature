@@ -347,7 +347,8 @@ Feature: Agent decisions where the seeds are silent
     # "Too many open files" for every request after it, and a child never waited for stays
     # a zombie in the process table. The suite looks at the process the agent runs in (on
     # Linux, where /proc says) after one request that lets the agent open what it keeps for
-    # good, and again after five more: no more descriptors, no new zombie child. Requests
+    # good, and again after five more: no more descriptors, no new zombie child (a moment is
+    # allowed for what the agent closes or reaps just after it answers). Requests
     # whose CLI cannot start are looked at too, since a failed start is where clean-up is
     # forgotten: a working directory that cannot be entered fails before any program runs,
     # an interpreter that is gone fails in the exec. For an agent in the suite's own process
@@ -355,23 +356,25 @@ Feature: Agent decisions where the seeds are silent
     # processes while the requests run.
 
     @req:AG-H25
-    Scenario: An agent holds no more after its requests than before them
+    Scenario: An agent holds no more descriptors or children after its requests than before them
       Given an agent for the "claude" backend
-      When the agent answers "Hello" 5 times
-      Then the agent holds no more than before those requests
+      When the agent is asked "Hello" 6 times
+      Then after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
 
     @req:AG-H25
-    Scenario: An agent holds no more after requests whose working directory is gone
+    Scenario: An agent holds no more descriptors or children after requests whose working directory is gone
       Given an agent for the "claude" backend whose working directory is removed once it is created
-      When the agent answers "Hello" 5 times
-      Then the agent holds no more than before those requests
+      When the agent is asked "Hello" 6 times
+      Then the response status is not 0
+      And after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
 
     @req:AG-H25
-    Scenario: An agent holds no more after requests whose CLI's interpreter is gone
+    Scenario: An agent holds no more descriptors or children after requests whose CLI's interpreter is gone
       Given an agent for the "claude" backend
       And the harness command is on PATH but its interpreter is gone
-      When the agent answers "Hello" 5 times
-      Then the agent holds no more than before those requests
+      When the agent is asked "Hello" 6 times
+      Then the response status is not 0
+      And after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
 
     # An agent can itself die in the middle of a request: an out-of-memory killer, a
     # container's stop or a crash in native code ends it with no chance to clean up. Its CLI
@@ -385,17 +388,19 @@ Feature: Agent decisions where the seeds are silent
 
     @req:AG-D6.6
     Scenario: A CLI and what it started do not outlive an agent killed in the middle of a request
-      Given an agent for the "claude" backend with a timeout of 100 seconds
+      Given an agent for the "claude" backend with a safety timeout of 100 seconds
       And the harness starts a process in a session of its own, then never finishes
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
 
-    # A CLI that ignores the SIGTERM its agent's death brings is ended all the same, once the
-    # grace period the reference gives it (5 seconds) is over.
+    # A CLI that ignores the SIGTERM its agent's death brings is ended all the same: the
+    # reference's reaper, left without its agent, waits 5 seconds for the tree to stop on its
+    # own, then kills what is left. The agent's deadline (100 real seconds) is far off in both
+    # scenarios: what ends the CLI is the agent's death, not its deadline.
 
     @req:AG-D6.6
     Scenario: A CLI that ignores SIGTERM does not outlive an agent killed in the middle of a request either
-      Given an agent for the "claude" backend with a timeout of 100 seconds
+      Given an agent for the "claude" backend with a safety timeout of 100 seconds
       And the harness ignores SIGTERM, starts a process in a session of its own, then never finishes
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
@@ -421,11 +426,12 @@ Feature: Agent decisions where the seeds are silent
 
     # So is one further down: a tool's launcher (in a session of its own) started a server
     # in a session of its own. The server gets its SIGTERM at the deadline too, not only a
-    # SIGKILL once its launcher is gone: every descendant is found, however deep.
+    # SIGKILL once its launcher is gone: every descendant is found, however deep. The longer
+    # timeout leaves room for three programs to start before the deadline.
 
     @req:AG-H24
     Scenario: A process two levels below the CLI, in a session of its own, is sent SIGTERM at the deadline
-      Given an agent for the "claude" backend with a timeout of 50 seconds
+      Given an agent for the "claude" backend with a timeout of 150 seconds
       And a safety grace period of 3 seconds
       And the harness starts a process in a session of its own, which starts one in a session of its own that notes a SIGTERM, then never finishes
       When the agent answers "Hello"

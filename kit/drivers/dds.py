@@ -237,8 +237,11 @@ class DdsDriver(ProtocolDriver):
         rid = self.wire.send(message, agent=agent, timeout=served.timeout + served.grace + 30.0)
         if not self.wire.wait(lambda: started() or served.proc.poll() is not None, within) \
                 or not started():
+            log = _tail(served.log)
+            self.agent_stop(agent)  # a dead agent left among the served holds up the next
+            self.wire.retire(rid)
             raise DriverError(f"the request's CLI had not started {within:g} s after "
-                              f"{message!r} was sent:\n{_tail(served.log)}")
+                              f"{message!r} was sent:\n{log}")
         served.proc.kill()
         served.proc.wait()
         del self.served[agent]

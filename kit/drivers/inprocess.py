@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import time
 from collections.abc import Callable
@@ -72,18 +73,21 @@ class InProcessDriver(ProtocolDriver):
                 self.call("agent.request", agent=agent, message=message)
             finally:
                 os._exit(0)
+        pidfd = os.pidfd_open(pid)  # pins the child: signalled, it cannot be another process
         try:
             deadline = time.monotonic() + within
             while not started():
-                if time.monotonic() >= deadline or os.waitpid(pid, os.WNOHANG)[0]:
+                ended = bool(select.select([pidfd], [], [], 0)[0])
+                if ended or time.monotonic() >= deadline:
                     raise DriverError(f"the request's CLI had not started {within:g} s after "
-                                      f"{message!r} was asked")
+                                      f"{message!r} was asked (the asking child "
+                                      f"{'ended' if ended else 'still runs'})")
                 time.sleep(0.01)
         finally:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            os.close(pidfd)
+            os.waitpid(pid, 0)
 
     def held(self, agent: str) -> Held | None:
         return held_by(os.getpid())

@@ -254,11 +254,15 @@ class StdioDriver(ProtocolDriver):
             raise Unsendable(f"the suite built an invalid request: {request}")
         process.send(request)
         deadline = time.monotonic() + within
-        while not started():
-            if time.monotonic() >= deadline or process.proc.poll() is not None:
-                raise DriverError(f"the request's CLI had not started {within:g} s after "
-                                  f"{message!r} was sent:\n{self._evidence(process)}")
-            time.sleep(0.01)
+        try:
+            while not started():
+                if time.monotonic() >= deadline or process._exited(0):
+                    raise DriverError(f"the request's CLI had not started {within:g} s after "
+                                      f"{message!r} was sent:\n{self._evidence(process)}")
+                time.sleep(0.01)
+        except BaseException:
+            self._drop()  # its answer to the request would be read as the next one's
+            raise
         os.kill(process.proc.pid, signal.SIGKILL)
         self.killed.append(process)
         self.process = None
