@@ -656,6 +656,28 @@ def _holds_no_more(first: Held, last: Held) -> bool:
     return last.fds <= first.fds and last.zombies <= first.zombies
 
 
+@when("the agent answers a prompt cut in the middle of an emoji")
+def agent_answers_cut_emoji(world: AgentWorld) -> None:
+    """"Hello 👋" cut after its first UTF-16 unit: a lone high surrogate, as a JavaScript
+    string's slice leaves it. Where the driver's protocol cannot carry it, it does not apply."""
+    try:
+        world.request("Hello \ud83d")
+    except Unsendable as exc:
+        not_applicable(f"the driver's protocol cannot carry a lone surrogate: {exc}")
+
+
+# What an error says of a prompt that is not valid text, in the words implementations use.
+NOT_TEXT = ("surrogate", "utf-8", "utf8", "unicode", "encod", "not valid text")
+
+
+@then("the response message says the prompt is not valid text")
+def says_not_text(world: AgentWorld) -> None:
+    said = f"{world.response.get('error')} {world.response.get('message')}".lower()
+    assert any(word in said for word in NOT_TEXT), (
+        f"the error does not say the prompt is not valid text (in words such as "
+        f"{', '.join(NOT_TEXT)}): {said[-300:]!r}")
+
+
 @when(parsers.parse("the agent answers a prompt of {size:d} bytes"))
 def agent_answers_long_prompt(world: AgentWorld, size: int) -> None:
     world.request("x" * size)

@@ -105,6 +105,7 @@ CASES = {
     "LeavesTheProbeUnmarked": {"AG-K4"},
     "MarksEveryRequest": {"AG-K4"},
     "SaysNotWhyTheLoginFailed": {"AG-K5", "AG-K6"},
+    "FindsABadPromptLate": {"AG-H26"},
     "RefusedWithoutCredentials": {"AG-K6"},
     "LetsAMonitorFailTheRequest": {"AG-L1"},
     "LosesTheRequestWhenItFails": {"AG-L2"},

@@ -472,6 +472,29 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the agent is READY
 
 
+  Rule: A prompt that cannot be written as UTF-8 is refused, and no CLI is started
+    A CLI reads its prompt as UTF-8. A string can hold what UTF-8 cannot encode: a lone
+    surrogate, half of a pair that a JavaScript, Java or C# string cut in two (an emoji
+    truncated in the middle). It is not a character: written as text it cannot be encoded,
+    and sent inside JSON as an escape (`\ud83d`) it is rejected or replaced by U+FFFD by
+    whichever parser reads it further down, out of the caller's sight. A wrapper that only
+    finds out while writing the prompt has started the CLI already and fails with an error
+    about its own internals; checked before, it is an error about the prompt, which the
+    caller can act on, and nothing runs. Its status
+    is that of a request whose CLI could not be started (4), since none was: status 1 would say
+    the CLI reported an error. Over DDS a message is UTF-8 on the wire and cannot carry one:
+    there the scenario does not apply.
+
+    @req:AG-H26
+    Scenario: A prompt cut in the middle of an emoji is refused, and no CLI is started
+      Given an agent for the "claude" backend
+      When the agent answers a prompt cut in the middle of an emoji
+      Then the response status is 4
+      And the response message says the prompt is not valid text
+      And the harness was never started
+      And the agent is READY
+
+
   Rule: The CLI's environment is the caller's, minus what must not leak
     A wrapper started from inside a Claude Code session hands `CLAUDECODE=1` on, and the
     `claude` it starts then believes it runs nested inside itself and refuses or misbehaves;

@@ -217,6 +217,9 @@ class DdsDriver(ProtocolDriver):
              conversation_id: str = "") -> list[RequestResult]:
         served = self.served[agent]
         budget = served.timeout + served.grace + 30.0
+        unsendable = [m for m in messages if not _utf8(m)]
+        if unsendable:
+            raise Unsendable(f"a DDS string is UTF-8: {unsendable[0][:80]!r} is not")
         rids = [self.wire.send(m, agent=agent, conversation_id=conversation_id, timeout=budget)
                 for m in messages]
         asks = [self.wire.asks[rid] for rid in rids]
@@ -495,6 +498,14 @@ def _uncarried(key: str, value: Any) -> str | None:
     if all(isinstance(text, str) and "\0" not in text for text in texts):
         return None
     return f"{key} {value!r:.80} is not text without NUL"
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _tail(log: Path, size: int = 2000) -> str:

@@ -534,6 +534,23 @@ class ProbesWithTheKeys(_Probes):
     agent_class = _KeyedProbe
 
 
+class _WritesAnyPrompt(CodingAgent):
+    def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
+        try:
+            message.encode("utf-8")
+        except UnicodeEncodeError:  # found out only while writing it: an internal error
+            return self._guarded(message, session_id)
+        return super().process(message, session_id)
+
+
+class FindsABadPromptLate(_Creates):
+    """Does not check that a prompt can be written as UTF-8: it finds out while writing it,
+    and answers with an internal error."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, agent_class=_WritesAnyPrompt, **settings)
+
+
 class _VagueProbe(CodingAgent):
     def _probe(self) -> tuple[State, str]:
         state, reason = super()._probe()
