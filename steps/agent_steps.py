@@ -694,11 +694,6 @@ def status_is(world: AgentWorld, status: int) -> None:
     assert world.response.get("status") == status, world.response
 
 
-@then(parsers.parse("the response status is not {status:d}"))
-def status_is_not(world: AgentWorld, status: int) -> None:
-    assert world.response.get("status") != status, world.response
-
-
 @then(parsers.parse('the response message contains "{text}"'))
 def message_contains(world: AgentWorld, text: str) -> None:
     assert text in str(world.response.get("message")), world.response

@@ -267,11 +267,17 @@ def agent_killed(world: AgentWorld) -> None:
     if world.script is None:
         world.script = world.default_script()
     world.rig.use(world.script)
+    agent = world.ensure_agent()  # an agent that runs its CLI when created has done so now
+    earlier = _grandchildren(world)
 
     def started() -> bool:
-        return any(e["what"] == "grandchild" for e in world.rig.record())
+        return _grandchildren(world) > earlier
 
-    world.driver.agent_request_killed(world.ensure_agent(), "Hello", started, KILL_START)
+    world.driver.agent_request_killed(agent, "Hello", started, KILL_START)
+
+
+def _grandchildren(world: AgentWorld) -> int:
+    return sum(e["what"] == "grandchild" for e in world.rig.record())
 
 
 @then("the harness and its grandchild end soon after")

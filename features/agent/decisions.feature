@@ -365,16 +365,14 @@ Feature: Agent decisions where the seeds are silent
     Scenario: An agent holds no more descriptors or children after requests whose working directory is gone
       Given an agent for the "claude" backend whose working directory is removed once it is created
       When the agent is asked "Hello" 6 times
-      Then the response status is not 0
-      And after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
+      Then after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
 
     @req:AG-H25
     Scenario: An agent holds no more descriptors or children after requests whose CLI's interpreter is gone
       Given an agent for the "claude" backend
       And the harness command is on PATH but its interpreter is gone
       When the agent is asked "Hello" 6 times
-      Then the response status is not 0
-      And after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
+      Then after the last request the agent holds no more open file descriptors and no more unreaped children than after the first
 
     # An agent can itself die in the middle of a request: an out-of-memory killer, a
     # container's stop or a crash in native code ends it with no chance to clean up. Its CLI
@@ -388,19 +386,19 @@ Feature: Agent decisions where the seeds are silent
 
     @req:AG-D6.6
     Scenario: A CLI and what it started do not outlive an agent killed in the middle of a request
-      Given an agent for the "claude" backend with a safety timeout of 100 seconds
+      Given an agent for the "claude" backend with a safety timeout of 30 seconds
       And the harness starts a process in a session of its own, then never finishes
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
 
     # A CLI that ignores the SIGTERM its agent's death brings is ended all the same: the
     # reference's reaper, left without its agent, waits 5 seconds for the tree to stop on its
-    # own, then kills what is left. The agent's deadline (100 real seconds) is far off in both
-    # scenarios: what ends the CLI is the agent's death, not its deadline.
+    # own, then kills what is left. The agent's deadline (30 real seconds) is far off in both
+    # scenarios, and dies with the agent: what ends the CLI is the agent's death.
 
     @req:AG-D6.6
     Scenario: A CLI that ignores SIGTERM does not outlive an agent killed in the middle of a request either
-      Given an agent for the "claude" backend with a safety timeout of 100 seconds
+      Given an agent for the "claude" backend with a safety timeout of 30 seconds
       And the harness ignores SIGTERM, starts a process in a session of its own, then never finishes
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
