@@ -660,10 +660,19 @@ def _holds_no_more(first: Held, last: Held) -> bool:
 def agent_answers_cut_emoji(world: AgentWorld) -> None:
     """"Hello 👋" cut after its first UTF-16 unit: a lone high surrogate, as a JavaScript
     string's slice leaves it. Where the driver's protocol cannot carry it, it does not apply."""
+    world.ensure_agent()  # an agent may run its CLI when created: not this request's doing
+    world.starts_before = len(world.rig.starts())
     try:
         world.request("Hello \ud83d")
     except Unsendable as exc:
         not_applicable(f"the driver's protocol cannot carry a lone surrogate: {exc}")
+
+
+@then("the request started no harness")
+def request_started_none(world: AgentWorld) -> None:
+    assert world.starts_before is not None, "the request was never made"
+    started = world.rig.starts()[world.starts_before:]
+    assert not started, f"the request started the harness: {started}"
 
 
 # What an error says of a prompt that is not valid text, in the words implementations use.

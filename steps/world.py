@@ -51,6 +51,7 @@ class AgentWorld(World):
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
     held: tuple[Held | None, Held | None] | None = None  # what the agent held: first, last
     held_again: Callable[[], Held | None] | None = None  # looks at what the agent holds now
+    starts_before: int | None = None  # harness starts recorded before the request was made
 
     def new_script(self) -> Script:
         """The scenario's script, created on first use for the agent's backend."""

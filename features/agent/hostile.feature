@@ -491,7 +491,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
       When the agent answers a prompt cut in the middle of an emoji
       Then the response status is 4
       And the response message says the prompt is not valid text
-      And the harness was never started
+      And the request started no harness
       And the agent is READY
 
 
