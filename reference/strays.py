@@ -21,7 +21,7 @@ from pathlib import Path
 RUN_TAG = "CODING_AGENT_RUN_ID"
 PROC = Path("/proc")
 PF_KTHREAD = 0x00200000
-EXEC_PAUSES = (0.0, 0.001, 0.005, 0.02, 0.05, 0.1, 0.3)  # about half a second mid-exec
+EXEC_PAUSES = (0.001, 0.005, 0.02, 0.05, 0.1, 0.3)  # about half a second mid-exec
 _pause = time.sleep
 
 
@@ -69,16 +69,16 @@ def _environ(pid: int) -> bytes | None:
     A process in the middle of exec shows no environment at all: the kernel has given it
     the new program's memory but not yet the stack that holds its environment (Popen has
     returned by then). Such a process is read again, a few times, until it shows one."""
-    environ = None
-    for pause in EXEC_PAUSES:
-        _pause(pause)
+    pauses = iter(EXEC_PAUSES)
+    while True:
         try:
             environ = (PROC / str(pid) / "environ").read_bytes()
         except OSError:
             return None
-        if environ or not _in_exec(pid):
-            break
-    return environ
+        pause = next(pauses, None)
+        if environ or pause is None or not _in_exec(pid):
+            return environ
+        _pause(pause)
 
 
 def _in_exec(pid: int) -> bool:
