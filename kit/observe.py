@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,17 +32,20 @@ def unreaped(pid: int, parent: int) -> str | None:
 
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) processes whose process group is `pgid`."""
-    members = []
+    return [pid for pid, fields in _stats() if int(fields[2]) == pgid and fields[0] != "Z"]
+
+
+def _stats() -> Iterator[tuple[int, list[str]]]:
+    """Every process's pid and the fields of its stat after the name (state, ppid, pgrp,
+    ...); a process that ends during the scan is left out."""
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_bytes()
+                # the name may hold any bytes, ")" too; what follows its last ")" is ASCII
+                yield int(entry.name), stat.rsplit(b")", 1)[1].decode().split()
+            except OSError:
+                continue
 
 
 def carrying(variable: str, value: str) -> list[int]:
@@ -92,16 +96,5 @@ def held_by(pid: int) -> Held | None:
 
 
 def children(pid: int) -> dict[int, str]:
-    """The children of `pid` and their one-letter states, read from every process's stat
-    (a process that ends during the scan is left out)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found[int(entry.name)] = fields[0].decode()
-    return found
+    """The children of `pid` and their one-letter states."""
+    return {child: fields[0] for child, fields in _stats() if int(fields[1]) == pid}
