@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -62,6 +63,16 @@ def end_with_parent() -> None:
         _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != _PARENT:
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def until(done: Callable[[], bool], within: float) -> bool:
+    """Look at `done()` every 10 ms for at most `within` seconds; whether it came true."""
+    deadline = time.monotonic() + within
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,11 @@ class Served:
     timeout: float
     grace: float
 
+    @property
+    def budget(self) -> float:
+        """How long a request to it may take: its deadline, its grace period, and room."""
+        return self.timeout + self.grace + 30.0
+
 
 class DdsDriver(ProtocolDriver):
     """Agents served over DDS. Only the agent commands travel over DDS; any other command of
@@ -216,7 +221,7 @@ class DdsDriver(ProtocolDriver):
     def _ask(self, agent: str, messages: list[str],
              conversation_id: str = "") -> list[RequestResult]:
         served = self.served[agent]
-        budget = served.timeout + served.grace + 30.0
+        budget = served.budget
         unsendable = [m for m in messages if not _utf8(m)]
         if unsendable:
             raise Unsendable(f"a DDS string is UTF-8: {unsendable[0][:80]!r} is not")
@@ -237,7 +242,7 @@ class DdsDriver(ProtocolDriver):
                              within: float) -> None:
         """The served agent is SIGKILLed and reaped; nothing else of it is touched."""
         served = self.served[agent]
-        rid = self.wire.send(message, agent=agent, timeout=served.timeout + served.grace + 30.0)
+        rid = self.wire.send(message, agent=agent, timeout=served.budget)
         if not self.wire.wait(lambda: started() or served.proc.poll() is not None, within) \
                 or not started():
             log = _tail(served.log)

@@ -11,11 +11,10 @@ import json
 import os
 import select
 import signal
-import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_tck.kit.drivers.base import INHERITED_ENV
+from agent_tck.kit.drivers.base import INHERITED_ENV, until
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError
 from agent_tck.kit.observe import Held, held_by
@@ -74,15 +73,15 @@ class InProcessDriver(ProtocolDriver):
             finally:
                 os._exit(0)
         pidfd = os.pidfd_open(pid)  # pins the child: signalled, it cannot be another process
+
+        def ended() -> bool:
+            return bool(select.select([pidfd], [], [], 0)[0])
+
         try:
-            deadline = time.monotonic() + within
-            while not started():
-                ended = bool(select.select([pidfd], [], [], 0)[0])
-                if ended or time.monotonic() >= deadline:
-                    raise DriverError(f"the request's CLI had not started {within:g} s after "
-                                      f"{message!r} was asked (the asking child "
-                                      f"{'ended' if ended else 'still runs'})")
-                time.sleep(0.01)
+            if not until(lambda: started() or ended(), within) or not started():
+                raise DriverError(f"the request's CLI had not started {within:g} s after "
+                                  f"{message!r} was asked (the asking child "
+                                  f"{'ended' if ended() else 'still runs'})")
         finally:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent
+from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent, until
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.drivers.schemas import problems
 from agent_tck.kit.errors import (
@@ -217,10 +217,7 @@ class StdioDriver(ProtocolDriver):
     def _exchange(self, process: AdapterProcess, request: dict[str, Any],
                   timeout: float | None = None) -> dict[str, Any]:
         cmd = request["cmd"]
-        wrong = problems(f"{cmd}.request", request)
-        if wrong:
-            raise Unsendable(f"the suite built an invalid request: {wrong}")
-        process.send(request)
+        self._post(process, request)
         text = process.receive(self.timeout if timeout is None else timeout)
         try:
             response = json.loads(text)
@@ -249,17 +246,12 @@ class StdioDriver(ProtocolDriver):
         if process is None:  # dropped after a fault: the agent went with it
             raise DriverError(f"the adapter that created agent {agent!r} is gone")
         self.seq += 1
-        request = {"seq": self.seq, "cmd": "agent.request", "agent": agent, "message": message}
-        if problems("agent.request.request", request):
-            raise Unsendable(f"the suite built an invalid request: {request}")
-        process.send(request)
-        deadline = time.monotonic() + within
+        self._post(process, {"seq": self.seq, "cmd": "agent.request", "agent": agent,
+                             "message": message})
         try:
-            while not started():
-                if time.monotonic() >= deadline or process._exited(0):
-                    raise DriverError(f"the request's CLI had not started {within:g} s after "
-                                      f"{message!r} was sent:\n{self._evidence(process)}")
-                time.sleep(0.01)
+            if not until(lambda: started() or process._exited(0), within) or not started():
+                raise DriverError(f"the request's CLI had not started {within:g} s after "
+                                  f"{message!r} was sent:\n{self._evidence(process)}")
         except BaseException:
             self._drop()  # its answer to the request would be read as the next one's
             raise
@@ -274,6 +266,15 @@ class StdioDriver(ProtocolDriver):
         """Stop (their groups killed, reaped) the adapters killed since the last call."""
         while self.killed:
             self.killed.pop().stop(grace=0)
+
+    @staticmethod
+    def _post(process: AdapterProcess, request: dict[str, Any]) -> None:
+        """Send `request` to `process`; Unsendable, with nothing sent, if it breaks its
+        schema."""
+        wrong = problems(f"{request['cmd']}.request", request)
+        if wrong:
+            raise Unsendable(f"the suite built an invalid request: {wrong}")
+        process.send(request)
 
     def _evidence(self, process: AdapterProcess) -> str:
         transcript = "\n".join(process.transcript)
