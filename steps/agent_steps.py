@@ -22,7 +22,7 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
 from agent_tck.kit.errors import Refused, Unsendable
-from agent_tck.kit.observe import Held, unreaped
+from agent_tck.kit.observe import unreaped
 from agent_tck.kit.plugin import require_backend
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
@@ -619,29 +619,26 @@ def agent_answers(world: AgentWorld, message: str) -> None:
 @when(parsers.parse('the agent is asked "{message}" {count:d} times'))
 def agent_asked_times(world: AgentWorld, message: str, count: int) -> None:
     """What the agent holds is looked at after the first request (what it opens once and
-    keeps, a log file, a cache, is open by then) and after the last."""
-    agent = world.ensure_agent()
+    keeps, a log file, a cache, is open by then); the Then looks again after the last."""
     world.request(message)
-    first = world.driver.held(agent)
+    world.held_first = world.driver.held(world.ensure_agent())
     for _ in range(count - 1):
         world.request(message)
-    world.held = (first, world.driver.held(agent))
-    world.held_again = functools.partial(world.driver.held, agent)
 
 
 @then("after the last request the agent holds no more open file descriptors and no more "
       "unreaped children than after the first")
 def nothing_more_held(world: AgentWorld) -> None:
     """An agent may close or reap just after it answers (an event loop's transport, a child
-    watcher): it is looked at again for up to HELD_SETTLE seconds before it is judged."""
-    assert world.held is not None and world.held_again is not None, "never asked"
-    first, last = world.held
+    watcher): it is looked at for up to HELD_SETTLE seconds before it is judged."""
+    first, last = world.held_first, world.driver.held(world.ensure_agent())
     if first is None or last is None:
         not_applicable("the system does not say what a process holds (Linux's /proc does)")
     deadline = time.monotonic() + HELD_SETTLE
-    while not _holds_no_more(first, last) and time.monotonic() < deadline:
+    while not (last.fds <= first.fds and last.zombies <= first.zombies) \
+            and time.monotonic() < deadline:
         time.sleep(0.05)
-        last = world.held_again() or last
+        last = world.driver.held(world.ensure_agent()) or last
     assert last.fds <= first.fds, (
         f"the agent held {first.fds} file descriptors after the first request and {last.fds} "
         f"after the last: {last.fds - first.fds} leaked")
@@ -650,10 +647,6 @@ def nothing_more_held(world: AgentWorld) -> None:
 
 
 HELD_SETTLE = 2.0
-
-
-def _holds_no_more(first: Held, last: Held) -> bool:
-    return last.fds <= first.fds and last.zombies <= first.zombies
 
 
 @when("the agent answers a prompt cut in the middle of an emoji")

@@ -158,9 +158,8 @@ def harness_escaped_noting_below(world: AgentWorld) -> None:
 
 @then("the process in a session of its own was sent SIGTERM")
 def escaped_got_sigterm(world: AgentWorld) -> None:
-    record = world.rig.record()
-    started = any(e["what"] == "grandchild" for e in record)
-    noted = [e for e in record if e["what"] == "signal" and e.get("by") == "grandchild"]
+    started = bool(world.rig.grandchildren())
+    noted = [e for e in world.rig.record() if e["what"] == "signal" and e.get("by") == "grandchild"]
     assert noted, ("the process the harness started in a session of its own was killed without "
                    "a SIGTERM first (it noted none)" if started else
                    "the harness was stopped before its process in a session of its own was "
@@ -264,26 +263,20 @@ KILL_END = 15.0
 def agent_killed(world: AgentWorld) -> None:
     """SIGKILL, as an out-of-memory killer or a container's stop sends it: the agent has no
     chance to clean up, only what it arranged beforehand works."""
-    if world.script is None:
-        world.script = world.default_script()
-    world.rig.use(world.script)
+    world.use_script()
     agent = world.ensure_agent()  # an agent that runs its CLI when created has done so now
-    earlier = _grandchildren(world)
+    earlier = len(world.rig.grandchildren())
 
     def started() -> bool:
-        return _grandchildren(world) > earlier
+        return len(world.rig.grandchildren()) > earlier
 
     world.driver.agent_request_killed(agent, "Hello", started, KILL_START)
-
-
-def _grandchildren(world: AgentWorld) -> int:
-    return sum(e["what"] == "grandchild" for e in world.rig.record())
 
 
 @then("the harness and its grandchild end soon after")
 def killed_agent_left_nothing(world: AgentWorld) -> None:
     start = world.rig.last_start()
-    pids = [start["pid"]] + [e["pid"] for e in world.rig.record() if e["what"] == "grandchild"]
+    pids = [start["pid"], *world.rig.grandchildren()]
     running = still_running(pids, within=KILL_END)
     assert not running, (f"{KILL_END:g} s after the agent was killed, what its CLI "
                          f"(pid {start['pid']}) started is still running (pid: state): {running}")
@@ -295,7 +288,7 @@ def nothing_left(world: AgentWorld) -> None:
     left = unreaped(start["pid"], start["ppid"])
     assert left is None, left
     # A killed grandchild is reparented to init, which reaps it: a zombie there is dead.
-    grandchildren = [e["pid"] for e in world.rig.record() if e["what"] == "grandchild"]
+    grandchildren = world.rig.grandchildren()
     # A harness that starts its grandchild first and then runs on must have started it by the
     # deadline; one that starts it after its answer may be ended first, and rightly.
     first = world.script.steps[:1] if world.script is not None else []

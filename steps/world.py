@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +48,7 @@ class AgentWorld(World):
     path_override: str | None = None
     gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
-    held: tuple[Held | None, Held | None] | None = None  # what the agent held: first, last
-    held_again: Callable[[], Held | None] | None = None  # looks at what the agent holds now
+    held_first: Held | None = None  # what the agent held after the first of its requests
     starts_before: int | None = None  # harness starts recorded before the request was made
 
     def new_script(self) -> Script:
@@ -69,10 +67,14 @@ class AgentWorld(World):
             self.agent, self.created_states = self.driver.agent_create(settings)
         return self.agent
 
-    def request(self, message: str = "What is 2 + 2?") -> RequestResult:
+    def use_script(self) -> None:
+        """Hand the harness the scenario's script (a realistic turn if it has none)."""
         if self.script is None:
             self.script = self.default_script()
         self.rig.use(self.script)
+
+    def request(self, message: str = "What is 2 + 2?") -> RequestResult:
+        self.use_script()
         agent = self.ensure_agent()
         started = time.monotonic()
         self.result = self.driver.agent_request(agent, message)

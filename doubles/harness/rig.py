@@ -63,6 +63,10 @@ class HarnessRig:
             raise SuiteError(f"harness starts of another rig in {self.record_path}: {foreign}")
         return starts
 
+    def grandchildren(self) -> list[int]:
+        """The pids of the processes its harnesses noted starting (their grandchildren)."""
+        return [e["pid"] for e in self.record() if e["what"] == "grandchild"]
+
     def last_start(self) -> dict[str, Any]:
         starts = self.starts()
         assert starts, "the harness was never started"
