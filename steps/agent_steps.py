@@ -916,6 +916,11 @@ def no_warning_incomplete(world: AgentWorld) -> None:
     assert not said, f"the turn completed, yet the answer says it did not: {said}"
 
 
+@then(parsers.parse('the response error contains "{text}"'))
+def error_contains(world: AgentWorld, text: str) -> None:
+    assert text in str(world.response.get("error")), world.response
+
+
 @then(parsers.parse('the response error contains "{text}" and is at most {size:d} bytes'))
 def error_tail(world: AgentWorld, text: str, size: int) -> None:
     error = str(world.response.get("error"))

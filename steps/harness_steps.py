@@ -85,6 +85,24 @@ def harness_killed(world: AgentWorld, name: str) -> None:
     world.new_script().init().add("die", name)
 
 
+@given(parsers.re(r'the harness writes "(?P<first>[^"]*)" and "(?P<second>[^"]*)" to stderr, '
+                  r"then (?P<end>exits with code (?P<code>\d+)|is killed by (?P<name>SIG[A-Z]+)"
+                  r"|never finishes)$"))
+def harness_says_then_fails(world: AgentWorld, first: str, second: str, end: str,
+                            code: str | None, name: str | None) -> None:
+    """Two lines on stderr, then one of three failures; one that never finishes meets the
+    deadline of "the harness never finishes"."""
+    if end == "never finishes":
+        agent_with_running_timeout(world, 10)
+    script = world.new_script().init().add("err", f"{first}\n{second}\n")
+    if code is not None:
+        script.add("exit", int(code))
+    elif name is not None:
+        script.add("die", name)
+    else:
+        script.add("sleep", 10_000)
+
+
 @given("the harness never finishes")
 def harness_never_finishes(world: AgentWorld) -> None:
     """A deadline of ten scaled seconds, floored as every running deadline is (MIN_DEADLINE):

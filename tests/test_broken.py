@@ -106,6 +106,7 @@ CASES = {
     "MarksEveryRequest": {"AG-K4"},
     "SaysNotWhyTheLoginFailed": {"AG-K5", "AG-K6"},
     "FindsABadPromptLate": {"AG-H26"},
+    "LeadsWithTheLastWordOfStderr": {"AG-D4.6"},
     "RefusedWithoutCredentials": {"AG-K6"},
     "LetsAMonitorFailTheRequest": {"AG-L1"},
     "LosesTheRequestWhenItFails": {"AG-L2"},

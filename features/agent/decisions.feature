@@ -247,6 +247,26 @@ Feature: Agent decisions where the seeds are silent
         | SIGKILL |
         | SIGHUP  |
 
+    @req:AG-D4.6
+    Scenario Outline: A failed request's message says what failed, not what stderr said last (<behaviour>)
+      A CLI's last words on stderr are often a retry notice or a log line, not the cause. The
+      seeds leave open which line of a failure leads the message; we choose the one that says
+      what failed, so a caller that shows only the message shows the cause. The tail of
+      stderr is kept, in the error.
+      Given an agent for the "claude" backend
+      And the harness writes "lost the connection" and "giving up" to stderr, then <behaviour>
+      When the agent answers "Hello"
+      Then the response status is <status>
+      And the response message contains "<says>"
+      And the response message does not contain "giving up"
+      And the response error contains "giving up"
+
+      Examples:
+        | behaviour            | status | says      |
+        | exits with code 3    | 1      | 3         |
+        | is killed by SIGTERM | 2      | SIGTERM   |
+        | never finishes       | 3      | timed out |
+
   Rule: D-5 The prompt is data, never an option, and stdin is closed after it
     A prompt such as "--help" passed as an argument would be read as a flag. The prompt goes
     on stdin (or after "--"), and stdin is closed once it is written: Codex reads stdin until

@@ -551,6 +551,23 @@ class FindsABadPromptLate(_Creates):
         return create_agent(listeners=listeners, agent_class=_WritesAnyPrompt, **settings)
 
 
+class _LastWordsFirst(CodingAgent):
+    def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
+        response = super().process(message, session_id)
+        lines = str(response["error"] or "").splitlines()
+        if len(lines) > 1 and response["message"] == lines[0]:
+            response["message"] = lines[-1]
+        return response
+
+
+class LeadsWithTheLastWordOfStderr(_Creates):
+    """A failed request's message is the last line of its error (the tail of the CLI's
+    stderr), as a wrapper that shows `stderr.splitlines()[-1]` does: not what failed."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, agent_class=_LastWordsFirst, **settings)
+
+
 class _VagueProbe(CodingAgent):
     def _probe(self) -> tuple[State, str]:
         state, reason = super()._probe()
