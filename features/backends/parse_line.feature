@@ -65,6 +65,19 @@ Feature: parse_line turns one raw CLI line into normalized events
         """
 
     @req:BK-CL.3
+    Scenario: A block that is no object is passed over, the tool results around it kept
+      A content list is the CLI's to fill; a string in it is no block of any type. Found by
+      mutation testing (docs/mutation.md).
+      When the claude backend parses:
+        """
+        {"type":"user","message":{"role":"user","content":["a note",{"type":"tool_result","tool_use_id":"toolu_F","content":"done","is_error":false},null]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u12"}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_result", "tool_output": "done", "tool_id": "toolu_F"}]
+        """
+
+    @req:BK-CL.3
     Scenario: A tool result that is no text keeps its content as given
       A result whose blocks all carry text is joined into text; a result of an image, or of
       no block at all, keeps the content the CLI printed: an image is no empty text, and an
@@ -107,6 +120,7 @@ Feature: parse_line turns one raw CLI line into normalized events
         | {"type":"result","subtype":"success","is_error":true,"result":"Invalid API key","session_id":"s1"}                      | Invalid API key               |
         | {"type":"result","subtype":"error_max_turns","is_error":true,"errors":["Reached maximum number of turns (2)"],"session_id":"s1"} | Reached maximum number of turns (2) |
         | {"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"s1"}                                 | claude reported error_during_execution |
+        | {"type":"result","subtype":"error_during_execution","is_error":true,"errors":[],"result":"the tool crashed","session_id":"s1"} | the tool crashed |
 
     @req:BK-CL.6
     Scenario Outline: Claude lines that carry no event
@@ -126,6 +140,7 @@ Feature: parse_line turns one raw CLI line into normalized events
         | ["an", "array"]                                                                           |
         | {"type":"assistant","message":{"content":"not a list"}}                                   |
         | {"truncated": "line                                                                       |
+        | {"type":"result","subtype":"success","result":"4","session_id":"s1"} {"type":"x"}          |
 
     @req:BK-CL.7
     Scenario: An empty text block is still a text event, with empty text
@@ -287,12 +302,14 @@ Feature: parse_line turns one raw CLI line into normalized events
         {"type":"tool_use","tool_name":"run_shell_command","tool_id":"run_shell_command_1","parameters":{"command":"ls"}}
         {"type":"tool_result","tool_id":"run_shell_command_1","status":"success","output":"a.py\n"}
         {"type":"tool_result","tool_id":"read_file_2","status":"error","output":"File not found.","error":{"type":"file_not_found","message":"File not found: missing.txt"}}
+        {"type":"tool_result","tool_id":"write_file_3","status":"error","output":"Permission denied."}
         """
       Then the events are:
         """
         [{"kind": "tool_start", "tool_name": "run_shell_command", "tool_input": {"command": "ls"}, "tool_id": "run_shell_command_1"},
          {"kind": "tool_result", "tool_output": "a.py\n", "tool_id": "run_shell_command_1"},
-         {"kind": "tool_result", "tool_output": {"type": "file_not_found", "message": "File not found: missing.txt"}, "tool_id": "read_file_2"}]
+         {"kind": "tool_result", "tool_output": {"type": "file_not_found", "message": "File not found: missing.txt"}, "tool_id": "read_file_2"},
+         {"kind": "tool_result", "tool_output": "Permission denied.", "tool_id": "write_file_3"}]
         """
 
     @req:BK-GM.4
