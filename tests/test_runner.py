@@ -55,13 +55,6 @@ def test_scripted_runner_plays_results_in_order_then_complete() -> None:
     assert [c.prompt for c in runner.calls] == ["p0", "p1", "p2", "p3"]
 
 
-def test_scripted_runner_reset_forgets_calls_and_replays() -> None:
-    runner = ScriptedRunner([NONE])
-    runner.run("a", RunOptions())
-    runner.reset()
-    assert runner.calls == [] and runner.run("b", RunOptions()) is NONE
-
-
 def test_scripted_runner_handler_answers_every_call() -> None:
     runner = ScriptedRunner([COMPLETE], handler=lambda prompt, options: RunResult(output=prompt))
     assert runner.run("echo", RunOptions(trust=True)).output == "echo"

@@ -43,8 +43,3 @@ class ScriptedRunner:
         result = self.results[self.index]
         self.index += 1
         return result
-
-    def reset(self) -> None:
-        """Forget the calls and start the script again."""
-        self.calls = []
-        self.index = 0
