@@ -5,7 +5,8 @@
     python -m mutation --session .mutation-kit init --kit   # the kit's judging code
     python -m mutation --session .mutation-pipe init --component pipeline reference/pipeline/*.py
                                           # mapped and judged by one component's scenarios
-    python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session)
+    python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session;
+                                          # the listed equivalent mutants are not judged)
     python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
@@ -118,6 +119,7 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
 def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
          warm: bool = True) -> int:
     planner = Planner.load(folder)
+    listed = equivalents.load()  # judged by `check`, not again by every session
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         pending = to_judge(db, files, survivors)
         total, started = len(pending), time.monotonic()
@@ -134,12 +136,15 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
             while pending or running:
                 while pending and idle:
                     item = pending.pop(0)
+                    diff = diff_of(item.mutations[0])
                     plan = planner.plan(item.mutations[0])
-                    if not plan.tries:
+                    unjudged = (report.listed() if equivalents.is_listed(
+                        item.mutations[0], diff, listed) else
+                        None if plan.tries else report.unexecuted())
+                    if unjudged is not None:  # listed equivalent, or no scenario runs it
                         db.set_result(item.job_id, WorkResult(
                             worker_outcome=WorkerOutcome.NORMAL,
-                            test_outcome=TestOutcome.SURVIVED, output=report.unexecuted(),
-                            diff=diff_of(item.mutations[0])))
+                            test_outcome=TestOutcome.SURVIVED, output=unjudged, diff=diff))
                         done += 1
                         continue
                     worker = idle.pop()

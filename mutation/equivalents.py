@@ -46,6 +46,12 @@ def changed(diff: str) -> tuple[str, str]:
     return " / ".join(minus), " / ".join(plus)
 
 
+def is_listed(mutation: MutationSpec, diff: str, entries: list[Listed]) -> bool:
+    """`mutation` (whose diff is `diff`) is one of the listed `entries`."""
+    key = (str(mutation.module_path), mutation.operator_name.split("/", 1)[1], *changed(diff))
+    return any(entry.names(key, mutation.definition_name) for entry in entries)
+
+
 def find(key: Key, root: Path = ROOT, within: str | None = None) -> MutationSpec | None:
     """The mutant `key` names in today's source of its file (in the function `within`, when
     given), or None if there is none."""

@@ -32,6 +32,12 @@ def unexecuted() -> str:
     return json.dumps({"code": None, "failed": [], "unexecuted": True})
 
 
+def listed() -> str:
+    """The record of a mutant `run` does not judge: it is listed equivalent (`check` judges
+    those). It counts as a survivor if it is no longer listed (`run --survivors` judges it)."""
+    return json.dumps({"code": None, "failed": [], "listed": True})
+
+
 @dataclass(frozen=True)
 class Mutant:
     where: str

@@ -21,7 +21,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, kit, operators, report, scenarios, session
+from mutation import equivalents, kit, operators, report, scenarios, session, workers
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
@@ -246,6 +246,38 @@ def test_a_listed_equivalent_survivor_is_not_counted_as_missed() -> None:
     assert listed is not None and listed.outcome == "equivalent"
     killed = report.classify(ITEM, _result(Outcome.KILLED, [["A", "MUST", "failed"]]), entry)
     assert killed is not None and killed.outcome == "must"  # a listed one that is killed shows
+
+
+def test_a_listed_equivalent_mutant_is_not_judged_by_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` records a listed mutant without a judge (a survivor costs a whole component's
+    run; `check` judges the list on demand); the report counts it equivalent while it is
+    listed, and a survivor once it is not. The others are judged as before: here no scenario
+    runs them."""
+    monkeypatch.chdir(ROOT)  # sessions name files relative to the checkout
+    folder = tmp_path / "session"
+    folder.mkdir()
+    (folder / "pipeline.json").write_text(json.dumps({"files": {}, "spawned": {}}))
+    where = Path("reference/pipeline/slug.py")
+    session.create(folder / "session.sqlite", [where])
+    with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
+        first = next(iter(db.pending_work_items))
+    mutation = first.mutations[0]
+    key = (str(where), mutation.operator_name.split("/")[1],
+           *equivalents.changed(workers.diff_of(mutation)))
+    entry = [equivalents.Listed(key, "why")]
+    monkeypatch.setattr(equivalents, "load", lambda: entry)
+    monkeypatch.setattr(Worker, "judge", lambda *_: pytest.fail("a mutant was judged"))
+    assert main(["--session", str(folder), "run", "--jobs", "1"]) == 0
+    with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
+        results = {item.job_id: result for item, result in db.completed_work_items}
+        assert not list(db.pending_work_items)
+    outputs = {job: json.loads(result.output or "{}") for job, result in results.items()}
+    assert outputs.pop(first.job_id) == {"code": None, "failed": [], "listed": True}
+    assert outputs and all(o.get("unexecuted") for o in outputs.values())
+    recorded = results[first.job_id]
+    assert (report.classify(first, recorded, entry) or pytest.fail()).outcome == "equivalent"
+    assert (report.classify(first, recorded, []) or pytest.fail()).outcome == "survived"
 
 
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
