@@ -214,7 +214,7 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
       When it is validated
       Then it is invalid with these errors:
         """
-        2:29: $.automation.test_architect_completed: must be true, not false
+        2:29: $.automation.test_architect_completed: marker test_architect_completed must be true, not false
         3:31: $.automation.test_implementer_completed: marker test_implementer_completed is written 'yes': write true
         4:26: $.automation.test_reviewer_skipped: marker test_reviewer_skipped is written 'on': write true
         """
