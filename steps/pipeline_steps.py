@@ -167,6 +167,11 @@ def source_file(pipeline: PipelineWorld, path: str, mtime: int) -> None:
     os.utime(target, (mtime, mtime))
 
 
+@given(parsers.parse('the source file "{path}" is gone'))
+def source_gone(pipeline: PipelineWorld, path: str) -> None:
+    (pipeline.root / path).unlink()
+
+
 @given(parsers.parse('the agents are handed over in the order "{names}"'))
 def handed_over(pipeline: PipelineWorld, names: str) -> None:
     pipeline.order = _names(names)
@@ -252,6 +257,12 @@ def _outcome_is(run: dict[str, Any], outcome: str) -> None:
 @then(parsers.parse('the outcome is "{outcome}"'))
 def outcome_is(pipeline: PipelineWorld, outcome: str) -> None:
     _outcome_is(pipeline.outcome, outcome)
+
+
+@then(parsers.parse('the outcome is not "{outcome}"'))
+def outcome_is_not(pipeline: PipelineWorld, outcome: str) -> None:
+    run = pipeline.outcome
+    assert run["outcome"] != outcome, f"outcome {run['outcome']!r}: {run['message']}"
 
 
 @then(parsers.parse('the outcome is "{outcome}", before any agent, saying "{words}"'))

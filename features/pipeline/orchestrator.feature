@@ -285,6 +285,18 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | an agent did not complete: full run   | 1699351530 | discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer                | completed | 7     |
 
     @req:PL-4.9
+    Scenario: The metadata of a source file that is gone is no cache
+      A metadata file whose markers are all there, its source file deleted since: the cache is
+      valid only for a file whose mtime matches, so with no file there is no cache (what the
+      agents then do with a file that is not there is PL-4.5's). Found by mutation testing
+      (docs/mutation.md): a reference that looked at the file's mtime without asking whether
+      the file was there ended in a crash of its own.
+      Given a metadata file with source_mtime 1699351530 and the markers of "discovery-agent, code-analyzer, isolation-decider, test-architect, factory-agent, test-implementer, test-reviewer"
+      And the source file "app/services/payment_processor.rb" is gone
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is not "cached"
+
+    @req:PL-4.9
     Scenario: No metadata: full analysis
       When the pipeline runs on "app/services/payment_processor.rb"
       Then the outcome is "completed"
