@@ -119,7 +119,7 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
 def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
          warm: bool = True) -> int:
     planner = Planner.load(folder)
-    listed = equivalents.load()  # judged by `check`, not again by every session
+    equivalent = equivalents.load()  # judged by `check`, not again by every session
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         pending = to_judge(db, files, survivors)
         total, started = len(pending), time.monotonic()
@@ -136,15 +136,18 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
             while pending or running:
                 while pending and idle:
                     item = pending.pop(0)
-                    diff = diff_of(item.mutations[0])
                     plan = planner.plan(item.mutations[0])
-                    unjudged = (report.listed() if equivalents.is_listed(
-                        item.mutations[0], diff, listed) else
-                        None if plan.tries else report.unexecuted())
-                    if unjudged is not None:  # listed equivalent, or no scenario runs it
+                    if equivalents.is_listed(item.mutations[0], equivalent):
+                        unjudged = report.listed()
+                    elif not plan.tries:
+                        unjudged = report.unexecuted()
+                    else:
+                        unjudged = ""
+                    if unjudged:  # listed equivalent, or no scenario runs it
                         db.set_result(item.job_id, WorkResult(
                             worker_outcome=WorkerOutcome.NORMAL,
-                            test_outcome=TestOutcome.SURVIVED, output=unjudged, diff=diff))
+                            test_outcome=TestOutcome.SURVIVED, output=unjudged,
+                            diff=diff_of(item.mutations[0])))
                         done += 1
                         continue
                     worker = idle.pop()

@@ -46,10 +46,20 @@ def changed(diff: str) -> tuple[str, str]:
     return " / ".join(minus), " / ".join(plus)
 
 
-def is_listed(mutation: MutationSpec, diff: str, entries: list[Listed]) -> bool:
-    """`mutation` (whose diff is `diff`) is one of the listed `entries`."""
-    key = (str(mutation.module_path), mutation.operator_name.split("/", 1)[1], *changed(diff))
-    return any(entry.names(key, mutation.definition_name) for entry in entries)
+def key_of(mutation: MutationSpec, diff: str) -> Key:
+    """How the list names `mutation`, whose diff is `diff`."""
+    return (str(mutation.module_path), mutation.operator_name.split("/", 1)[1], *changed(diff))
+
+
+def is_listed(mutation: MutationSpec, entries: list[Listed]) -> bool:
+    """`mutation` is one of the listed `entries` (its diff is made only for an entry of its
+    file and operator)."""
+    where, operator = str(mutation.module_path), mutation.operator_name.split("/", 1)[1]
+    near = [entry for entry in entries if entry.key[:2] == (where, operator)]
+    if not near:
+        return False
+    key = key_of(mutation, diff_of(mutation))
+    return any(entry.names(key, mutation.definition_name) for entry in near)
 
 
 def find(key: Key, root: Path = ROOT, within: str | None = None) -> MutationSpec | None:

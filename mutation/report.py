@@ -47,6 +47,7 @@ class Mutant:
     becomes: str
     outcome: str
     failed: tuple[str, ...]
+    listed: bool = False  # recorded without a judge: it was listed equivalent then
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -75,7 +76,8 @@ def classify(item: WorkItem, result: WorkResult, equivalent: list[equivalents.Li
     else:
         outcome = "broke"
     mutant = Mutant(str(mutation.module_path), mutation.start_pos[0],
-                    mutation.operator_name.split("/")[1], was, becomes, outcome, failed)
+                    mutation.operator_name.split("/", 1)[1], was, becomes, outcome, failed,
+                    bool(seen.get("listed")))
     if outcome in ("survived", "unexecuted") and any(
             listed.names(mutant.key, mutation.definition_name) for listed in equivalent):
         return dataclasses.replace(mutant, outcome="equivalent")
@@ -123,13 +125,24 @@ def render(db_path: Path, folder: Path) -> str:
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
+             *_unjudged(found),
              "### Per component", "", *_table("component", by_component, shown), "",
              "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", ""]
     for m in found:
         if m.outcome in ("survived", "unexecuted"):
             lines.append(f"- `{m.where}` line {m.line}, {m.operator}: `{m.was}` -> `{m.becomes}`"
-                         + (" (nothing runs it)" if m.outcome == "unexecuted" else ""))
+                         + (" (nothing runs it)" if m.outcome == "unexecuted" else "")
+                         + (" (not judged: it was listed equivalent; `run --survivors` judges"
+                            " it)" if m.listed else ""))
     return "\n".join(lines)
+
+
+def _unjudged(found: list[Mutant]) -> list[str]:
+    """A line saying how many listed equivalent mutants `run` did not judge."""
+    listed = sum(m.listed and m.outcome == "equivalent" for m in found)
+    return [f"{listed} of the equivalent mutants are listed in mutation/equivalent.yaml and "
+            "were not judged by this session: `python -m mutation check` judges them.", ""
+            ] if listed else []
 
 
 def _score(counts: Counter[str]) -> str:

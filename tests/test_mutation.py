@@ -250,34 +250,48 @@ def test_a_listed_equivalent_survivor_is_not_counted_as_missed() -> None:
 
 def test_a_listed_equivalent_mutant_is_not_judged_by_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`run` records a listed mutant without a judge (a survivor costs a whole component's
-    run; `check` judges the list on demand); the report counts it equivalent while it is
-    listed, and a survivor once it is not. The others are judged as before: here no scenario
-    runs them."""
+    """`run` records a listed mutant without a judge, though a scenario runs its line (a
+    survivor costs a whole component's run; `check` judges the list on demand); the report
+    counts it equivalent while it is listed, says it was not judged, and calls it a survivor
+    not judged once it is no longer listed. The other mutants of its line are judged; those of
+    lines no scenario runs are recorded so."""
     monkeypatch.chdir(ROOT)  # sessions name files relative to the checkout
     folder = tmp_path / "session"
     folder.mkdir()
-    (folder / "pipeline.json").write_text(json.dumps({"files": {}, "spawned": {}}))
     where = Path("reference/pipeline/slug.py")
     session.create(folder / "session.sqlite", [where])
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         first = next(iter(db.pending_work_items))
     mutation = first.mutations[0]
-    key = (str(where), mutation.operator_name.split("/")[1],
-           *equivalents.changed(workers.diff_of(mutation)))
-    entry = [equivalents.Listed(key, "why")]
+    ran = {str(where): {str(mutation.start_pos[0]): ["test_x"]}}
+    (folder / "pipeline.json").write_text(json.dumps({"files": ran, "spawned": {}}))
+    entry = [equivalents.Listed(equivalents.key_of(mutation, workers.diff_of(mutation)), "why")]
     monkeypatch.setattr(equivalents, "load", lambda: entry)
-    monkeypatch.setattr(Worker, "judge", lambda *_: pytest.fail("a mutant was judged"))
+    judged: list[MutationSpec] = []
+
+    def judge(_: Worker, spec: MutationSpec, tries: object) -> WorkResult:
+        judged.append(spec)  # the line's other mutants are judged
+        return _result(Outcome.KILLED, [["PL-1", "MUST", "failed"]])
+
+    monkeypatch.setattr(Worker, "judge", judge)
     assert main(["--session", str(folder), "run", "--jobs", "1"]) == 0
+    assert judged and mutation not in judged
+    assert all(spec.start_pos[0] == mutation.start_pos[0] for spec in judged)
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
         results = {item.job_id: result for item, result in db.completed_work_items}
         assert not list(db.pending_work_items)
     outputs = {job: json.loads(result.output or "{}") for job, result in results.items()}
     assert outputs.pop(first.job_id) == {"code": None, "failed": [], "listed": True}
-    assert outputs and all(o.get("unexecuted") for o in outputs.values())
+    assert any(o.get("unexecuted") for o in outputs.values())
+    assert "1 of the equivalent mutants are listed" in report.render(
+        folder / "session.sqlite", folder)
     recorded = results[first.job_id]
     assert (report.classify(first, recorded, entry) or pytest.fail()).outcome == "equivalent"
-    assert (report.classify(first, recorded, []) or pytest.fail()).outcome == "survived"
+    unlisted = report.classify(first, recorded, []) or pytest.fail()
+    assert (unlisted.outcome, unlisted.listed) == ("survived", True)
+    monkeypatch.setattr(equivalents, "load", lambda: [])
+    assert "(not judged: it was listed equivalent" in report.render(
+        folder / "session.sqlite", folder)
 
 
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
