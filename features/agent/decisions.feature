@@ -258,12 +258,13 @@ Feature: Agent decisions where the seeds are silent
       When the agent answers "Hello"
       Then the response status is <status>
       And the response message contains "<says>"
+      And the response message does not contain "lost the connection"
       And the response message does not contain "giving up"
       And the response error contains "giving up"
 
       Examples:
         | behaviour            | status | says      |
-        | exits with code 3    | 1      | 3         |
+        | exits with code 37   | 1      | code 37   |
         | is killed by SIGTERM | 2      | SIGTERM   |
         | never finishes       | 3      | timed out |
 

@@ -296,7 +296,7 @@ Feature: parse_line turns one raw CLI line into normalized events
         """
 
     @req:BK-GM.3
-    Scenario: A Gemini tool call starts and ends under one tool id, a failed one with its error
+    Scenario: A Gemini tool call starts and ends under one tool id, a failed one with its error (or its output, without one)
       When the gemini backend parses:
         """
         {"type":"tool_use","tool_name":"run_shell_command","tool_id":"run_shell_command_1","parameters":{"command":"ls"}}
