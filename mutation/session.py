@@ -28,16 +28,31 @@ def create(db_path: Path, files: Iterable[Path]) -> int:
 
 
 def skip_unrunnable(db: WorkDB) -> None:
-    """Mutants inside annotations change no behaviour (annotations are not evaluated here)."""
+    """Mutants inside annotations change no behaviour (annotations are not evaluated here);
+    the `*` that starts a signature's keyword-only parameters is no multiplication, and a
+    `/` in its place models no slip anyone makes."""
     spans: dict[Path, list[Span]] = {}
+    lines: dict[Path, list[str]] = {}
     for item in list(db.pending_work_items):
         mutation = item.mutations[0]
         path = Path(mutation.module_path)
         if path not in spans:
-            spans[path] = list(annotation_spans(path.read_text()))
+            source = path.read_text()
+            spans[path], lines[path] = list(annotation_spans(source)), source.splitlines()
         if any(_within(mutation.start_pos, span) for span in spans[path]):
-            db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
-                                                  output="in an annotation"))
+            why = "in an annotation"
+        elif _keyword_marker(lines[path], mutation.start_pos):
+            why = "the marker of keyword-only parameters"
+        else:
+            continue
+        db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=why))
+
+
+def _keyword_marker(lines: list[str], pos: tuple[int, int]) -> bool:
+    """A bare `*` at `pos` (1-based line, 0-based column), followed by a comma: only a
+    parameter list has one (a star before a name unpacks, one between values multiplies)."""
+    line = lines[pos[0] - 1] if 0 < pos[0] <= len(lines) else ""
+    return line[pos[1]:pos[1] + 1] == "*" and line[pos[1] + 1:].lstrip().startswith(",")
 
 
 def annotation_spans(source: str) -> Iterator[Span]:

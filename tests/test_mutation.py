@@ -70,6 +70,21 @@ def test_mutants_inside_annotations_are_skipped(tmp_path: Path,
         "core/ReplaceBinaryOperator_BitOr_BitAnd"]  # `a | 2`
 
 
+def test_the_marker_of_keyword_only_parameters_is_no_multiplication(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text("def f(a, *, b=x * y):\n    return a *b, [*a, *b]\n")
+    session.create(tmp_path / "s.sqlite", [Path("m.py")])
+    with use_db(str(tmp_path / "s.sqlite"), WorkDB.Mode.open) as db:
+        skipped = [(item.mutations[0].start_pos, result.output)
+                   for item, result in db.completed_work_items
+                   if result.worker_outcome == WorkerOutcome.SKIPPED]
+        pending = [item.mutations[0] for item in db.pending_work_items]
+    assert skipped == [((1, 9), "the marker of keyword-only parameters")]
+    assert sorted(m.start_pos for m in pending
+                  if m.operator_name == "core/ReplaceBinaryOperator_Mul_Div") == [(1, 16), (2, 13)]
+
+
 def test_survivors_are_judged_again_on_demand(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """`run --survivors`, after a new scenario or test: the survivors with what is pending,
