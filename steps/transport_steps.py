@@ -8,6 +8,8 @@ that is neither the reference nor `--impl dds`, the scenarios are not applicable
 
 from __future__ import annotations
 
+import ctypes.util
+import importlib.util
 import json
 import os
 import time
@@ -34,12 +36,20 @@ GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRAD
                   "OFFLINE": 5}
 REPLY_WAIT = 60.0
 PIPE = object()
+SECURE = (  # loopback only, as every configuration here, and DDS Security on top
+    '<CycloneDDS xmlns="https://cdds.io/config"><Domain Id="any"><General><Interfaces>'
+    '<NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast>'
+    '</General><Discovery><Peers><Peer address="127.0.0.1"/></Peers></Discovery><Security>'
+    '<Authentication><Library path="dds_security_auth" initFunction="init_authentication"'
+    ' finalizeFunction="finalize_authentication"/></Authentication></Security></Domain>'
+    '</CycloneDDS>\n')
 BAD_CONFIGS: dict[str, object] = {  # what the file holds; None: there is none, PIPE: a FIFO
     "does not exist": None,
     "is not XML": "this is not XML\n",
     "is empty": "",
     "holds an XML declaration and a comment only": '<?xml version="1.0"?>\n<!-- none -->\n',
     "is a named pipe": PIPE,
+    "asks for DDS Security": SECURE,
 }
 
 
@@ -231,6 +241,17 @@ def started_with_bad_config(transport: TransportWorld, backend: str, file: str) 
     elif isinstance(content, str):
         path.write_text(content)
     transport.start_replaced(backend, "--dds-config", str(path))
+
+
+@given("this Cyclone DDS build has no DDS Security plugins.")
+def no_security_plugins() -> None:
+    """Cyclone DDS loads `dds_security_auth` as any shared library, or from beside its own
+    (the PyPI wheel has none)."""
+    spec = importlib.util.find_spec("cyclonedds")
+    packages = Path(spec.origin).parent.parent if spec and spec.origin else None
+    beside = packages.glob("cyclonedds*/**/libdds_security_auth*") if packages else iter(())
+    if ctypes.util.find_library("dds_security_auth") or any(beside):
+        not_applicable("this Cyclone DDS build has DDS Security: the configuration can be used")
 
 
 @when(parsers.parse('a served agent with backend "{backend}" is started with the domain id '
@@ -461,6 +482,14 @@ def _refused(transport: TransportWorld, value: str) -> None:
 @then("it exited with a non-zero code, published no state, and its error names the file.")
 def refused_the_file(transport: TransportWorld) -> None:
     _refused(transport, str(transport.root / "dds.xml"))
+
+
+@then(parsers.parse('it exited with a non-zero code, published no state, and its error names '
+                    'the file and says "{why}".'))
+def refused_the_file_saying(transport: TransportWorld, why: str) -> None:
+    refused_the_file(transport)
+    assert transport.ended is not None and why in transport.ended.stderr, (
+        f"its error does not say {why!r}: {transport.ended.stderr if transport.ended else ''}")
 
 
 @then(parsers.parse('it exited with a non-zero code, published no state, and its error names '

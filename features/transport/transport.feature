@@ -281,6 +281,16 @@ Feature: Transport: the agent served over DDS
         | is a named pipe                            |
 
     @req:TR-17
+    Scenario: A served agent given a DDS configuration that asks for DDS Security its build lacks says so and stops.
+      The PyPI wheel of Cyclone DDS has no security plugins. Passed on, such a configuration
+      fails deep inside Cyclone DDS, which calls the element unknown and ends with "Non
+      specific error": the user learns neither that the build lacks the plugins nor what to
+      do. Found by mutation testing (docs/mutation.md).
+      Given this Cyclone DDS build has no DDS Security plugins.
+      When a served agent with backend "claude" is started with a DDS configuration file that asks for DDS Security.
+      Then it exited with a non-zero code, published no state, and its error names the file and says "plugins".
+
+    @req:TR-17
     Scenario Outline: A served agent given a domain id that is no number from 0 to 232 names it and stops.
       When a served agent with backend "claude" is started with the domain id "<domain>".
       Then it exited with a non-zero code, published no state, and its error names "<domain>".
