@@ -178,6 +178,11 @@ def runs_for(transport: TransportWorld, seconds: float) -> None:
     transport.new_script().init().text("working").add("sleep", seconds)
 
 
+@given(parsers.parse("the harness ignores SIGTERM and runs for {seconds:g} seconds."))
+def ignores_term_runs_for(transport: TransportWorld, seconds: float) -> None:
+    transport.new_script().add("on_term", "ignore").init().text("working").add("sleep", seconds)
+
+
 @given(parsers.parse("the harness runs {count:d} tools, each started then answered, then "
                      "answers."))
 def runs_tools(transport: TransportWorld, count: int) -> None:

@@ -80,6 +80,19 @@ Feature: Transport: the agent served over DDS
       Then the harness was terminated via SIGTERM and no process of it remains.
       Then the last state of agent "A" on the monitoring topic is "OFFLINE", with a reason.
 
+    @req:TR-8
+    Scenario: Stopping an agent during a request whose harness ignores SIGTERM still ends it, and the client gets its reply.
+      A CLI may catch SIGTERM to finish what it was doing, or ignore it. The agent that is told
+      to stop gives it its grace period, then kills it, and still answers the request before it
+      goes. Found by mutation testing (docs/mutation.md): an agent that gave up after the
+      SIGTERM left without a reply.
+      Given a served agent "A" with backend "claude".
+      Given the harness ignores SIGTERM and runs for 1000 seconds.
+      When one client sends 1 request without waiting.
+      When agent "A" receives SIGTERM while BUSY.
+      Then the client gets a reply with a non-zero status.
+      Then the harness was terminated via SIGTERM and no process of it remains.
+
   Rule: An agent says what it is in every state it publishes (docs/genesis.md, G07.3)
     GENESIS's agents advertise, when they start, their backend and their model and how they
     authenticate. A client that finds several agents on one domain, of different backends,
