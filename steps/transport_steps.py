@@ -173,6 +173,13 @@ def answers_after(transport: TransportWorld, seconds: float) -> None:
     transport.new_script().init().add("sleep", seconds).echo()
 
 
+@given(parsers.parse(
+    "the harness answers every request with its prompt after {seconds:g} real seconds."))
+def answers_after_real(transport: TransportWorld, seconds: float) -> None:
+    """A pause that is measured against a client's own timeout, which is real time."""
+    transport.new_script().init().add("sleep_real", seconds).echo()
+
+
 @given(parsers.parse("the harness runs for {seconds:g} seconds."))
 def runs_for(transport: TransportWorld, seconds: float) -> None:
     transport.new_script().init().text("working").add("sleep", seconds)
@@ -286,6 +293,14 @@ def clients_send(transport: TransportWorld, clients: int, count: int) -> None:
 @when(parsers.parse("one client sends {count:d} request without waiting."))
 def sends_without_waiting(transport: TransportWorld, count: int) -> None:
     transport.send(count)
+
+
+@when(parsers.parse('agent "{label}" is BUSY, the client sends 1 request it waits '
+                    '{seconds:g} second for.'))
+def sends_short_lived(transport: TransportWorld, label: str, seconds: float) -> None:
+    name = transport.names[label]
+    assert transport.dds.wait_state(name, "BUSY", REPLY_WAIT), f"{label} never became BUSY"
+    transport.send(1, metadata=json.dumps({"timeout": seconds, "client": "agent-tck suite"}))
 
 
 @when(parsers.parse('agent "{label}" receives SIGTERM.'))
@@ -557,6 +572,16 @@ def exited_with(transport: TransportWorld, label: str, code: int) -> None:
 
 
 # --- THEN: the harness --------------------------------------------------------------------
+
+@then(parsers.parse("the first request gets its reply, the second none in the {seconds:g} "
+                    "seconds after it, and the harness ran once."))
+def second_never_run(transport: TransportWorld, seconds: float) -> None:
+    first, second = transport.sent
+    transport.wait([first])
+    assert not transport.dds.wait_replies([second], seconds), "the expired request was run"
+    pids = [start["pid"] for start in transport.rig.starts()]
+    assert len(pids) == 1, f"the harness ran {len(pids)} times: pids {pids}"
+
 
 @then("the harness was terminated via SIGTERM and no process of it remains.")
 def harness_terminated(transport: TransportWorld) -> None:

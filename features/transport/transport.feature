@@ -270,6 +270,21 @@ Feature: Transport: the agent served over DDS
       Then every request gets exactly one reply with its own request_id.
       Then every reply answers its own request's message.
 
+  Rule: A request whose client has stopped waiting is never run (docs/dds.md, "Nothing is left hanging")
+    A client says in its request's metadata how long it waits for the reply. A request still
+    waiting for a free agent when that time is up has nobody left to answer: an agent that
+    ran it once free would spend a CLI run, and the user's quota, on a reply nobody reads,
+    and hold up the requests behind it. Found by mutation testing (docs/mutation.md): the
+    reference's expiry could be skipped and every scenario still passed.
+
+    @req:TR-18
+    Scenario: A request whose client stopped waiting while the agent was BUSY is not run once it is free.
+      Given a served agent "A" with backend "claude".
+      Given the harness answers every request with its prompt after 4 real seconds.
+      When one client sends 1 request without waiting.
+      When agent "A" is BUSY, the client sends 1 request it waits 1 second for.
+      Then the first request gets its reply, the second none in the 3 seconds after it, and the harness ran once.
+
   Rule: A served agent refuses a DDS domain or configuration it cannot use, before it joins a domain (decision D-27)
     The kit starts each served agent with a domain id and a Cyclone DDS configuration file
     (docs/dds.md, the command that serves an agent). An agent given one it cannot use must
