@@ -200,6 +200,10 @@ MALFORMED_ON_PURPOSE = {
     '"model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","text":"not the'
     ' answer","signature":"s"},{"type":"text","text":null},{"type":"text","text":"The answer."}]}'
     ',"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}',
+    # BK-CL.3: content blocks that are no objects around a tool result
+    '{"type":"user","message":{"role":"user","content":["a note",{"type":"tool_result",'
+    '"tool_use_id":"toolu_F","content":"done","is_error":false},null]},'
+    '"parent_tool_use_id":null,"session_id":"s1","uuid":"u12"}',
 }
 
 

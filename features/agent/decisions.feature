@@ -252,7 +252,8 @@ Feature: Agent decisions where the seeds are silent
       A CLI's last words on stderr are often a retry notice or a log line, not the cause. The
       seeds leave open which line of a failure leads the message; we choose the one that says
       what failed, so a caller that shows only the message shows the cause. The tail of
-      stderr is kept, in the error.
+      stderr is kept, in the error. (A death by a signal is AG-D4.5's: its message names the
+      signal.)
       Given an agent for the "claude" backend
       And the harness writes "lost the connection" and "giving up" to stderr, then <behaviour>
       When the agent answers "Hello"
@@ -265,7 +266,6 @@ Feature: Agent decisions where the seeds are silent
       Examples:
         | behaviour            | status | says      |
         | exits with code 37   | 1      | code 37   |
-        | is killed by SIGTERM | 2      | SIGTERM   |
         | never finishes       | 3      | timed out |
 
   Rule: D-5 The prompt is data, never an option, and stdin is closed after it
