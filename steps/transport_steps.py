@@ -36,13 +36,10 @@ GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRAD
                   "OFFLINE": 5}
 REPLY_WAIT = 60.0
 PIPE = object()
-SECURE = (  # loopback only, as every configuration here, and DDS Security on top
-    '<CycloneDDS xmlns="https://cdds.io/config"><Domain Id="any"><General><Interfaces>'
-    '<NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast>'
-    '</General><Discovery><Peers><Peer address="127.0.0.1"/></Peers></Discovery><Security>'
-    '<Authentication><Library path="dds_security_auth" initFunction="init_authentication"'
-    ' finalizeFunction="finalize_authentication"/></Authentication></Security></Domain>'
-    '</CycloneDDS>\n')
+SECURE = object()  # the driver's own (loopback-only) configuration, DDS Security added
+SECURITY = ('<Security><Authentication><Library path="dds_security_auth"'
+            ' initFunction="init_authentication" finalizeFunction="finalize_authentication"/>'
+            '</Authentication></Security>')
 BAD_CONFIGS: dict[str, object] = {  # what the file holds; None: there is none, PIPE: a FIFO
     "does not exist": None,
     "is not XML": "this is not XML\n",
@@ -250,6 +247,10 @@ def started_with_bad_config(transport: TransportWorld, backend: str, file: str) 
     content = BAD_CONFIGS[file]
     if content is PIPE:
         os.mkfifo(path)
+    elif content is SECURE:
+        own = transport.dds.config.read_text()
+        assert own.count("</Domain>") == 1, f"{transport.dds.config} has not one <Domain>"
+        path.write_text(own.replace("</Domain>", f"{SECURITY}</Domain>"))
     elif isinstance(content, str):
         path.write_text(content)
     transport.start_replaced(backend, "--dds-config", str(path))
@@ -490,13 +491,16 @@ def reply_non_zero(transport: TransportWorld) -> None:
     assert len(statuses) == 1 and statuses[0] != 0, f"statuses: {statuses}"
 
 
-def _refused(transport: TransportWorld, value: str) -> None:
+def _refused(transport: TransportWorld, value: str, why: str = "") -> None:
+    """It ended, with a non-zero code and no state, and its error names `value` (and says
+    `why`, when given)."""
     ended = transport.ended
     assert ended is not None, "no agent was started with a value it cannot use"
     assert ended.code is not None, f"it was still running after {value!r}: {ended.stderr}"
     assert ended.code != 0, f"it exited with code 0: {ended.stderr}"
     assert ended.states == [], f"it published {[s['state'] for s in ended.states]}"
     assert value in ended.stderr, f"its error does not name {value!r}: {ended.stderr!r}"
+    assert why in ended.stderr, f"its error does not say {why!r}: {ended.stderr!r}"
 
 
 @then("it exited with a non-zero code, published no state, and its error names the file.")
@@ -507,9 +511,7 @@ def refused_the_file(transport: TransportWorld) -> None:
 @then(parsers.parse('it exited with a non-zero code, published no state, and its error names '
                     'the file and says "{why}".'))
 def refused_the_file_saying(transport: TransportWorld, why: str) -> None:
-    refused_the_file(transport)
-    assert transport.ended is not None and why in transport.ended.stderr, (
-        f"its error does not say {why!r}: {transport.ended.stderr if transport.ended else ''}")
+    _refused(transport, str(transport.root / "dds.xml"), why)
 
 
 @then(parsers.parse('it exited with a non-zero code, published no state, and its error names '
