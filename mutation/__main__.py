@@ -32,7 +32,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
 from mutation import equivalents, operators, report, session
-from mutation.kit import JUDGING
+from mutation.kit import JUDGING, OUT_OF_REACH
 from mutation.plan import COMPONENTS, TESTS, Planner
 from mutation.workers import ROOT, Worker, diff_of, make_copy
 
@@ -95,15 +95,17 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
         return 2
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "session.sqlite").unlink(missing_ok=True)
+    by_tests = [str(p) for p in relative if str(p) in JUDGING or str(p) in OUT_OF_REACH]
     maps = [*(components if any(p.parts[0] == "reference" for p in relative) else ()),
-            *((TESTS,) if any(str(p) in JUDGING for p in relative) else ())]
+            *((TESTS,) if by_tests else ())]
     for stale in (*COMPONENTS, TESTS):  # a map of an earlier session would be read
         (folder / f"{stale}.json").unlink(missing_ok=True)
     for name in maps:  # unmutated, each component must be conformant, the tests must pass
         print(f"mapping the {'tests' if name == TESTS else 'scenarios of ' + name} ...",
               flush=True)
-        command = ["mutation.kit", "map"] if name == TESTS else ["mutation.scenarios", name]
-        done = subprocess.run([sys.executable, "-m", *command, str(folder / f"{name}.json")],
+        command = ["mutation.kit", "map", str(folder / f"{name}.json"), *by_tests] \
+            if name == TESTS else ["mutation.scenarios", name, str(folder / f"{name}.json")]
+        done = subprocess.run([sys.executable, "-m", *command],
                               cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
             what = "the project's tests fail or skip" if name == TESTS else \

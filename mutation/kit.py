@@ -7,11 +7,12 @@ judged by the conformance run, which only uses it: a defect there that turns a f
 pass must fail the project's own tests. A mutant of it is judged by the tests that execute its
 lines; a line run while the tests are collected (an import, a module constant) gets all of
 them. Runs nested in a test (`tests.support.nested.unmeasured` pauses coverage for their cost)
-are measured here: which test executes a line is what counts.
+are measured here: which test executes a line is what counts. So is what of `reference/` no
+conformance scenario can reach (`OUT_OF_REACH`, decision D-28), by its own tests.
 
-`python -m mutation.kit map OUT.json` writes `{"passed": bool, "files": {"kit/verdicts.py":
-{"120": ["tests/test_reports.py::test_x", ...]}}, "skipped": [...]}`; the tests must pass
-unmutated, none of them skipped.
+`python -m mutation.kit map OUT.json [FILE ...]` (the kit's judging code by default) writes
+`{"passed": bool, "files": {"kit/verdicts.py": {"120": ["tests/test_reports.py::test_x", ...]}},
+"skipped": [...]}`; the tests must pass unmutated, none of them skipped.
 
 `python -m mutation.kit judge ID ...`, in a worker's copy with the mutant applied, runs those
 tests, stops at the first failure, and prints the session's record as mutation.judge does:
@@ -42,6 +43,30 @@ JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
 JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_junit.py",
                  "tests/test_html_report.py", "tests/test_messages.py", "tests/test_cli_run.py",
                  "tests/test_hermetic.py", "tests/test_registry.py")
+# What of reference/ no conformance scenario can reach by design (decision D-28), and the
+# project's tests that judge it instead: a mutant there on a line no scenario runs is judged by
+# those of these tests that run its lines. The reference's stdio adapter is judged by the
+# conformance run through it (mutation.plan.THROUGH_ADAPTER), not here.
+OUT_OF_REACH = {
+    # the fallback for kernels without child subreapers: this Linux always runs the reaper
+    "reference/strays.py": ("tests/test_supervisor.py",),
+    # the DDS client library and its `ask` command: the kit asks through a client of its own
+    "reference/dds/client.py": ("tests/test_dds_cli.py", "tests/test_dds_inprocess.py"),
+    "reference/dds/cli.py": ("tests/test_dds_cli.py",),
+    # the validator's command line: the protocol hands the pipeline's steps documents, not argv
+    "reference/pipeline/cli.py": ("tests/test_pipeline_cli.py",),
+    "reference/pipeline/__main__.py": ("tests/test_pipeline_cli.py",),
+}
+
+
+def tests_of(files: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The project's tests that judge `files`: those of the kit's judging code, and those of
+    each file out of the conformance run's reach."""
+    chosen = [*(JUDGING_TESTS if any(f.startswith("kit/") for f in files) else ()),
+              *(t for f in files for t in OUT_OF_REACH.get(f, ()))]
+    return tuple(dict.fromkeys(chosen))
+
+
 # How the judge runs them: in one process, stopping at the first failure, with nothing that
 # reorders them or adds to their cost.
 PYTEST_ARGS = ("-q", "-x", "-n", "0", "--no-cov", "-p", "no:cacheprovider", "-p", "no:randomly")
@@ -68,13 +93,13 @@ class TestContexts:
         self.cov.switch_context(item.nodeid.split("::")[0])
 
 
-def measure() -> dict[str, object]:
+def measure(files: tuple[str, ...] = JUDGING) -> dict[str, object]:
     cov = coverage.Coverage(data_file=None, config_file=False,
-                            include=[f"*/{f}" for f in JUDGING])
+                            include=[f"*/{f}" for f in files])
     coverage.Coverage.current = staticmethod(lambda: None)  # type: ignore[method-assign]
     cov.start()  # (nested runs no longer find it to pause)
     outcomes = Outcomes()
-    code = pytest.main([*PYTEST_ARGS, *JUDGING_TESTS], plugins=[TestContexts(cov), outcomes])
+    code = pytest.main([*PYTEST_ARGS, *tests_of(files)], plugins=[TestContexts(cov), outcomes])
     cov.stop()
     return {"passed": code == pytest.ExitCode.OK and not outcomes.skipped,
             "files": by_line(cov.get_data()), "skipped": outcomes.skipped}
@@ -105,15 +130,16 @@ def judge(ids: list[str]) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["map"] and len(argv) == 2:
-        found = measure()
+    if argv[:1] == ["map"] and len(argv) >= 2:
+        found = measure(tuple(argv[2:]) or JUDGING)
         Path(argv[1]).write_text(json.dumps(found, sort_keys=True))
         return 0 if found["passed"] else 1
     if argv[:1] == ["judge"]:
         found = judge(argv[1:])
         print(json.dumps(found))
         return int(str(found["code"]))
-    print("usage: python -m mutation.kit map OUT.json | judge ID ...", file=sys.stderr)
+    print("usage: python -m mutation.kit map OUT.json [FILE ...] | judge ID ...",
+          file=sys.stderr)
     return 2
 
 

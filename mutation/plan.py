@@ -1,17 +1,21 @@
 """What judges a mutant: for `reference/`, the components of its file, and within them the
 scenarios that execute the mutated lines (from `mutation.scenarios`' maps); for the kit's
-judging code, the project's tests that execute them (`mutation.kit`'s map)."""
+judging code, and for what of `reference/` no scenario can reach (decision D-28), the project's
+tests that execute them (`mutation.kit`'s map); for the reference's stdio adapter, the agent
+component's run through it."""
 
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from cosmic_ray.work_item import MutationSpec
 from coverage.parser import PythonParser
 
-from mutation.kit import JUDGING_TESTS
+from mutation.kit import OUT_OF_REACH, tests_of
 from mutation.scenarios import AT_COLLECTION, ROOT
 
 # Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
@@ -21,6 +25,7 @@ COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport
 # theirs is an approximation (see mutation.scenarios).
 SERVED = "reference/dds/"
 TESTS = "tests"  # the map of the kit's judging code: a "component" of its own in reports
+
 
 
 @dataclass(frozen=True)
@@ -63,10 +68,15 @@ class Planner:
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
+        if where == ADAPTER:
+            return Plan((THROUGH_ADAPTER,))
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
         if where.startswith("kit/"):
             return self._tests(where, lines)
         maps = {c: self._file(c, where) for c in COMPONENTS}
+        components = tuple(c for c in self.components(where) if c in maps)
+        if where in OUT_OF_REACH and not components:
+            return self._tests(where, lines)  # no scenario runs the file (imports aside)
         if any(AT_COLLECTION in found.get(line, ()) for found in maps.values() for line in lines):
             # A module constant, a default, a decorator: first the scenarios that run the file
             # at all, then everything, in every component that imports it (a file of constants
@@ -76,20 +86,19 @@ class Planner:
             names -= {AT_COLLECTION}
             whole = _args(importing, ())
             return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
-        components = self.components(where)
         ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
-        if not ran:
-            return Plan(())
+        if not ran:  # by the project's tests, where the suite cannot reach it by design
+            return self._tests(where, lines) if where in OUT_OF_REACH else Plan(())
         first = _args(components, sorted(ran))
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 
     def _tests(self, where: str, lines: set[int]) -> Plan:
         """The tests that run the mutated lines: a test by its id, a module whole where its
-        fixtures run them (mutation.kit); all the tests for a line run at import."""
+        fixtures run them (mutation.kit); all the file's tests for a line run at import."""
         found = self._file(TESTS, where)
         names = {n for line in lines for n in found.get(line, ())}
         if AT_COLLECTION in names:
-            return Plan((("--tests", *JUDGING_TESTS),))
+            return Plan((("--tests", *tests_of([where])),))
         modules = {name for name in names if "::" not in name}
         tests = {name for name in names if name.split("::")[0] not in modules}
         return Plan((("--tests", *sorted(modules | tests)),) if names else ())
@@ -111,3 +120,11 @@ def _args(components: tuple[str, ...] | list[str], names: tuple[str, ...] | list
     if names:
         args += ["-k", " or ".join(names)]
     return tuple(args)
+
+
+# The reference's stdio adapter runs only where the suite is given it as the implementation: its
+# mutants are judged by every scenario of the components it serves, through it (the adapter is
+# one process for the whole run, so which scenario runs which of its lines is not measured).
+ADAPTER = "reference/adapter.py"
+THROUGH_ADAPTER = (*_args(("agent", "backends", "responses", "runner"), ()), "--impl",
+                   f"{shlex.quote(sys.executable)} -m agent_tck.reference.adapter")

@@ -16,7 +16,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 from agent_tck.kit.files import write_atomically
 from mutation import equivalents
 from mutation.equivalents import changed
-from mutation.plan import TESTS, Planner
+from mutation.plan import COMPONENTS, TESTS, Planner
 from mutation.workers import diff_of
 
 # Where `--out` writes a session's report: a session of the kit's judging code has its own place.
@@ -102,7 +102,8 @@ def mutants(db_path: Path) -> list[Mutant]:
 
 def is_kit(folder: Path) -> bool:
     """A session of the kit's judging code (it has the tests' map, not the scenarios')."""
-    return (folder / f"{TESTS}.json").exists()
+    return (folder / f"{TESTS}.json").exists() and not any(
+        (folder / f"{c}.json").exists() for c in COMPONENTS)
 
 
 def render(db_path: Path, folder: Path) -> str:
@@ -119,8 +120,11 @@ def render(db_path: Path, folder: Path) -> str:
         for component in planner.components(m.where) or ("(none)",):
             by_component[component][m.outcome] += 1
     total: Counter[str] = Counter(m.outcome for m in found)
-    # a kit session is judged by tests, never by requirements; a reference session the reverse
-    shown = [o for o in OUTCOMES if o not in (("must", "should") if kit else ("test",))]
+    # a kit session is judged by tests, never by requirements; a reference session by
+    # requirements, and by tests only where no scenario can reach it (decision D-28)
+    hidden = ("must", "should") if kit else () if (folder / f"{TESTS}.json").exists() else \
+        ("test",)
+    shown = [o for o in OUTCOMES if o not in hidden]
     by = f"{total['test']} by a project test" if kit else f"{total['must']} by a MUST"
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",

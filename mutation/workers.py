@@ -90,7 +90,8 @@ class Worker:
         selected = judge_args[judge_args.index("-k") + 1].count(" or ") + 1 \
             if "-k" in judge_args else None
         timeout = self.timeout if selected is None else min(self.timeout, 60 + 5 * selected)
-        if judge_args[:1] != ["--tests"] and self.warm:
+        # (a warm judge serves the reference in-process: a run through an adapter is cold)
+        if judge_args[:1] != ["--tests"] and "--impl" not in judge_args and self.warm:
             found = self._judge_warm(judge_args, timeout)
             if self.stopped:  # its child or server ended by the interrupt: no record, and
                 return STOPPED  # no cold judge in its place

@@ -4,6 +4,7 @@ scenarios judge each, how it classifies what it sees, and a mutant judged for re
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, kit, operators, report, scenarios, session, workers
+from mutation import equivalents, kit, operators, plan, report, scenarios, session, workers
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
@@ -219,6 +220,68 @@ def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
     assert planner.plan(_spec("kit/v.py", 1)).tries == (("--tests", *kit.JUDGING_TESTS),)
     assert planner.plan(_spec("kit/v.py", 4)).tries == ()
     assert planner.components("kit/v.py") == ("tests",)
+
+
+def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decision D-28: in a file listed out of the suite's reach, a line no scenario runs is
+    judged by the project's tests that run it (its file's tests, for a line run at import);
+    a line a scenario runs is still judged by the scenarios. Elsewhere such a line is
+    judged by nothing (`nothing runs it`)."""
+    monkeypatch.setitem(kit.OUT_OF_REACH, "reference/a.py", ("tests/test_a.py",))
+    monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/a.py": {
+        "1": [""], "2": ["tests/test_a.py::t"], "5": ["tests/test_a.py::u"]}}})
+    assert planner.plan(_spec("reference/a.py", 2)).tries == (("--tests", "tests/test_a.py::t"),)
+    assert planner.plan(_spec("reference/a.py", 5)).tries == (
+        ("--component", "agent", "-k", "test_x"),)  # a scenario runs it
+    assert planner.plan(_spec("reference/a.py", 3)).tries == ()  # nothing runs it
+    assert planner.components("reference/a.py") == ("agent", "tests")
+    # a file no scenario runs at all: its import-time lines too go to its tests
+    monkeypatch.setitem(kit.OUT_OF_REACH, "reference/reaper.py", ("tests/test_r.py",))
+    monkeypatch.setitem(planner.maps, "agent", {"files": {"reference/reaper.py": {"1": [""]}}})
+    monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/reaper.py": {"1": [""]}}})
+    assert planner.plan(_spec("reference/reaper.py", 1)).tries == (("--tests", "tests/test_r.py"),)
+
+
+def test_the_stdio_adapter_is_judged_by_the_agent_component_through_it(planner: Planner) -> None:
+    """The adapter runs only as the implementation under test: every scenario of the components
+    it serves, through the adapter started from the worker's copy (so it imports the
+    mutant)."""
+    (tries,) = planner.plan(_spec(plan.ADAPTER, 3)).tries
+    assert tries[:-1] == ("--component", "agent", "--component", "backends", "--component",
+                          "responses", "--component", "runner", "--impl")
+    assert shlex.split(tries[-1]) == [sys.executable, "-m", "agent_tck.reference.adapter"]
+
+
+def test_the_tests_of_files_judged_by_tests_are_theirs_once_each() -> None:
+    assert kit.tests_of(["kit/verdicts.py", "kit/run.py"]) == kit.JUDGING_TESTS
+    assert kit.tests_of(["reference/dds/client.py", "reference/dds/cli.py"]) == (
+        "tests/test_dds_cli.py", "tests/test_dds_inprocess.py")
+    assert kit.tests_of(["reference/agent.py"]) == ()
+    for tests in kit.OUT_OF_REACH.values():  # each names tests that exist
+        assert all((ROOT / t).is_file() for t in tests), tests
+
+
+def test_a_session_of_reference_files_some_out_of_reach_maps_their_tests_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mapped: list[list[str]] = []
+
+    def mapping(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        mapped.append(command[2:])
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("mutation.__main__.subprocess.run", mapping)
+    folder = tmp_path / "session"
+    assert main(["--session", str(folder), "init", "--component", "transport",
+                 str(ROOT / "reference/dds/cli.py"), str(ROOT / "reference/dds/config.py")]) == 0
+    assert mapped == [["mutation.scenarios", "transport", str(folder / "transport.json")],
+                      ["mutation.kit", "map", str(folder / "tests.json"), "reference/dds/cli.py"]]
+    for name in ("transport", "tests"):
+        (folder / f"{name}.json").write_text('{"files": {}}')
+    assert not report.is_kit(folder)  # a reference session, judged by tests in part
+    (folder / "transport.json").unlink()
+    assert report.is_kit(folder)
 
 
 def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:

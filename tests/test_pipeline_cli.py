@@ -105,6 +105,27 @@ def test_python_dash_m(bad: Path) -> None:
     assert done.stderr.startswith("usage: python -m agent_tck.reference.pipeline")
 
 
+@pytest.mark.parametrize("argv", [[], ["check"], ["--help"]])
+def test_python_dash_m_without_validate_is_a_usage_error(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """In-process, so that the mutation tool's map of the project's tests sees its lines."""
+    from agent_tck.reference.pipeline.__main__ import run as run_module
+
+    assert run_module(argv) == 2
+    out, err = capsys.readouterr()
+    assert (out, err.splitlines()[0]) == ("", "usage: python -m agent_tck.reference.pipeline "
+                                          "validate FILE... [--contract NAME] "
+                                          "[--format text|json]")
+
+
+def test_python_dash_m_validate_gives_the_validators_code_and_output(
+        bad: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent_tck.reference.pipeline.__main__ import run as run_module
+
+    assert run_module(["validate", str(bad)]) == 1
+    assert capsys.readouterr().out.count(":1:9: $.status:") == 1
+
+
 def test_pre_commit_hook_definition() -> None:
     import yaml
 
