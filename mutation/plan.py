@@ -1,8 +1,8 @@
 """What judges a mutant: for `reference/`, the components of its file, and within them the
 scenarios that execute the mutated lines (from `mutation.scenarios`' maps); for the kit's
 judging code, and for what of `reference/` no scenario can reach (decision D-28), the project's
-tests that execute them (`mutation.kit`'s map); for the reference's stdio adapter, the agent
-component's run through it."""
+tests that execute them (`mutation.kit`'s map); for the stdio loop of the reference's adapter,
+the conformance run through it."""
 
 from __future__ import annotations
 
@@ -68,8 +68,6 @@ class Planner:
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
-        if where == ADAPTER:
-            return Plan((THROUGH_ADAPTER,))
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
         if where.startswith("kit/"):
             return self._tests(where, lines)
@@ -87,7 +85,9 @@ class Planner:
             whole = _args(importing, ())
             return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
         ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
-        if not ran:  # by the project's tests, where the suite cannot reach it by design
+        if not ran:  # where no scenario can reach it in-process by design (decision D-28)
+            if where == ADAPTER:
+                return Plan((THROUGH_ADAPTER,))
             return self._tests(where, lines) if where in OUT_OF_REACH else Plan(())
         first = _args(components, sorted(ran))
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
@@ -122,9 +122,10 @@ def _args(components: tuple[str, ...] | list[str], names: tuple[str, ...] | list
     return tuple(args)
 
 
-# The reference's stdio adapter runs only where the suite is given it as the implementation: its
-# mutants are judged by every scenario of the components it serves, through it (the adapter is
-# one process for the whole run, so which scenario runs which of its lines is not measured).
+# The in-process driver hands requests to the reference's adapter in-process; its stdio loop
+# (`serve`, `main`) runs only where the suite is given the adapter as the implementation: a
+# mutant there is judged by every scenario of the components it serves, through it (the adapter
+# is one process for the whole run, so which scenario runs which of its lines is not measured).
 ADAPTER = "reference/adapter.py"
 THROUGH_ADAPTER = (*_args(("agent", "backends", "responses", "runner"), ()), "--impl",
                    f"{shlex.quote(sys.executable)} -m agent_tck.reference.adapter")

@@ -243,10 +243,16 @@ def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
     assert planner.plan(_spec("reference/reaper.py", 1)).tries == (("--tests", "tests/test_r.py"),)
 
 
-def test_the_stdio_adapter_is_judged_by_the_agent_component_through_it(planner: Planner) -> None:
-    """The adapter runs only as the implementation under test: every scenario of the components
-    it serves, through the adapter started from the worker's copy (so it imports the
-    mutant)."""
+def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process driver calls the adapter's handlers (judged by the scenarios that run
+    them); its stdio loop runs only with the adapter as the implementation under test: every
+    scenario of the components it serves, through the adapter started from the worker's copy
+    (so it imports the mutant)."""
+    (planner.root / plan.ADAPTER).write_text("x = 1\n" * 9)
+    monkeypatch.setitem(planner.maps, "agent", {"files": {plan.ADAPTER: {"2": ["test_x"]}}})
+    assert planner.plan(_spec(plan.ADAPTER, 2)).tries == (
+        ("--component", "agent", "-k", "test_x"),)
     (tries,) = planner.plan(_spec(plan.ADAPTER, 3)).tries
     assert tries[:-1] == ("--component", "agent", "--component", "backends", "--component",
                           "responses", "--component", "runner", "--impl")
