@@ -139,17 +139,9 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
                 while pending and idle:
                     item = pending.pop(0)
                     plan = planner.plan(item.mutations[0])
-                    if equivalents.is_listed(item.mutations[0], equivalent):
-                        unjudged = report.listed()
-                    elif not plan.tries:
-                        unjudged = report.unexecuted()
-                    else:
-                        unjudged = ""
-                    if unjudged:  # listed equivalent, or no scenario runs it
-                        db.set_result(item.job_id, WorkResult(
-                            worker_outcome=WorkerOutcome.NORMAL,
-                            test_outcome=TestOutcome.SURVIVED, output=unjudged,
-                            diff=diff_of(item.mutations[0])))
+                    unjudged = _unjudged(item, plan.tries, equivalent)
+                    if unjudged is not None:  # listed equivalent, or no scenario runs it
+                        db.set_result(item.job_id, unjudged)
                         done += 1
                         continue
                     worker = idle.pop()
@@ -165,6 +157,20 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
                     print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
                           f"{report.describe(item, result)}", flush=True)
     return 0
+
+
+def _unjudged(item: WorkItem, tries: tuple[tuple[str, ...], ...],
+              equivalent: list[equivalents.Listed]) -> WorkResult | None:
+    """The record of a mutant not to judge: listed equivalent, or on a line nothing runs."""
+    mutation = item.mutations[0]
+    if equivalents.is_listed(mutation, equivalent):
+        output = report.listed()
+    elif not tries:
+        output = report.unexecuted()
+    else:
+        return None
+    return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=TestOutcome.SURVIVED,
+                      output=output, diff=diff_of(mutation))
 
 
 def to_judge(db: WorkDB, files: set[str], survivors: bool) -> list[WorkItem]:

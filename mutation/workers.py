@@ -87,9 +87,9 @@ class Worker:
             return STOPPED
         # A hung mutant is caught (the run's own timeouts would say so), but waiting for them
         # costs minutes: a few scenarios get a minute and some seconds each, more get `timeout`.
-        selected = judge_args[judge_args.index("-k") + 1].count(" or ") + 1 \
-            if "-k" in judge_args else None
-        timeout = self.timeout if selected is None else min(self.timeout, 60 + 5 * selected)
+        keyword = _keyword(judge_args)
+        timeout = self.timeout if keyword is None else \
+            min(self.timeout, 60 + 5 * (keyword.count(" or ") + 1))
         # (a warm judge serves the reference in-process: a run through an adapter is cold)
         if judge_args[:1] != ["--tests"] and "--impl" not in judge_args and self.warm:
             found = self._judge_warm(judge_args, timeout)
@@ -119,7 +119,7 @@ class Worker:
         """Judged by the warm judge of its components; None where that cannot serve."""
         components = tuple(judge_args[i + 1] for i, arg in enumerate(judge_args)
                            if arg == "--component")
-        keyword = judge_args[judge_args.index("-k") + 1] if "-k" in judge_args else None
+        keyword = _keyword(judge_args)
         server = self.servers.get(components)
         if server is None:
             server = self.servers[components] = Server(self.copy, self.env, TAG, components)
@@ -165,6 +165,11 @@ class Worker:
         strays.signal_tagged(self.run_id, signal.SIGKILL, tag=TAG)
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(exist_ok=True)
+
+
+def _keyword(judge_args: list[str]) -> str | None:
+    """The scenarios a judge selects (`-k NAME or NAME ...`); None for whole components."""
+    return judge_args[judge_args.index("-k") + 1] if "-k" in judge_args else None
 
 
 def diff_of(mutation: MutationSpec, root: Path = ROOT) -> str:
