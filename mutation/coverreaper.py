@@ -9,8 +9,10 @@ its reaper's lines, and a mutant of the reaper's signal relay was judged by the 
 never relay one. Here what the reaper ran is saved when it signals itself (tracing goes on,
 in case the signal does not end it); `os._exit` is saved by the rc file's `patch = _exit`, and
 a normal end here. Only `os.kill` of its own pid is watched: that is how `exit_as` ends it.
-A forked child that execs saves nothing (its lines are judged by the whole component when a
-mutant of them survives: mutation.plan).
+The forked child that execs the CLI saves before its exec (the rc file's `patch = execv`):
+until 2026-11-27 it saved only when the exec failed, so its lines (the CLI's signal mask, its
+process group) were judged by the two scenarios whose CLI cannot start, and unblocking the
+CLI's signals could be deleted unseen.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ while the suite is collected (imports, module constants, default arguments) belo
 scenario: their mutants get the whole component.
 
 Processes a scenario starts are measured too: the reaper (started per request, so its context
-is exact; it saves what it ran before it ends by a signal: `mutation.coverreaper`) and served
+is exact; it saves what it ran before it ends by a signal: `mutation.coverreaper`, and its
+forked child saves what it ran before it execs the CLI: `patch = execv`) and served
 DDS agents (which take the context of the scenario that started them; one kept for a later
 scenario is credited to the first). Their lines go to `spawned`, which the planner treats as an
 approximation.
@@ -44,7 +45,9 @@ source = {source}
 parallel = true
 data_file = {data}
 context = ${{AGENT_TCK_SCENARIO}}
-patch = _exit
+patch =
+    _exit
+    execv
 """
 
 

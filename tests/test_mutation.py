@@ -205,6 +205,29 @@ def test_a_reaper_that_ends_by_a_signal_keeps_its_lines_in_the_map(tmp_path: Pat
     assert lines.get(3) == ["test_timeout"], lines
 
 
+def test_the_lines_a_forked_child_runs_before_its_exec_are_in_the_map(tmp_path: Path) -> None:
+    """The reaper's child sets the CLI's signal mask and process group, then execs the CLI: an
+    exec that works saved nothing, and those lines were mapped to the scenarios whose CLI
+    cannot start."""
+    script = tmp_path / "reaper.py"
+    script.write_text("import os, sys\n"
+                      "pid = os.fork()\n"
+                      "if pid == 0:\n"
+                      "    child = 'ran'\n"
+                      "    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"
+                      "os.waitpid(pid, 0)\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    rcfile = tmp_path / "spawned.rc"
+    rcfile.write_text(scenarios.SPAWNED_RC.format(source=tmp_path, data=data / "spawned"))
+    subprocess.run([sys.executable, "-I", str(scenarios.COVER_REAPER), str(rcfile), "test_start",
+                    str(script)], check=True, timeout=60)
+    combined = coverage.Coverage(config_file=str(rcfile))
+    combined.combine([str(data)])
+    lines = combined.get_data().contexts_by_lineno(str(script))
+    assert lines.get(4) == ["test_start"], lines
+
+
 def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
         planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
     """The kit's judging code is judged by the project's tests (mutation.kit), a line run at
