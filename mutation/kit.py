@@ -8,7 +8,7 @@ pass must fail the project's own tests. A mutant of it is judged by the tests th
 lines; a line run while the tests are collected (an import, a module constant) gets all of
 them. Runs nested in a test (`tests.support.nested.unmeasured` pauses coverage for their cost)
 are measured here: which test executes a line is what counts. So is what of `reference/` no
-conformance scenario can reach (`OUT_OF_REACH`, decision D-28), by its own tests.
+conformance scenario can reach (`OUT_OF_REACH`, docs/mutation.md), by its own tests.
 
 `python -m mutation.kit map OUT.json [FILE ...]` (the kit's judging code by default) writes
 `{"passed": bool, "files": {"kit/verdicts.py": {"120": ["tests/test_reports.py::test_x", ...]}},
@@ -43,7 +43,7 @@ JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
 JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_junit.py",
                  "tests/test_html_report.py", "tests/test_messages.py", "tests/test_cli_run.py",
                  "tests/test_hermetic.py", "tests/test_registry.py")
-# What of reference/ no conformance scenario can reach by design (decision D-28), and the
+# What of reference/ no conformance scenario can reach by design (docs/mutation.md), and the
 # project's tests that judge it instead: a mutant there on a line no scenario runs is judged by
 # those of these tests that run its lines. The reference's stdio adapter is judged by the
 # conformance run through it (mutation.plan.THROUGH_ADAPTER), not here.

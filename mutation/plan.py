@@ -1,6 +1,6 @@
 """What judges a mutant: for `reference/`, the components of its file, and within them the
 scenarios that execute the mutated lines (from `mutation.scenarios`' maps); for the kit's
-judging code, and for what of `reference/` no scenario can reach (decision D-28), the project's
+judging code, and for what of `reference/` no scenario can reach (docs/mutation.md), the project's
 tests that execute them (`mutation.kit`'s map); for the stdio loop of the reference's adapter,
 the conformance run through it."""
 
@@ -85,7 +85,7 @@ class Planner:
             whole = _args(importing, ())
             return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
         ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
-        if not ran:  # where no scenario can reach it in-process by design (decision D-28)
+        if not ran:  # where no scenario can reach it in-process by design (docs/mutation.md)
             if where == ADAPTER:
                 return Plan((THROUGH_ADAPTER,))
             return self._tests(where, lines) if where in OUT_OF_REACH else Plan(())

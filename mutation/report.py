@@ -121,7 +121,7 @@ def render(db_path: Path, folder: Path) -> str:
             by_component[component][m.outcome] += 1
     total: Counter[str] = Counter(m.outcome for m in found)
     # a kit session is judged by tests, never by requirements; a reference session by
-    # requirements, and by tests only where no scenario can reach it (decision D-28)
+    # requirements, and by tests only where no scenario can reach it (docs/mutation.md)
     hidden = ("must", "should") if kit else () if (folder / f"{TESTS}.json").exists() else \
         ("test",)
     shown = [o for o in OUTCOMES if o not in hidden]

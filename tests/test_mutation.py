@@ -247,10 +247,10 @@ def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
 
 def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
         planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Decision D-28: in a file listed out of the suite's reach, a line no scenario runs is
-    judged by the project's tests that run it (its file's tests, for a line run at import);
-    a line a scenario runs is still judged by the scenarios. Elsewhere such a line is
-    judged by nothing (`nothing runs it`)."""
+    """docs/mutation.md, What no scenario can reach: in a file listed out of the suite's
+    reach, a line no scenario runs is judged by the project's tests that run it (its file's
+    tests, for a line run at import); a line a scenario runs is still judged by the
+    scenarios. Elsewhere such a line is judged by nothing (`nothing runs it`)."""
     monkeypatch.setitem(kit.OUT_OF_REACH, "reference/a.py", ("tests/test_a.py",))
     monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/a.py": {
         "1": [""], "2": ["tests/test_a.py::t"], "5": ["tests/test_a.py::u"]}}})
