@@ -321,6 +321,13 @@ def received_sigterm(harness_rig: HarnessRig) -> None:
     assert signals[:1] == ["SIGTERM"], f"the harness got no SIGTERM first (signals: {signals})"
 
 
+@then("the harness received SIGTERM once")
+def received_sigterm_once(harness_rig: HarnessRig) -> None:
+    """SIGTERM, and no second one before the SIGKILL (which no process can catch)."""
+    signals = harness_rig.signals(harness_rig.last_start()["pid"])
+    assert signals == ["SIGTERM"], f"the harness caught {signals or 'no signal'}, not one SIGTERM"
+
+
 # --- Hostile harnesses (features/agent/hostile.feature) -----------------------------------
 
 

@@ -53,6 +53,7 @@ CASES = {
     "IgnoresStripEnv": {"AG-H12"},
     "CrashesOnBrokenPipe": {"AG-H13", "AG-H21"},
     "KillsLate": {"AG-D6.2"},
+    "TermsTwice": {"AG-D6.2"},
     # Without the reaper, what the CLI started in a session of its own outlives a killed
     # agent (the CLI itself has a parent-death signal; its descendants have none): AG-D6.6.
     "WaitsForEof": {"AG-D6.1", "AG-D6.6"},

@@ -15,6 +15,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import time
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import replace
@@ -1015,6 +1016,23 @@ class KillsLate(_Supervised):
     backends = ("claude", "codex")
 
     supervisor = _KillsLate
+
+
+class _TermsTwice(Supervisor):
+    def _signal(self, sig: signal.Signals) -> None:
+        super()._signal(sig)
+        if sig == signal.SIGTERM:  # once more, a moment later, as a second relay would
+            time.sleep(0.2)
+            super()._signal(sig)
+
+
+class TermsTwice(_Supervised):
+    """Sends the CLI a second SIGTERM at the deadline, as an agent whose reaper relayed it to
+    the CLI's group and again to every descendant, the CLI among them, would."""
+
+    backends = ("claude", "codex")  # AG-D6.2's harness is codex's
+
+    supervisor = _TermsTwice
 
 
 class _WaitsForEof(Supervisor):
