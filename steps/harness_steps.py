@@ -215,6 +215,13 @@ def harness_ignores_term_escaped(world: AgentWorld) -> None:
         .add("sleep", 10_000)
 
 
+@given("the harness ignores SIGTERM, starts a process in a session of its own that ignores it "
+       "too, then never finishes")
+def harness_ignores_term_escaped_ignoring(world: AgentWorld) -> None:
+    world.new_script().add("on_term", "ignore").add("spawn_escaped_ignoring", 10_000).init() \
+        .add("sleep", 10_000)
+
+
 @given("the harness ignores SIGTERM and never finishes")
 def harness_ignores_sigterm(world: AgentWorld) -> None:
     world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)

@@ -340,6 +340,11 @@ class Harness:
     def op_spawn_escaped(self, seconds: float) -> None:
         self._spawn(seconds, escaped=True)
 
+    def op_spawn_escaped_ignoring(self, seconds: float) -> None:
+        """A grandchild in a session of its own that ignores SIGTERM from its start (SIG_IGN
+        is kept across its exec): only SIGKILL ends it."""
+        self._spawn(seconds, escaped=True, ignoring=True)
+
     def op_spawn_hidden(self, seconds: float) -> None:
         self._hide(seconds)
 
@@ -429,9 +434,9 @@ class Harness:
         if told.isdigit():
             self.note(what="grandchild", pid=int(told))
 
-    def _spawn(self, seconds: float, escaped: bool) -> None:
+    def _spawn(self, seconds: float, escaped: bool, ignoring: bool = False) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
-        with neither."""
+        with neither; `ignoring` SIGTERM, or not."""
         import subprocess
 
         out = subprocess.DEVNULL if escaped else None  # None: inherit ours
@@ -441,6 +446,7 @@ class Harness:
             stdout=out,
             stderr=out,
             start_new_session=escaped,
+            preexec_fn=(lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN)) if ignoring else None,
         )
         self.note(what="grandchild", pid=child.pid)
 

@@ -424,6 +424,17 @@ Feature: Agent decisions where the seeds are silent
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
 
+    # Nor does a process the CLI started in a session of its own that ignores SIGTERM too: then
+    # nothing stops within the 5 seconds, and what ends the tree is the reaper's SIGKILL once
+    # they are over, not the end of a process it was waiting on.
+
+    @req:AG-D6.6
+    Scenario: A process the CLI started that ignores SIGTERM does not outlive an agent killed in the middle of a request
+      Given an agent for the "claude" backend with a safety timeout of 30 seconds
+      And the harness ignores SIGTERM, starts a process in a session of its own that ignores it too, then never finishes
+      When the agent's process is killed while the harness runs
+      Then the harness and its grandchild end soon after
+
     # Such a process is stopped as the CLI is: SIGTERM first, a chance to stop cleanly (a
     # server a tool started writes its files and frees its port), SIGKILL after the grace.
     # The timeout is long enough for the harness to have started that process, on a busy
