@@ -25,6 +25,11 @@ import pytest
 from agent_tck.kit import cli, registry, run, verdicts
 
 FAILING = (verdicts.FAILED, verdicts.ERRORED)
+# The reference declares every component and backend: a requirement it no longer answers for
+# (every scenario of it not applicable, as when a mutant drops a component from what the
+# adapter declares) is one it fails, though `agent-tck run` would not call that a failure of
+# an implementation that never declared it.
+UNANSWERED = (*FAILING, verdicts.NA)
 
 
 class StopAtFirstFailure:
@@ -79,7 +84,7 @@ class Judging:
         components = self.args.component
         folded = verdicts.fold({k: v for k, v in self.reqs.items() if v.component in components},
                                self.collector.results.values(), selected=True)
-        failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in FAILING]
+        failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in UNANSWERED]
         broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
         return {"code": 1 if failed else 2 if broke else 0, "failed": failed,

@@ -313,6 +313,22 @@ def test_a_session_of_reference_files_some_out_of_reach_maps_their_tests_too(
     assert report.is_kit(folder)
 
 
+def test_a_requirement_the_reference_no_longer_answers_for_is_one_it_fails() -> None:
+    """A mutant that drops a component from what the adapter declares makes its scenarios
+    not applicable: the reference declares everything, so that is no pass."""
+    from agent_tck.kit import verdicts
+    from mutation.judge import Judging
+
+    judging = Judging(["--component", "responses"])
+    req = next(r for r in judging.reqs.values() if r.component == "responses")
+    judging.collector.results["n1"] = verdicts.ScenarioResult(
+        "n1", "test_n1", "responses", (req.id,), verdicts.NA)
+    record = judging.record(0)
+    assert (record["code"], record["failed"]) == (1, [[req.id, req.level, verdicts.NA]])
+    judging.collector.results["n1"].verdict = verdicts.PASSED
+    assert judging.record(0)["code"] == 0
+
+
 def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:
     return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                       output=json.dumps({"code": code, "failed": failed}),
