@@ -71,10 +71,18 @@ class Planner:
         lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
         if where.startswith("kit/"):
             return self._tests(where, lines)
+        found = self._scenarios(where, lines)
+        if where not in OUT_OF_REACH:
+            return found
+        # What no scenario can reach by design (docs/mutation.md): after the scenarios that
+        # run the line, if any (a parser a served agent builds too), the project's tests.
+        return Plan(found.tries + self._tests(where, lines).tries)
+
+    def _scenarios(self, where: str, lines: set[int]) -> Plan:
         maps = {c: self._file(c, where) for c in COMPONENTS}
         components = tuple(c for c in self.components(where) if c in maps)
         if where in OUT_OF_REACH and not components:
-            return self._tests(where, lines)  # no scenario runs the file (imports aside)
+            return Plan(())  # no scenario runs the file (imports aside)
         if any(AT_COLLECTION in found.get(line, ()) for found in maps.values() for line in lines):
             # A module constant, a default, a decorator: first the scenarios that run the file
             # at all, then everything, in every component that imports it (a file of constants
@@ -85,10 +93,8 @@ class Planner:
             whole = _args(importing, ())
             return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
         ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
-        if not ran:  # where no scenario can reach it in-process by design (docs/mutation.md)
-            if where == ADAPTER:
-                return Plan((THROUGH_ADAPTER,))
-            return self._tests(where, lines) if where in OUT_OF_REACH else Plan(())
+        if not ran:  # the adapter's stdio loop: the in-process driver calls its handlers
+            return Plan((THROUGH_ADAPTER,) if where == ADAPTER else ())
         first = _args(components, sorted(ran))
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 

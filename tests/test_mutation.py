@@ -248,15 +248,17 @@ def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
 def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
         planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/mutation.md, What no scenario can reach: in a file listed out of the suite's
-    reach, a line no scenario runs is judged by the project's tests that run it (its file's
-    tests, for a line run at import); a line a scenario runs is still judged by the
-    scenarios. Elsewhere such a line is judged by nothing (`nothing runs it`)."""
+    reach, a line is judged by the project's tests that run it (its file's tests, for a line
+    run at import), after the scenarios that run it if any. Elsewhere a line no scenario runs
+    is judged by nothing (`nothing runs it`)."""
     monkeypatch.setitem(kit.OUT_OF_REACH, "reference/a.py", ("tests/test_a.py",))
     monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/a.py": {
         "1": [""], "2": ["tests/test_a.py::t"], "5": ["tests/test_a.py::u"]}}})
     assert planner.plan(_spec("reference/a.py", 2)).tries == (("--tests", "tests/test_a.py::t"),)
-    assert planner.plan(_spec("reference/a.py", 5)).tries == (
-        ("--component", "agent", "-k", "test_x"),)  # a scenario runs it
+    assert planner.plan(_spec("reference/a.py", 5)).tries == (  # a scenario runs it, and a test
+        ("--component", "agent", "-k", "test_x"), ("--tests", "tests/test_a.py::u"))
+    assert planner.plan(_spec("reference/a.py", 6)).tries == (  # no test runs it
+        ("--component", "agent", "-k", "test_x or test_y"),)
     assert planner.plan(_spec("reference/a.py", 3)).tries == ()  # nothing runs it
     assert planner.components("reference/a.py") == ("agent", "tests")
     # a file no scenario runs at all: its import-time lines too go to its tests
