@@ -129,6 +129,16 @@ def test_usage_errors_exit_2(argv: list[str], message: str) -> None:
     assert message in err.getvalue() and out.getvalue() == ""
 
 
+def test_serve_and_ask_meet_on_domain_0_when_neither_names_one() -> None:
+    """GENESIS's default domain, as its help says: a served agent and a client started without
+    `--domain` find each other (parsed only: the tests themselves keep off domain 0)."""
+    from agent_tck.reference.dds.cli import _parser
+
+    parser = _parser()
+    assert parser.parse_args(["serve", "--backend", "claude"]).domain == 0
+    assert parser.parse_args(["ask", "hello"]).domain == 0
+
+
 def test_help_goes_to_the_given_stream() -> None:
     out, err = io.StringIO(), io.StringIO()
     assert main(["ask", "--help"], out, err) == 0
