@@ -208,13 +208,6 @@ def harness_hidden_named_exit(world: AgentWorld, text: str, name: str) -> None:
     world.new_script().init().text(text).done().add("spawn_hidden_as", hidden).add("exit", 0)
 
 
-@given("the harness ignores SIGTERM, starts a process in a session of its own, then never "
-       "finishes")
-def harness_ignores_term_escaped(world: AgentWorld) -> None:
-    world.new_script().add("on_term", "ignore").add("spawn_escaped", 10_000).init() \
-        .add("sleep", 10_000)
-
-
 @given("the harness ignores SIGTERM, starts a process in a session of its own that ignores it "
        "too, then never finishes")
 def harness_ignores_term_escaped_ignoring(world: AgentWorld) -> None:

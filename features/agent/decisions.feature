@@ -412,24 +412,16 @@ Feature: Agent decisions where the seeds are silent
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
 
-    # A CLI that ignores the SIGTERM its agent's death brings is ended all the same: the
-    # reference's reaper, left without its agent, waits 5 seconds for the tree to stop on its
-    # own, then kills what is left. The agent's deadline (30 real seconds) is far off in both
-    # scenarios, and dies with the agent: what ends the CLI is the agent's death.
+    # A CLI that ignores the SIGTERM its agent's death brings, and a process it started in a
+    # session of its own that ignores it too, are ended all the same: the reference's reaper,
+    # left without its agent, waits 5 seconds for the tree to stop on its own, then kills what
+    # is left. Nothing stops within those 5 seconds here, so what ends the tree is that
+    # SIGKILL, not the end of a process the reaper was waiting on. The agent's deadline (30
+    # real seconds) is far off in both scenarios, and dies with the agent: what ends the CLI
+    # is the agent's death.
 
     @req:AG-D6.6
-    Scenario: A CLI that ignores SIGTERM does not outlive an agent killed in the middle of a request either
-      Given an agent for the "claude" backend with a safety timeout of 30 seconds
-      And the harness ignores SIGTERM, starts a process in a session of its own, then never finishes
-      When the agent's process is killed while the harness runs
-      Then the harness and its grandchild end soon after
-
-    # Nor does a process the CLI started in a session of its own that ignores SIGTERM too: then
-    # nothing stops within the 5 seconds, and what ends the tree is the reaper's SIGKILL once
-    # they are over, not the end of a process it was waiting on.
-
-    @req:AG-D6.6
-    Scenario: A process the CLI started that ignores SIGTERM does not outlive an agent killed in the middle of a request
+    Scenario: A CLI and a process it started that ignore SIGTERM do not outlive an agent killed in the middle of a request either
       Given an agent for the "claude" backend with a safety timeout of 30 seconds
       And the harness ignores SIGTERM, starts a process in a session of its own that ignores it too, then never finishes
       When the agent's process is killed while the harness runs
