@@ -236,6 +236,8 @@ Feature: Agent decisions where the seeds are silent
     @req:AG-D4.5
     Scenario Outline: The message of a CLI killed by a signal names the signal (<signal>)
       SIGHUP is signal 1, the one a closed terminal sends: an exit status of -1 is a signal too.
+      SIGTERM is the one an agent sends at a deadline: a CLI ended by one the agent did not
+      send (a user's `kill`) was killed by a signal all the same.
       Given an agent for the "claude" backend
       And the harness is killed by <signal>
       When the agent answers "Hello"
@@ -246,6 +248,7 @@ Feature: Agent decisions where the seeds are silent
         | signal  |
         | SIGKILL |
         | SIGHUP  |
+        | SIGTERM |
 
     @req:AG-D4.6
     Scenario Outline: A failed request's message says what failed, not what stderr said last (<behaviour>)
