@@ -406,7 +406,8 @@ Feature: Agent decisions where the seeds are silent
     # tree). The suite kills the process the agent runs in and nothing else: the adapter, or
     # a served agent; an agent in the suite's own process is given one to die in (the suite
     # forks, and the child asks the agent). "Soon" is 15 seconds, room for a grace period on
-    # a loaded machine: an agent that ends them at all does so at once.
+    # a loaded machine: an agent that ends them at all does so at once. As at a deadline
+    # (D-6), the CLI gets SIGTERM first, its chance to stop cleanly.
 
     @req:AG-D6.6
     Scenario: A CLI and what it started do not outlive an agent killed in the middle of a request
@@ -414,6 +415,7 @@ Feature: Agent decisions where the seeds are silent
       And the harness starts a process in a session of its own, then never finishes
       When the agent's process is killed while the harness runs
       Then the harness and its grandchild end soon after
+      And the harness received SIGTERM
 
     # A CLI that ignores the SIGTERM its agent's death brings, and a process it started in a
     # session of its own that ignores it too, are ended all the same: the reference's reaper,
