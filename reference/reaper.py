@@ -100,11 +100,11 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def signal_tree(sig: int, outside_group: int | None = None) -> int:
+def signal_tree(sig: int, outside_group: int | None = None) -> None:
     """Send `sig` to our descendants (only those outside process group `outside_group` when
-    given); how many. Each is pinned by a pidfd and checked still ours before the signal, so a
-    pid reused meanwhile is never signalled."""
-    me, sent = os.getpid(), 0
+    given). Each is pinned by a pidfd and checked still ours before the signal, so a pid
+    reused meanwhile is never signalled."""
+    me = os.getpid()
     tree = descendants(me)
     ours = {me, *tree}
     for pid in tree:
@@ -117,12 +117,10 @@ def signal_tree(sig: int, outside_group: int | None = None) -> int:
         try:
             if parents().get(pid) in ours:
                 signal.pidfd_send_signal(fd, sig)
-                sent += 1
         except OSError:
             pass  # gone since
         finally:
             os.close(fd)
-    return sent
 
 
 def reap() -> Iterator[tuple[int, int]]:

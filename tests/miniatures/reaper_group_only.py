@@ -13,10 +13,9 @@ import reaper  # the reference's, found through the path set above
 _signal_tree = reaper.signal_tree
 
 
-def _group_only(sig: int, outside_group: int | None = None) -> int:
-    if sig == signal.SIGTERM and outside_group is not None:
-        return 0
-    return _signal_tree(sig, outside_group)
+def _group_only(sig: int, outside_group: int | None = None) -> None:
+    if sig != signal.SIGTERM or outside_group is None:
+        _signal_tree(sig, outside_group)
 
 
 reaper.signal_tree = _group_only  # type: ignore[assignment]
