@@ -446,7 +446,7 @@ class Harness:
             stdout=out,
             stderr=out,
             start_new_session=escaped,
-            preexec_fn=(lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN)) if ignoring else None,
+            preexec_fn=_ignore_sigterm if ignoring else None,
         )
         self.note(what="grandchild", pid=child.pid)
 
@@ -621,6 +621,11 @@ def _wait_until_read(deadline: float) -> None:
         if not int.from_bytes(unread, sys.byteorder):
             return
         time.sleep(0.001)
+
+
+def _ignore_sigterm() -> None:
+    """In a child before its exec: SIGTERM ignored (SIG_IGN is kept across an exec)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def main() -> None:
