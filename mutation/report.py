@@ -17,7 +17,7 @@ from agent_tck.kit.files import write_atomically
 from mutation import equivalents
 from mutation.equivalents import changed
 from mutation.plan import COMPONENTS, TESTS, Planner
-from mutation.workers import diff_of
+from mutation.workers import ROOT, diff_of
 
 # Where `--out` writes a session's report: a session of the kit's judging code has its own place.
 MARKERS = {False: ("<!-- mutation:begin -->", "<!-- mutation:end -->"),
@@ -111,7 +111,7 @@ def render(db_path: Path, folder: Path) -> str:
     planner = Planner.load(folder)
     kit = is_kit(folder)
     init = "python -m mutation --session .mutation-kit init --kit" if kit else \
-        "python -m mutation init"
+        _init_command(folder, sorted({m.where for m in found}))
     again = " --session .mutation-kit" if kit else ""
     by_file: dict[str, Counter[str]] = defaultdict(Counter)
     by_component: dict[str, Counter[str]] = defaultdict(Counter)
@@ -139,6 +139,16 @@ def render(db_path: Path, folder: Path) -> str:
                          + (" (not judged: it was listed equivalent; `run --survivors` judges"
                             " it)" if m.listed else ""))
     return "\n".join(lines)
+
+
+def _init_command(folder: Path, files: list[str]) -> str:
+    """The `init` that makes a session like this one: its components, when not all of them
+    are mapped, and its files, when not all of `reference/`."""
+    mapped = [c for c in COMPONENTS if (folder / f"{c}.json").exists()]
+    every = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "reference").rglob("*.py"))
+    return " ".join(["python -m mutation init",
+                     *(f"--component {c}" for c in mapped if len(mapped) < len(COMPONENTS)),
+                     *(files if files != every else [])])
 
 
 def _unjudged(found: list[Mutant]) -> list[str]:

@@ -331,6 +331,17 @@ def test_a_requirement_the_reference_no_longer_answers_for_is_one_it_fails() -> 
     assert judging.record(0)["code"] == 0
 
 
+def test_the_report_names_the_init_that_makes_its_session(tmp_path: Path) -> None:
+    """A session of one component's files says so, so that its figures are read as that."""
+    (tmp_path / "agent.json").write_text("{}")
+    assert report._init_command(tmp_path, ["reference/agent.py", "reference/reaper.py"]) == (
+        "python -m mutation init --component agent reference/agent.py reference/reaper.py")
+    for component in plan.COMPONENTS:
+        (tmp_path / f"{component}.json").write_text("{}")
+    every = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "reference").rglob("*.py"))
+    assert report._init_command(tmp_path, every) == "python -m mutation init"
+
+
 def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:
     return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                       output=json.dumps({"code": code, "failed": failed}),
