@@ -771,6 +771,12 @@ def _warnings(world: AgentWorld) -> list[str]:
     return [str(w) for w in warnings]
 
 
+@then("the response has no warnings")
+def no_warnings(world: AgentWorld) -> None:
+    warnings = _warnings(world)
+    assert warnings == [], f"nothing went wrong, yet the response warns: {warnings}"
+
+
 @then(parsers.parse('the response has no warning containing "{text}"'))
 def no_warning_containing(world: AgentWorld, text: str) -> None:
     warnings = _warnings(world)

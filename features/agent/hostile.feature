@@ -247,8 +247,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     `warnings` say that the turn did not complete; or it fails the request with an error that
     says so. Either way the caller is told, in any words that say
     it ("did not complete", "no result", "before the turn finished", "ended early"). A turn
-    that did complete is never called incomplete: a warning given with every answer tells the
-    caller nothing, and teaches it to ignore the one that matters.
+    that did complete is never called incomplete, and an answer to which nothing went wrong
+    carries no warning at all: a warning given with every answer tells the caller nothing,
+    and teaches it to ignore the one that matters.
 
     @req:AG-H15
     Scenario: The CLI prints part of an answer and exits 0 without ending the turn
@@ -265,6 +266,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
       When the agent answers "Hello"
       Then the response status is 0
       And no warning of the response says the turn did not complete
+      And the response has no warnings
 
 
   Rule: A flood on stderr is cut to its tail, and the tail reaches the answer
