@@ -25,10 +25,12 @@ import pytest
 from agent_tck.kit import cli, registry, run, verdicts
 
 FAILING = (verdicts.FAILED, verdicts.ERRORED)
-# The reference declares every component and backend: a requirement it no longer answers for
-# (every scenario of it not applicable, as when a mutant drops a component from what the
-# adapter declares) is one it fails, though `agent-tck run` would not call that a failure of
-# an implementation that never declared it.
+# In-process the reference declares every component and backend and answers for every
+# requirement: one it no longer answers for (every scenario of it not applicable, as when a
+# mutant drops a component from what the adapter declares) is one it fails, though
+# `agent-tck run` would not call that a failure of an implementation that never declared it.
+# Through an adapter some requirements are not applicable unmutated (AG-L1, AG-L2: the stdio
+# driver cannot hand it a failing monitor), so there only failures count.
 UNANSWERED = (*FAILING, verdicts.NA)
 
 
@@ -84,7 +86,8 @@ class Judging:
         components = self.args.component
         folded = verdicts.fold({k: v for k, v in self.reqs.items() if v.component in components},
                                self.collector.results.values(), selected=True)
-        failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in UNANSWERED]
+        failing = UNANSWERED if self.args.impl == "reference" else FAILING
+        failed = [[v.req.id, v.req.level, v.verdict] for v in folded if v.verdict in failing]
         broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
         return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
