@@ -6,6 +6,7 @@ the conformance run through it."""
 
 from __future__ import annotations
 
+import ast
 import json
 import shlex
 import sys
@@ -72,11 +73,22 @@ class Planner:
         if where.startswith("kit/"):
             return self._tests(where, lines)
         found = self._scenarios(where, lines)
+        if where == ADAPTER and not found.tries and lines <= self._stdio_loop():
+            return Plan((THROUGH_ADAPTER,))
         if where not in OUT_OF_REACH:
             return found
         # What no scenario can reach by design (docs/mutation.md): after the scenarios that
-        # run the line, if any (a parser a served agent builds too), the project's tests.
-        return Plan(found.tries + self._tests(where, lines).tries)
+        # run the line, if any (a parser a served agent builds too), the project's tests, which
+        # cost seconds, before a whole component's run.
+        return Plan(found.tries[:1] + self._tests(where, lines).tries + found.tries[1:])
+
+    def _stdio_loop(self) -> set[int]:
+        """The lines of the adapter's stdio loop: `serve`, `main` and the `__main__` block."""
+        tree = ast.parse((self.root / ADAPTER).read_text())
+        spans = [node for node in tree.body
+                 if (isinstance(node, ast.FunctionDef) and node.name in ("serve", "main"))
+                 or (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test))]
+        return {n for node in spans for n in range(node.lineno, (node.end_lineno or 0) + 1)}
 
     def _scenarios(self, where: str, lines: set[int]) -> Plan:
         maps = {c: self._file(c, where) for c in COMPONENTS}
@@ -93,8 +105,8 @@ class Planner:
             whole = _args(importing, ())
             return Plan((_args(importing, sorted(names)), whole) if names else (whole,))
         ran = {n for c in components for line in lines for n in maps[c].get(line, ())}
-        if not ran:  # the adapter's stdio loop: the in-process driver calls its handlers
-            return Plan((THROUGH_ADAPTER,) if where == ADAPTER else ())
+        if not ran:
+            return Plan(())
         first = _args(components, sorted(ran))
         return Plan((first, _args(components, ())) if where.startswith(SERVED) else (first,))
 
