@@ -113,6 +113,7 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
             print(f"mutation: unmutated, {what}; fix that first", file=sys.stderr)
             return 1
     os.chdir(ROOT)  # cosmic-ray records module paths as given: relative to the checkout
+    (folder / "files.txt").write_text("".join(f"{p}\n" for p in relative))  # for the report
     pending = session.create(folder / "session.sqlite", relative)
     print(f"{pending} mutants to judge in {folder}")
     return 0

@@ -111,7 +111,7 @@ def render(db_path: Path, folder: Path) -> str:
     planner = Planner.load(folder)
     kit = is_kit(folder)
     init = "python -m mutation --session .mutation-kit init --kit" if kit else \
-        _init_command(folder, sorted({m.where for m in found}))
+        _init_command(folder, _files(folder, found))
     again = " --session .mutation-kit" if kit else ""
     by_file: dict[str, Counter[str]] = defaultdict(Counter)
     by_component: dict[str, Counter[str]] = defaultdict(Counter)
@@ -139,6 +139,12 @@ def render(db_path: Path, folder: Path) -> str:
                          + (" (not judged: it was listed equivalent; `run --survivors` judges"
                             " it)" if m.listed else ""))
     return "\n".join(lines)
+
+
+def _files(folder: Path, found: list[Mutant]) -> list[str]:
+    """The files the session was made of (`init` notes them), else those with mutants."""
+    noted = folder / "files.txt"
+    return sorted(noted.read_text().split() if noted.exists() else {m.where for m in found})
 
 
 def _init_command(folder: Path, files: list[str]) -> str:
