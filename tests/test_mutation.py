@@ -274,11 +274,15 @@ def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
     them); its stdio loop runs only with the adapter as the implementation under test: every
     scenario of the components it serves, through the adapter started from the worker's copy
     (so it imports the mutant)."""
-    (planner.root / plan.ADAPTER).write_text("x = 1\n" * 9)
+    (planner.root / plan.ADAPTER).write_text(
+        "x = 1\nx = 2\nx = 3\ndef serve():\n    return 0\n\n\n"
+        "if __name__ == '__main__':\n    serve()\n")
     monkeypatch.setitem(planner.maps, "agent", {"files": {plan.ADAPTER: {"2": ["test_x"]}}})
     assert planner.plan(_spec(plan.ADAPTER, 2)).tries == (
         ("--component", "agent", "-k", "test_x"),)
-    (tries,) = planner.plan(_spec(plan.ADAPTER, 3)).tries
+    assert planner.plan(_spec(plan.ADAPTER, 3)).tries == ()  # a handler's line none runs
+    assert planner.plan(_spec(plan.ADAPTER, 9)).tries == planner.plan(_spec(plan.ADAPTER, 5)).tries
+    (tries,) = planner.plan(_spec(plan.ADAPTER, 5)).tries
     assert tries[:-1] == ("--component", "agent", "--component", "backends", "--component",
                           "responses", "--component", "runner", "--impl")
     assert shlex.split(tries[-1]) == [sys.executable, "-m", "agent_tck.reference.adapter"]
@@ -329,6 +333,11 @@ def test_a_requirement_the_reference_no_longer_answers_for_is_one_it_fails() -> 
     assert (record["code"], record["failed"]) == (1, [[req.id, req.level, verdicts.NA]])
     judging.collector.results["n1"].verdict = verdicts.PASSED
     assert judging.record(0)["code"] == 0
+    # through an adapter, some requirements are not applicable unmutated: no kill then
+    through = Judging(["--component", "responses", "--impl", "python -m some.adapter"])
+    through.collector.results["n1"] = verdicts.ScenarioResult(
+        "n1", "test_n1", "responses", (req.id,), verdicts.NA)
+    assert through.record(0)["code"] == 0
 
 
 def test_the_report_names_the_init_that_makes_its_session(tmp_path: Path) -> None:
@@ -340,6 +349,9 @@ def test_the_report_names_the_init_that_makes_its_session(tmp_path: Path) -> Non
         (tmp_path / f"{component}.json").write_text("{}")
     every = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "reference").rglob("*.py"))
     assert report._init_command(tmp_path, every) == "python -m mutation init"
+    # the files are those init was given (noted in the session), not those with mutants
+    (tmp_path / "files.txt").write_text("".join(f"{f}\n" for f in every))
+    assert report._files(tmp_path, []) == every
 
 
 def _result(outcome: Outcome, failed: list[list[str]], code: object = 1) -> WorkResult:
