@@ -48,7 +48,8 @@ JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_
 # those of these tests that run its lines. The reference's stdio adapter is judged by the
 # conformance run through it (mutation.plan.THROUGH_ADAPTER), not here.
 OUT_OF_REACH = {
-    # the fallback for kernels without child subreapers: this Linux always runs the reaper
+    # its search by run tag is the fallback for kernels without child subreapers, which this
+    # Linux never takes (its tagging of the CLI's environment runs in every agent scenario)
     "reference/strays.py": ("tests/test_supervisor.py",),
     # the DDS client library and its `ask` command: the kit asks through a client of its own
     "reference/dds/client.py": ("tests/test_dds_cli.py", "tests/test_dds_inprocess.py"),
