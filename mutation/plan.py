@@ -7,6 +7,7 @@ the conformance run through it."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shlex
 import sys
@@ -26,7 +27,14 @@ COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport
 # theirs is an approximation (see mutation.scenarios).
 SERVED = "reference/dds/"
 TESTS = "tests"  # the map of the kit's judging code: a "component" of its own in reports
-
+# The in-process driver hands requests to the reference's adapter in-process; its stdio loop
+# (`serve`, `main`) runs only where the suite is given the adapter as the implementation: a
+# mutant there is judged by every scenario of the components it serves, through it (the adapter
+# is one process for the whole run, so which scenario runs which of its lines is not measured).
+ADAPTER = "reference/adapter.py"
+THROUGH_ADAPTER = ("--component", "agent", "--component", "backends", "--component", "responses",
+                   "--component", "runner", "--impl",
+                   f"{shlex.quote(sys.executable)} -m agent_tck.reference.adapter")
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ class Planner:
         if where.startswith("kit/"):
             return self._tests(where, lines)
         found = self._scenarios(where, lines)
-        if where == ADAPTER and not found.tries and lines <= self._stdio_loop():
+        if where == ADAPTER and not found.tries and lines <= self.stdio_loop:
             return Plan((THROUGH_ADAPTER,))
         if where not in OUT_OF_REACH:
             return found
@@ -82,7 +90,8 @@ class Planner:
         # cost seconds, before a whole component's run.
         return Plan(found.tries[:1] + self._tests(where, lines).tries + found.tries[1:])
 
-    def _stdio_loop(self) -> set[int]:
+    @functools.cached_property
+    def stdio_loop(self) -> set[int]:
         """The lines of the adapter's stdio loop: `serve`, `main` and the `__main__` block."""
         tree = ast.parse((self.root / ADAPTER).read_text())
         spans = [node for node in tree.body
@@ -139,11 +148,3 @@ def _args(components: tuple[str, ...] | list[str], names: tuple[str, ...] | list
         args += ["-k", " or ".join(names)]
     return tuple(args)
 
-
-# The in-process driver hands requests to the reference's adapter in-process; its stdio loop
-# (`serve`, `main`) runs only where the suite is given the adapter as the implementation: a
-# mutant there is judged by every scenario of the components it serves, through it (the adapter
-# is one process for the whole run, so which scenario runs which of its lines is not measured).
-ADAPTER = "reference/adapter.py"
-THROUGH_ADAPTER = (*_args(("agent", "backends", "responses", "runner"), ()), "--impl",
-                   f"{shlex.quote(sys.executable)} -m agent_tck.reference.adapter")
