@@ -13,9 +13,11 @@ DDS agents (which take the context of the scenario that started them; one kept f
 scenario is credited to the first). Their lines go to `spawned`, which the planner treats as an
 approximation.
 
-`python -m mutation.scenarios COMPONENT OUT.json` writes `{"passed": bool, "files": {...},
-"spawned": {...}}`, each `{"reference/agent.py": {"120": ["test_x", ...]}}`; the run must be
-conformant unmutated, or a killed mutant would mean nothing."""
+`python -m mutation.scenarios COMPONENT OUT.json [RUN OPTIONS]` writes `{"passed": bool,
+"files": {...}, "spawned": {...}}`, each `{"reference/agent.py": {"120": ["test_x", ...]}}`;
+the run must be conformant unmutated, or a killed mutant would mean nothing. RUN OPTIONS are
+`agent-tck run`'s (`--time-scale 0.02 -k ...`), for a map of the runs a test nests
+(tests/support/reach.py)."""
 
 from __future__ import annotations
 
@@ -75,14 +77,15 @@ class Contexts:
         os.environ[SCENARIO] = AT_COLLECTION
 
 
-def measure(component: str) -> dict[str, Any]:
+def measure(component: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
     cov = coverage.Coverage(data_file=None, config_file=False, source=[str(REFERENCE)])
     cov.start()
     from agent_tck.kit import cli, run, verdicts  # after start: imports are measured too
 
     _import_reference()  # before any scenario, so that import-time lines belong to none
 
-    args = cli.build_parser().parse_args(["run", "--component", component, "--strict"])
+    args = cli.build_parser().parse_args(["run", "--component", component, "--strict",
+                                                *options])
     collector = verdicts.Collector()
     with tempfile.TemporaryDirectory(prefix="agent-tck-map-") as tmp:
         rcfile = Path(tmp) / "spawned.rc"
@@ -120,8 +123,8 @@ def _import_reference() -> None:
 
 
 def main(argv: list[str]) -> int:
-    component, out = argv
-    found = measure(component)
+    component, out, *options = argv
+    found = measure(component, tuple(options))
     Path(out).write_text(json.dumps(found, sort_keys=True))
     return 0 if found["passed"] else 1
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agent_tck.kit import registry
+from tests.miniatures import agent as miniatures
 from tests.miniatures.agent import ALL_BACKENDS
+from tests.support import reach
 from tests.support.runsuite import CLAUDE_ONLY, failing, failing_in, scenario_results
 
 # A nested conformance run of each broken agent: each scenario has its own deadline in it; the
@@ -130,9 +134,22 @@ PROVEN_BY = {
 EVERY_BACKEND = {"NoReap", "IgnoresWorkingDir", "PromptAsArgument"}
 
 
+@pytest.fixture(scope="session")
+def agent_map(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
+    base = tmp_path_factory.getbasetemp()
+    return reach.shared_map(base if worker_id == "master" else base.parent)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_broken_agent_fails_exactly_its_requirements(name: str) -> None:
+def test_broken_agent_fails_exactly_its_requirements(name: str, request: pytest.FixtureRequest,
+                                                     ) -> None:
+    """Each on the scenarios that run its defect's reach (tests/support/reach.py), the rest
+    being the reference's; every scenario with AGENT_TCK_BROKEN=whole."""
     keyword = CLAUDE_ONLY if name in EVERY_BACKEND and not ALL_BACKENDS else None
+    places = getattr(getattr(miniatures, name), "reach", ())
+    if places and not reach.WHOLE:
+        reached = reach.keyword(places, request.getfixturevalue("agent_map"))
+        keyword = f"({keyword}) and ({reached})" if keyword else reached
     results = scenario_results(f"python:tests.miniatures.agent:{name}", ["agent"], keyword)
     assert failing_in(results, ["agent"], selected=keyword is not None) == CASES[name]
     if name in PROVEN_BY:

@@ -68,6 +68,9 @@ def _declare(driver: InProcessDriver, backends: tuple[str, ...]) -> None:
 
 class _Broken(InProcessDriver, ABC):
     backends: tuple[str, ...] = ("claude",)
+    # Where in reference/ the defect is: the scenarios that run none of these lines are the
+    # reference's (tests/support/reach.py). Empty: everywhere, every scenario judges it.
+    reach: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         super().__init__(_BrokenAdapter(self.make_agent))
@@ -167,6 +170,11 @@ class SignalsOnlyTheChild(_Broken):
 class StaysBusyAfterTimeout(_Broken):
     """Forgets to return to READY when a request timed out."""
 
+    reach = (  # a reason that names the timeout: a request that timed out, or an error's text
+        "reference/agent.py:judge:Status.TIMEOUT",
+        "reference/agent.py:CodingAgent._guarded:internal error of the agent",
+    )
+
     def break_agent(self, agent: CodingAgent) -> None:
         transition = agent._transition
         stuck = []
@@ -239,6 +247,8 @@ class _ResultsAsCalls(_Backend):
 class CountsToolResults(_Broken):
     """Counts every tool result as one more tool call."""
 
+    reach = ("reference/agent.py:_Fold._count_tool",)  # a tool's event
+
     backends = ("claude", "codex")
 
     def break_agent(self, agent: CodingAgent) -> None:
@@ -256,6 +266,12 @@ class IgnoresWorkingDir(_Broken):
 
 class DropsTheModel(_Broken):
     """Takes a model setting and runs the CLI with its default model."""
+
+    reach = (  # a request with a model
+        'reference/backends/claude.py:ClaudeBackend.build:"--model"',
+        'reference/backends/codex.py:CodexBackend.build:"-m"',
+        'reference/backends/gemini.py:GeminiBackend.build:"-m"',
+    )
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.config = replace(agent.config, model=None)
@@ -295,6 +311,8 @@ class OmitsVerbose(_Broken):
 
 class ParsesStderrToo(_Supervised):
     """Reads stderr's lines as the stream too (as a wrapper that merges the two would)."""
+
+    reach = ("reference/supervisor.py:Supervisor._read:self.stderr_tail =",)  # a read of stderr
 
     supervisor = _MergedStreams
 
@@ -345,6 +363,8 @@ class TakesAnyDeadline(_Creates):
     """Takes a timeout or grace period that is no duration, running with its default instead
     (the reference with its check of them deleted, as a mutant of AgentConfig had it)."""
 
+    reach = ("reference/limits.py:seconds:raise ConfigError",)  # a deadline refused
+
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         for name in ("timeout", "grace_period"):
             value = settings.get(name)
@@ -357,6 +377,8 @@ class ReadsDeadlinesAsNumbers(_Creates):
     """Takes a deadline written as text or as true as the number it reads as ("60" is 60
     seconds, true is one): the reference with its check's `or` turned to `and`, which took
     true for a second and answered "60" with a TypeError that named no setting."""
+
+    reach = ("reference/limits.py:seconds:raise ConfigError",)  # a deadline refused
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         for name in ("timeout", "grace_period"):
@@ -381,6 +403,8 @@ class StripsOnlyWhatItCan(_Creates):
     """Drops the names in strip_env that cannot be a variable's instead of refusing them (the
     reference with its check of them deleted, as a mutant had it)."""
 
+    reach = ("reference/agent.py:_check_variable:raise ConfigError",)  # a variable name refused
+
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         names = settings.get("strip_env")
         if isinstance(names, list | tuple):  # what is no list is refused as the reference does
@@ -393,6 +417,11 @@ class ReadsSettingsAsText(_Creates):
     """Reads every setting as text: a model of 5 is "5", a single name to strip is a list of
     one, and an environment value is whatever `str()` makes of it (the reference with its
     checks of their kinds deleted, as mutants had it)."""
+
+    reach = (  # a setting refused
+        "reference/agent.py:AgentConfig.__post_init__:raise ConfigError",
+        "reference/agent.py:_check_variable:raise ConfigError",
+    )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         texts = {k: str(v) for k, v in settings.items()
@@ -409,6 +438,12 @@ class BlamesTheCliForItsDirectory(_Creates):
     """Takes a working directory that does not exist and leaves it to the CLI's start, whose
     failure it reports as the operating system gives it: "cannot start claude", not a word of
     the directory (the reference with its checks deleted, as a mutant had it)."""
+
+    reach = (  # a working directory that is not there, at creation or at the CLI's start
+        "reference/agent.py:AgentConfig.__post_init__:is not a directory",
+        "reference/supervisor.py:start_error",
+        "reference/supervisor.py:launch_error",
+    )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         wanted = settings.get("working_dir")
@@ -430,6 +465,10 @@ class BlamesTheCliForItsDirectory(_Creates):
 class DropsWhatItSetsAndStrips(_Creates):
     """Sets env, then strips what strip_env names: a variable named in both reaches the CLI
     with neither value (the reference with its check deleted, as a mutant had it)."""
+
+    reach = (  # a variable both set and stripped
+        "reference/agent.py:AgentConfig.__post_init__:env sets and strip_env removes",
+    )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         env, strip = settings.get("env"), settings.get("strip_env")
@@ -455,6 +494,10 @@ class SaysEveryRequestCompleted(_Creates):
 class WithholdsOneKey(_Broken):
     """Using the CLI's login, withholds only the best-known API-key variable of its backend."""
 
+    reach = (  # keys withheld for the login
+        "reference/agent.py:CodingAgent._environment:env.pop(name, None)",
+    )
+
     def break_agent(self, agent: CodingAgent) -> None:
         environment = agent._environment
 
@@ -471,6 +514,10 @@ class WithholdsOneKey(_Broken):
 class TakesAnyKeyMode(_Creates):
     """Told to use an API key, never checks that one is set."""
 
+    reach = (  # an API key asked for and not set
+        "reference/agent.py:CodingAgent._check_credentials:credentials 'api-key'",
+    )
+
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         if settings.get("credentials") == "api-key":
             settings = {**settings, "credentials": None}
@@ -479,6 +526,10 @@ class TakesAnyKeyMode(_Creates):
 
 class LoginOverridesEnv(_Creates):
     """Told to use the CLI's login while its env sets a key, silently drops the key."""
+
+    reach = (  # a key set beside the login
+        "reference/agent.py:CodingAgent._check_credentials:withholds the",
+    )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         backend = BACKENDS.get(settings.get("backend", "claude"))
@@ -517,6 +568,8 @@ class _ExitCodeProbe(CodingAgent):
 class ProbesByTheExitCode(_Probes):
     """Takes a probe run that exits 0 for a login that works, whatever its stream said."""
 
+    reach = ("reference/agent.py:CodingAgent._probe",)  # a probe
+
     agent_class = _ExitCodeProbe
 
 
@@ -531,6 +584,10 @@ class _KeyedProbe(CodingAgent):
 
 class ProbesWithTheKeys(_Probes):
     """Probes the login with the API keys still in the CLI's environment."""
+
+    reach = (  # a probe (the only run that is marked probing)
+        "reference/agent.py:CodingAgent._probe",
+    )
 
     agent_class = _KeyedProbe
 
@@ -547,6 +604,8 @@ class _WritesAnyPrompt(CodingAgent):
 class FindsABadPromptLate(_Creates):
     """Does not check that a prompt can be written as UTF-8: it finds out while writing it,
     and answers with an internal error."""
+
+    reach = ("reference/agent.py:_check_message:invalid message",)  # a prompt refused
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         return create_agent(listeners=listeners, agent_class=_WritesAnyPrompt, **settings)
@@ -578,6 +637,8 @@ class _VagueProbe(CodingAgent):
 class SaysNotWhyTheLoginFailed(_Probes):
     """Says that the CLI's login did not work, but not what the CLI said of it."""
 
+    reach = ("reference/agent.py:CodingAgent._probe",)  # a probe
+
     agent_class = _VagueProbe
 
 
@@ -590,6 +651,8 @@ class _UnmarkedProbe(CodingAgent):
 
 class LeavesTheProbeUnmarked(_Probes):
     """Runs its probe like any request: nothing tells the two apart."""
+
+    reach = ("reference/agent.py:CodingAgent._probe",)  # a probe (the only run that is marked)
 
     agent_class = _UnmarkedProbe
 
@@ -605,11 +668,15 @@ class _RefusingProbe(CodingAgent):
 class RefusedWithoutCredentials(_Probes):
     """Refuses to be created when its probe finds no credentials that work."""
 
+    reach = ("reference/agent.py:CodingAgent._probe",)  # a probe
+
     agent_class = _RefusingProbe
 
 
 class LetsAMonitorFailTheRequest(_Broken):
     """Tells its monitors of each state without guarding against one that raises."""
+
+    reach = ("reference/agent.py:_tell:log.exception",)  # a listener that raised
 
     def break_agent(self, agent: CodingAgent) -> None:
         def publish(state: State, previous: State | None, reason: str) -> None:
@@ -621,6 +688,10 @@ class LetsAMonitorFailTheRequest(_Broken):
 
 class LosesTheRequestWhenItFails(_Broken):
     """Lets a failure of its own code escape the request: no DEGRADED, no answer."""
+
+    reach = (  # a failure of the agent's own code
+        "reference/agent.py:CodingAgent._guarded:internal error of the agent",
+    )
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent._guarded = agent._run  # type: ignore[method-assign]
@@ -642,6 +713,12 @@ class ResumesTheLastSession(_Broken):
 
 class AnswersWithTheAskedSession(_Broken):
     """Answers a resumed request with the session it asked for, not the one the CLI reported."""
+
+    reach = (  # a request that resumes a session
+        "reference/backends/claude.py:ClaudeBackend.build:resume_session]",
+        "reference/backends/codex.py:CodexBackend.build:resume_session]",
+        "reference/backends/gemini.py:GeminiBackend.build:resume_session]",
+    )
 
     def break_agent(self, agent: CodingAgent) -> None:
         run = agent._run
@@ -710,6 +787,10 @@ class _TrustExitCode(_Backend):
 class TrustsExitCodeOnly(_Broken):
     """Ignores errors reported in the stream; only the exit code counts."""
 
+    reach = (  # an error the stream reported
+        "reference/agent.py:_Fold.add:the harness reported an error",
+    )
+
     backends = ("claude", "codex")
 
     def break_agent(self, agent: CodingAgent) -> None:
@@ -718,6 +799,10 @@ class TrustsExitCodeOnly(_Broken):
 
 class StopsAtBlankLine(_Broken):
     """Takes a blank line for the end of the output and ignores everything after it."""
+
+    reach = (  # a line that is no JSON object (a blank one among them)
+        "reference/backends/base.py:load_object:return None",
+    )
 
     def break_agent(self, agent: CodingAgent) -> None:
         def run(argv: Any, stdin: bytes, on_line: Any, **kw: Any) -> Any:
@@ -745,6 +830,10 @@ class _NoTail(Supervisor):
 class DropsUnterminatedLastLine(_Supervised):
     """Loses a last line that has no newline."""
 
+    reach = (  # a last line without its newline
+        'reference/supervisor.py:LineSplitter.close:self._end_line(b"")',
+    )
+
     supervisor = _NoTail
 
 
@@ -761,6 +850,8 @@ class _AnyValue(_Backend):
 class AssumesObjects(_Broken):
     """Takes every JSON line for an object and crashes on an array, string or number."""
 
+    reach = ("reference/backends/base.py:load_object:return None",)  # a line that is no JSON object
+
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _AnyValue(agent.backend)
 
@@ -776,6 +867,8 @@ class _DecodeErrorsOnly(_Backend):
 
 class CatchesOnlyDecodeErrors(_Broken):
     """Catches JSONDecodeError only, so a deeply nested line raises RecursionError."""
+
+    reach = ("reference/backends/base.py:load_object:return None",)  # a line that is no JSON object
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _DecodeErrorsOnly(agent.backend)
@@ -828,6 +921,11 @@ class _Unbounded(_Limited):
 class NoLineLimit(_Supervised):
     """Reads every stdout line whole, however long: memory grows with the line."""
 
+    reach = (  # a line over the limit
+        "reference/supervisor.py:LineSplitter._add:self.skipped += 1",
+        "reference/supervisor.py:LineSplitter._end_line:self.skipped += 1",
+    )
+
     supervisor = _Unbounded
 
 
@@ -840,6 +938,10 @@ class _ResumesInALongLine(Supervisor):
 
 class ReadsTheEndOfASkippedLine(_Supervised):
     """Gives up on a line past the limit, then reads what is left of it as a line of its own."""
+
+    reach = (  # a line given up on part way
+        "reference/supervisor.py:LineSplitter._add:self.discarding = True",
+    )
 
     supervisor = _ResumesInALongLine
 
@@ -857,6 +959,8 @@ class SkipsALineAtTheLimit(_Supervised):
 class CompletedTurnIgnoresExitCode(_Broken):
     """Reports success after a completed turn, whatever the CLI's exit code."""
 
+    reach = ("reference/agent.py:judge:after the turn completed",)  # an exit code other than 0
+
     def break_agent(self, agent: CodingAgent) -> None:
         def turn_first(backend: str, timeout: float, outcome: Any, fold: Any) -> Any:
             if outcome.returncode > 0 and not outcome.timed_out and fold.completed:
@@ -870,6 +974,10 @@ class CompletedTurnIgnoresExitCode(_Broken):
 class VagueLaunchError(_Answers):
     """Reports a CLI that cannot be started without saying which command or why."""
 
+    reach = (  # a CLI that could not start
+        "reference/agent.py:CodingAgent._run:Status.LAUNCH_FAILED",
+    )
+
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         if response["status"] == Status.LAUNCH_FAILED:
             response["message"] = response["error"] = "[Errno 2] No such file or directory"
@@ -880,6 +988,10 @@ class BlamesTheCliForItsInterpreter(_Answers):
     """Reports a CLI whose interpreter is gone as not found, though its file is there (the
     kernel's ENOENT taken at its word, as the Claude SDK does)."""
 
+    reach = (  # a CLI that could not start
+        "reference/agent.py:CodingAgent._run:Status.LAUNCH_FAILED",
+    )
+
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         if response["status"] == Status.LAUNCH_FAILED and "interpreter" in response["message"]:
             command = response["message"].split("'")[1]
@@ -889,6 +1001,8 @@ class BlamesTheCliForItsInterpreter(_Answers):
 
 class GivesTheSignalsNumber(_Answers):
     """Tells a CLI killed by a signal by the signal's number (as the Claude SDK does)."""
+
+    reach = ("reference/agent.py:judge:Status.SIGNALED",)  # a CLI killed by a signal
 
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         if response["status"] == Status.SIGNALED:
@@ -901,6 +1015,8 @@ class GivesTheSignalsNumber(_Answers):
 class TakesSignalOneForAnExit(_Answers):
     """Reads an exit status of -1 as an exit code, not as signal 1 (the reference with its
     `code < 0` moved by one, as a mutant had it)."""
+
+    reach = ("reference/agent.py:judge:Status.SIGNALED",)  # a CLI killed by a signal
 
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         if response["status"] == Status.SIGNALED and "SIGHUP" in response["message"]:
@@ -958,6 +1074,10 @@ class KeepsNestingVariable(_Broken):
 class IgnoresStripEnv(_Broken):
     """Accepts strip_env and ignores it."""
 
+    reach = (  # a variable to strip
+        'reference/agent.py:AgentConfig.__post_init__:_check_variable("strip_env"',
+    )
+
     def break_agent(self, agent: CodingAgent) -> None:
         agent.config = replace(agent.config, strip_env=())
 
@@ -975,6 +1095,10 @@ class _RaisesOnBrokenPipe(Supervisor):
 
 class CrashesOnBrokenPipe(_Supervised):
     """Lets EPIPE from writing the prompt to a CLI that already exited fail the request."""
+
+    reach = (  # EPIPE while writing the prompt
+        "reference/supervisor.py:Supervisor._write:view[:0]",
+    )
 
     supervisor = _RaisesOnBrokenPipe
 
@@ -1001,6 +1125,8 @@ class TermsTheGroupOnly(_Supervised):
     """At the deadline, sends SIGTERM to the CLI's process group only: a process the CLI
     started in a session of its own gets nothing before it is killed."""
 
+    reach = ("reference/reaper.py:supervise:outside_group=cli)",)  # SIGTERM relayed by the reaper
+
     supervisor = _TermsTheGroupOnly
 
 
@@ -1012,6 +1138,10 @@ class _KillsLate(Supervisor):
 
 class KillsLate(_Supervised):
     """Sends SIGKILL three seconds after the grace period is over."""
+
+    reach = (  # a deadline that passed
+        "reference/supervisor.py:Supervisor._enforce:self.timed_out = True",
+    )
 
     backends = ("claude", "codex")
 
@@ -1029,6 +1159,10 @@ class _TermsTwice(Supervisor):
 class TermsTwice(_Supervised):
     """Sends the CLI a second SIGTERM at the deadline, as an agent whose reaper relayed it to
     the CLI's group and again to every descendant, the CLI among them, would."""
+
+    reach = (  # SIGTERM at the deadline
+        "reference/supervisor.py:Supervisor._enforce:self._signal(signal.SIGTERM)",
+    )
 
     backends = ("claude", "codex")  # AG-D6.2's harness is codex's
 
@@ -1231,6 +1365,10 @@ class StopsAtUnknownShapes(_Broken):
 class HidesAnUnfinishedTurn(_Answers):
     """Answers a stream that stopped before the turn's end as a plain success."""
 
+    reach = (  # the warning of an unfinished turn
+        "reference/agent.py:CodingAgent._run:before the turn completed",
+    )
+
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         response["warnings"] = [w for w in response.get("warnings", [])
                                 if "before the turn completed" not in w]
@@ -1253,6 +1391,8 @@ class _AllStderr(Supervisor):
 
 class KeepsAllStderr(_Supervised):
     """Keeps all of stderr and puts it in the error."""
+
+    reach = ("reference/supervisor.py:Supervisor._read:self.stderr_tail =",)  # a read of stderr
 
     supervisor = _AllStderr
 

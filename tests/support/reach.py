@@ -1,0 +1,97 @@
+"""Which scenarios a broken agent's defect can change, so that CI runs those alone.
+
+A miniature broken agent (tests/miniatures/agent.py) is the reference with one defect, and
+says where the defect is: its `reach`, places in `reference/` whose lines it changes. A
+scenario that runs none of those lines in the reference runs nothing the defect changed, so
+its verdict is the reference's (every scenario passes against the reference: the control
+tests). So the broken agent is judged on the scenarios that run its reach, and the others
+count as not run; where no scenario runs its reach, that is an error of the test.
+
+Which scenario runs which line comes from one run of the reference's agent component under
+coverage (`mutation.scenarios`, the map the mutation tool judges mutants by), with the time
+scale of the nested runs, made once per test session and shared by its workers. A place:
+
+    reference/supervisor.py:Supervisor._enforce            every line of that function
+    reference/supervisor.py:Supervisor._enforce:os.kill(   its lines that contain the text
+
+AGENT_TCK_BROKEN=whole runs every scenario for every broken agent (on demand, CONTRIBUTING.md),
+as CI did before: the check that no reach is too narrow. One too narrow in the other way (a
+requirement its defect breaks in no scenario of its reach) fails in CI too: that requirement
+is then not run, not failed.
+"""
+
+from __future__ import annotations
+
+import ast
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mutation.scenarios import ROOT
+
+WHOLE = os.environ.get("AGENT_TCK_BROKEN") == "whole"
+MAP_OPTIONS = ("--time-scale", "0.02")  # tests/support/runsuite.py's nested runs
+
+
+def lines_of(place: str) -> tuple[str, set[int]]:
+    """The file and line numbers of `place` (see the module's docstring)."""
+    where, qualname, *text = place.split(":", 2)
+    path = ROOT / where
+    node = _function(ast.parse(path.read_text()), qualname.split("."), place)
+    assert node.end_lineno is not None
+    numbers = set(range(node.lineno, node.end_lineno + 1))
+    if text:
+        source = path.read_text().splitlines()
+        numbers = {n for n in numbers if text[0] in source[n - 1]}
+    if not numbers:
+        raise LookupError(f"reach {place!r}: no line of {qualname} contains {text[0]!r}")
+    return where, numbers
+
+
+def _function(tree: ast.AST, names: list[str], place: str) -> ast.AST:
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == names[0]:
+            return node if len(names) == 1 else _function(node, names[1:], place)
+    raise LookupError(f"reach {place!r}: {names[0]} is not defined there")
+
+
+def scenarios(places: tuple[str, ...], found: dict[str, Any]) -> set[str]:
+    """The scenarios (test function names) that run any line of `places`, in the reference
+    and in the processes it starts (the reaper)."""
+    names: set[str] = set()
+    for place in places:
+        where, numbers = lines_of(place)
+        for part in ("files", "spawned"):
+            by_line = found[part].get(where, {})
+            names.update(n for line in numbers for n in by_line.get(str(line), []) if n)
+    return names
+
+
+def keyword(places: tuple[str, ...], found: dict[str, Any]) -> str:
+    """A -k expression that selects the scenarios that run `places`."""
+    names = scenarios(places, found)
+    if not names:
+        raise LookupError(f"no scenario of the agent component runs the reach {places}")
+    return " or ".join(sorted(names))
+
+
+def shared_map(root: Path) -> dict[str, Any]:
+    """The agent component's map, made by the first worker that asks and kept in `root` (the
+    directory every worker of the session shares)."""
+    out = root / "agent-scenario-map.json"
+    with open(root / "agent-scenario-map.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            made = out.with_suffix(".part")
+            argv = [sys.executable, "-m", "mutation.scenarios", "agent", str(made), *MAP_OPTIONS]
+            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"the agent component's map failed ({done.returncode}):\n"
+                                   f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+            made.rename(out)
+    found: dict[str, Any] = json.loads(out.read_text())
+    return found
