@@ -353,6 +353,11 @@ class _Creates(_Broken):
 class RunsClaudeForAnyBackend(_Creates):
     """Creates an agent for a backend it does not know, and runs claude for it."""
 
+    reach = (  # a backend refused
+        "reference/backends/__init__.py:get_backend:raise ConfigError",
+        "reference/agent.py:AgentConfig.__post_init__:must be a string",
+    )
+
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
         if settings.get("backend") not in BACKENDS:
             settings = {**settings, "backend": "claude"}
@@ -1226,6 +1231,8 @@ class RewordsItsMessages(_Answers):
 
 class ForgetsTheTurnCompleted(_Answers):
     """Reports a failing exit after a completed turn without saying the turn had completed."""
+
+    reach = ("reference/agent.py:judge:after the turn completed",)  # an exit code other than 0
 
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         text = str(response.get("message"))
