@@ -14,8 +14,8 @@ from xml.etree import ElementTree
 
 import pytest
 
+from agent_tck.kit import registry
 from agent_tck.kit.paths import CHECKOUT
-from tests.support.runsuite import verdicts_for
 
 # A conformance run of the installed wheel: each scenario has its own deadline in it; the
 # project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -85,7 +85,10 @@ def test_the_wheel_outside_the_checkout_gives_the_checkouts_verdicts(
     rows = {line.split()[0]: " ".join(line.split()[2:-1]) for line in done.stdout.splitlines()
             if line[:1].isupper() and len(line.split()) >= 4 and "-" in line.split()[0]}
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert rows == verdicts_for("reference", COMPONENTS)
+    # The checkout's verdicts are every one passed (its own scenarios, run by this session,
+    # and README command 1): computing them again here would be another agent run.
+    assert rows == {rid: "passed" for rid, req in registry.load().items()
+                    if req.component in COMPONENTS}
     assert list(empty.iterdir()) == [], "the run wrote into the user's directory"
 
 
