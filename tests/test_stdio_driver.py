@@ -21,7 +21,7 @@ from agent_tck.kit.drivers.stdio import StdioDriver
 from agent_tck.kit.errors import DriverError
 from agent_tck.kit.observe import still_running
 from agent_tck.kit.paths import ROOT
-from tests.support.runsuite import CROSS_DRIVER, failing, failing_in, scenario_results, verdicts_for
+from tests.support.runsuite import CROSS_DRIVER, failing_in, scenario_results, verdicts_for
 
 # Nested conformance runs through the adapter and over DDS: each scenario has its own deadline
 # in it; the project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -168,7 +168,12 @@ def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
 
 
 def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
-    assert failing(fake("broken:IgnoresWorkingDir", "none"), ["agent"]) == {"RP-5.1", "AG-C5"}
+    """On the cross-driver slice: the protocol carries a defect to the verdicts. That the
+    defect fails nothing else is tests/test_broken.py's, in-process."""
+    results = scenario_results(fake("broken:IgnoresWorkingDir", "none"), ["agent"],
+                               CROSS_DRIVER)
+    assert failing_in(results, ["agent"], selected=CROSS_DRIVER is not None) == {
+        "RP-5.1", "AG-C5"}
 
 
 def test_an_agent_whose_cli_outlives_it_fails_ag_d6_6_behind_the_protocol() -> None:
