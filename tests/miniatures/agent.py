@@ -355,7 +355,7 @@ class RunsClaudeForAnyBackend(_Creates):
 
     reach = (  # a backend refused
         "reference/backends/__init__.py:get_backend:raise ConfigError",
-        "reference/agent.py:AgentConfig.__post_init__:must be a string",
+        "reference/agent.py:AgentConfig.__post_init__:must be a string, not",
     )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
@@ -471,8 +471,9 @@ class DropsWhatItSetsAndStrips(_Creates):
     """Sets env, then strips what strip_env names: a variable named in both reaches the CLI
     with neither value (the reference with its check deleted, as a mutant had it)."""
 
-    reach = (  # a variable both set and stripped
-        "reference/agent.py:AgentConfig.__post_init__:env sets and strip_env removes",
+    reach = (  # a setting refused (the one it drops, both set and stripped, among them)
+        "reference/agent.py:AgentConfig.__post_init__:raise ConfigError",
+        "reference/agent.py:_check_variable:raise ConfigError",
     )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
@@ -532,8 +533,10 @@ class TakesAnyKeyMode(_Creates):
 class LoginOverridesEnv(_Creates):
     """Told to use the CLI's login while its env sets a key, silently drops the key."""
 
-    reach = (  # a key set beside the login
+    reach = (  # a key set beside the login, or a setting refused (the key's among them)
         "reference/agent.py:CodingAgent._check_credentials:withholds the",
+        "reference/agent.py:AgentConfig.__post_init__:raise ConfigError",
+        "reference/agent.py:_check_variable:raise ConfigError",
     )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
@@ -845,7 +848,7 @@ class DropsUnterminatedLastLine(_Supervised):
 class _AnyValue(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         try:
-            value = json.loads(line)
+            value = json.loads(line.strip())  # stripped as the reference strips it
         except (ValueError, RecursionError):
             return []
         value.get("type")  # what `load_object` guards against: a list has no .get
@@ -864,7 +867,7 @@ class AssumesObjects(_Broken):
 class _DecodeErrorsOnly(_Backend):
     def parse_line(self, line: str) -> list[Event]:
         try:
-            json.loads(line)
+            json.loads(line.strip())  # stripped as the reference strips it
         except json.JSONDecodeError:
             return []
         return self.inner.parse_line(line)  # type: ignore[no-any-return]
@@ -1236,7 +1239,8 @@ class ForgetsTheTurnCompleted(_Answers):
 
     def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
         text = str(response.get("message"))
-        if "after the turn completed" in text:
+        exited = str(response.get("error")).startswith(f"{agent.backend.name} exited with code")
+        if exited and "after the turn completed" in text:
             response["message"] = response["error"] = text.replace(
                 " after the turn completed", " before the turn completed")
         return response
