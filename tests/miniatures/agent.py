@@ -909,6 +909,10 @@ class _DecodePerRead(Supervisor):
 class DecodesEachRead(_Supervised):
     """Decodes every read on its own, garbling a UTF-8 character split across two reads."""
 
+    reach = (  # a read that ends inside a line
+        "reference/supervisor.py:LineSplitter._add:self.pending.append(piece)",
+    )
+
     supervisor = _DecodePerRead
 
 
@@ -960,6 +964,11 @@ class _OneByteShort(_Limited):
 
 class SkipsALineAtTheLimit(_Supervised):
     """Skips a line of exactly 16 MiB, which the limit allows."""
+
+    reach = (  # a line longer than a read (16 MiB are 256 reads)
+        'reference/supervisor.py:LineSplitter._end_line:b"".join',
+        "reference/supervisor.py:LineSplitter._add:self.skipped += 1",
+    )
 
     supervisor = _OneByteShort
 
