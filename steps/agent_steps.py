@@ -521,8 +521,11 @@ def agent_for_with_safety_timeout(world: AgentWorld, backend: str, seconds: floa
 
 
 @given(parsers.parse("a safety grace period of {seconds:g} seconds"))
+@given(parsers.parse("a grace period of {seconds:g} real seconds"))
 def safety_grace(world: AgentWorld, seconds: float) -> None:
-    """A grace period that is not the scenario's subject: real seconds, never scaled."""
+    """Real seconds, never scaled: a grace period that is not the scenario's subject (a
+    safety one), or one whose bound the scenario checks in real time (AG-D6.2: a SIGKILL a
+    grace period late must fall outside the 2 s of slack)."""
     world.settings["grace_period"] = seconds
 
 

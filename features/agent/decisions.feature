@@ -514,7 +514,7 @@ Feature: Agent decisions where the seeds are silent
     @req:AG-D6.2
     Scenario: A harness that ignores SIGTERM
       Given an agent for the "codex" backend with a timeout of 10 seconds
-      And a safety grace period of 3 seconds
+      And a grace period of 3 real seconds
       And the harness ignores SIGTERM and never finishes
       When the agent answers "Hello"
       Then the response status is 3
