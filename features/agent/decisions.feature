@@ -508,9 +508,11 @@ Feature: Agent decisions where the seeds are silent
 
     # One SIGTERM, not one from each part of the agent that relays it: many programs take a
     # second SIGTERM or SIGINT as a demand to stop at once, skipping the cleanup the grace
-    # period is for. The grace period is 3 real seconds, longer than the 2 s of slack: a
-    # SIGKILL that comes a grace period late (when the agent gives up waiting for the CLI's
-    # end) answers outside the bound.
+    # period is for. A second one sent while the first is still pending reaches the CLI as one
+    # with it (the kernel keeps one pending SIGTERM): the check counts the SIGTERMs the CLI
+    # receives, which are those it can act on. The grace period is 3 real seconds, longer
+    # than the 2 s of slack: a SIGKILL that comes a grace period late (when the agent gives up
+    # waiting for the CLI's end) answers outside the bound.
     @req:AG-D6.2
     Scenario: A harness that ignores SIGTERM
       Given an agent for the "codex" backend with a timeout of 10 seconds
