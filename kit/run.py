@@ -108,7 +108,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         argv += ["--req", pattern]
     workers = getattr(args, "workers", None)
     if workers is not None:
-        argv += ["-n", str(workers), "--dist", "load"]
+        argv += ["-n", str(workers), "--dist", "worksteal"]
     if args.keyword:
         argv += ["-k", args.keyword]
     if getattr(args, "markexpr", None):
