@@ -8,6 +8,8 @@ that each figure is a measurement, never how fast anything is.
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks import requests, stream, suite
 from benchmarks.report import Row
 
@@ -48,3 +50,22 @@ def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
     _, _, other = suite.agent_tck_run("--component", "responses", "-k", "refusal")
     assert summary.startswith("PARTIAL: ") and "judged, all passed" in summary
     assert one == two and one != other and one["scenarios"]
+
+
+def test_the_serial_run_is_the_full_sizes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default size leaves out the serial run (about 220 s: the run must fit in five
+    minutes), and says where its row is measured; `--full` compares it with `-n 2`."""
+    runs: list[tuple[str, ...]] = []
+
+    def run(*extra: str) -> tuple[float, str, dict[str, object]]:
+        runs.append(extra)
+        return (10.0 if "-n" in extra else 30.0), "CONFORMANT", {"scenarios": [{"name": "x"}]}
+
+    monkeypatch.setattr(suite, "agent_tck_run", run)
+    monkeypatch.setattr(suite, "first_line", lambda *extra: (0.5, "line"))
+    default = suite.rows(1, serial=False)
+    assert all("-n" in extra for extra in runs) and len(runs) == 2
+    assert default[2].baseline == "one process: with --full" and default[2].met is None
+    runs.clear()
+    full = suite.rows(1, serial=True)
+    assert runs[-1] == () and (full[2].ratio, full[2].met) == ("3.00x speed-up", True)
