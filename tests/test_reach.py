@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +58,24 @@ def test_every_broken_agents_reach_names_lines_of_the_reference(name: str) -> No
     on the wrong scenarios."""
     for place in getattr(miniatures, name).reach:
         assert reach.lines_of(place)[1], place
+
+
+def test_the_map_is_made_once_per_session_and_kept_when_a_reference_scenario_failed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exit 1 with a map written: a scenario of the reference failed in it (a flake); each
+    broken agent still judges on it. No map, or another exit code, is an error naming it."""
+    made: list[list[str]] = []
+
+    def run(argv: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        made.append(argv)
+        Path(argv[4]).write_text(json.dumps({"passed": False, "files": {}, "spawned": {}}))
+        return subprocess.CompletedProcess(argv, 1, "1 failed", "")
+
+    monkeypatch.setattr(reach.subprocess, "run", run)
+    assert reach.shared_map(tmp_path)["passed"] is False
+    assert reach.shared_map(tmp_path)["passed"] is False and len(made) == 1
+    monkeypatch.setattr(reach.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
+        argv, 2, "", "usage: ..."))
+    (tmp_path / "other").mkdir()
+    with pytest.raises(RuntimeError, match=r"the agent component's map failed \(2\)"):
+        reach.shared_map(tmp_path / "other")

@@ -89,7 +89,10 @@ def shared_map(root: Path) -> dict[str, Any]:
             made = out.with_suffix(".part")
             argv = [sys.executable, "-m", "mutation.scenarios", "agent", str(made), *MAP_OPTIONS]
             done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
-            if done.returncode != 0:
+            # Exit 1 with a map: a scenario of the reference failed in it (a flake on a busy
+            # machine). The map is kept: a broken agent it leaves a scenario short of fails
+            # on its own, where 45 would all fail here.
+            if done.returncode not in (0, 1) or not made.exists():
                 raise RuntimeError(f"the agent component's map failed ({done.returncode}):\n"
                                    f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
             made.rename(out)
