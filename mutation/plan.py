@@ -61,7 +61,7 @@ class Planner:
         return cls({c: json.loads((folder / f"{c}.json").read_text())
                     for c in (*COMPONENTS, TESTS) if (folder / f"{c}.json").exists()})
 
-    def _file(self, component: str, where: str) -> dict[int, set[str]]:
+    def by_line(self, component: str, where: str) -> dict[int, set[str]]:
         """Line -> the scenarios of `component` that run it, in the test process or in one
         a scenario started."""
         found: dict[int, set[str]] = {}
@@ -73,11 +73,11 @@ class Planner:
     def components(self, where: str) -> tuple[str, ...]:
         """The components whose scenarios run some line of `where`."""
         return tuple(c for c in self.maps
-                     if any(names != {AT_COLLECTION} for names in self._file(c, where).values()))
+                     if any(names != {AT_COLLECTION} for names in self.by_line(c, where).values()))
 
     def plan(self, mutation: MutationSpec) -> Plan:
         where = str(mutation.module_path)
-        lines = self._statements(where, mutation.start_pos[0], mutation.end_pos[0])
+        lines = self.statements(where, mutation.start_pos[0], mutation.end_pos[0])
         if where.startswith("kit/"):
             return self._tests(where, lines)
         found = self._scenarios(where, lines)
@@ -100,7 +100,7 @@ class Planner:
         return {n for node in spans for n in range(node.lineno, (node.end_lineno or 0) + 1)}
 
     def _scenarios(self, where: str, lines: set[int]) -> Plan:
-        maps = {c: self._file(c, where) for c in COMPONENTS}
+        maps = {c: self.by_line(c, where) for c in COMPONENTS}
         components = tuple(c for c in self.components(where) if c in maps)
         if where in OUT_OF_REACH and not components:
             return Plan(())  # no scenario runs the file (imports aside)
@@ -122,7 +122,7 @@ class Planner:
     def _tests(self, where: str, lines: set[int]) -> Plan:
         """The tests that run the mutated lines: a test by its id, a module whole where its
         fixtures run them (mutation.kit); all the file's tests for a line run at import."""
-        found = self._file(TESTS, where)
+        found = self.by_line(TESTS, where)
         names = {n for line in lines for n in found.get(line, ())}
         if AT_COLLECTION in names:
             return Plan((("--tests", *tests_of([where])),))
@@ -130,7 +130,7 @@ class Planner:
         tests = {name for name in names if name.split("::")[0] not in modules}
         return Plan((("--tests", *sorted(modules | tests)),) if names else ())
 
-    def _statements(self, where: str, first: int, last: int) -> set[int]:
+    def statements(self, where: str, first: int, last: int) -> set[int]:
         """The lines coverage knows the mutated lines by: a statement's first line (coverage
         records a statement over several lines, as a signature, by its first)."""
         if where not in self.parsers:

@@ -79,3 +79,13 @@ def test_the_map_is_made_once_per_session_and_kept_when_a_reference_scenario_fai
     (tmp_path / "other").mkdir()
     with pytest.raises(RuntimeError, match=r"the agent component's map failed \(2\)"):
         reach.shared_map(tmp_path / "other")
+
+
+def test_a_text_on_a_statements_later_line_selects_what_runs_the_statement() -> None:
+    """Coverage records a statement written over several lines by its first, as the mutation
+    tool reads it: the refusal's message, on the line after its `raise`."""
+    place = "reference/limits.py:seconds:got {value!r}"
+    (later,) = reach.lines_of(place)[1]
+    found = {"files": {"reference/limits.py": {str(later - 1): ["test_refused"]}},
+             "spawned": {}}
+    assert reach.scenarios((place,), found) == {"test_refused"}

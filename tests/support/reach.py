@@ -31,7 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mutation.scenarios import ROOT
+from mutation.plan import Planner
+from mutation.scenarios import AT_COLLECTION, ROOT
 
 WHOLE = os.environ.get("AGENT_TCK_BROKEN") == "whole"
 MAP_OPTIONS = ("--time-scale", "0.02")  # tests/support/runsuite.py's nested runs
@@ -40,13 +41,13 @@ MAP_OPTIONS = ("--time-scale", "0.02")  # tests/support/runsuite.py's nested run
 def lines_of(place: str) -> tuple[str, set[int]]:
     """The file and line numbers of `place` (see the module's docstring)."""
     where, qualname, *text = place.split(":", 2)
-    path = ROOT / where
-    node = _function(ast.parse(path.read_text()), qualname.split("."), place)
+    source = (ROOT / where).read_text()
+    node = _function(ast.parse(source), qualname.split("."), place)
     assert node.end_lineno is not None
     numbers = set(range(node.lineno, node.end_lineno + 1))
     if text:
-        source = path.read_text().splitlines()
-        numbers = {n for n in numbers if text[0] in source[n - 1]}
+        lines = source.splitlines()
+        numbers = {n for n in numbers if text[0] in lines[n - 1]}
     if not numbers:
         raise LookupError(f"reach {place!r}: no line of {qualname} contains {text[0]!r}")
     return where, numbers
@@ -61,18 +62,22 @@ def _function(tree: ast.AST, names: list[str], place: str) -> ast.AST:
 
 def scenarios(places: tuple[str, ...], found: dict[str, Any]) -> set[str]:
     """The scenarios (test function names) that run any line of `places`, in the reference
-    and in the processes it starts (the reaper)."""
+    and in the processes it starts (the reaper), as the mutation tool finds a mutant's: a line
+    of a statement written over several counts as the statement's first, which coverage
+    records."""
+    planner = Planner({"agent": found})
     names: set[str] = set()
     for place in places:
         where, numbers = lines_of(place)
-        for part in ("files", "spawned"):
-            by_line = found[part].get(where, {})
-            names.update(n for line in numbers for n in by_line.get(str(line), []) if n)
-    return names
+        ran = planner.by_line("agent", where)
+        names.update(n for line in numbers for first in planner.statements(where, line, line)
+                     for n in ran.get(first, ()))
+    return names - {AT_COLLECTION}
 
 
 def keyword(places: tuple[str, ...], found: dict[str, Any]) -> str:
-    """A -k expression that selects the scenarios that run `places`."""
+    """A -k expression that selects the scenarios that run `places` (pytest's -k matches a
+    name by part, so it may select a few more: that is safe)."""
     names = scenarios(places, found)
     if not names:
         raise LookupError(f"no scenario of the agent component runs the reach {places}")
