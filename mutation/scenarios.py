@@ -85,7 +85,7 @@ def measure(component: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
     _import_reference()  # before any scenario, so that import-time lines belong to none
 
     args = cli.build_parser().parse_args(["run", "--component", component, "--strict",
-                                                *options])
+                                          *options])
     collector = verdicts.Collector()
     with tempfile.TemporaryDirectory(prefix="agent-tck-map-") as tmp:
         rcfile = Path(tmp) / "spawned.rc"
