@@ -420,19 +420,21 @@ def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
 
 
 @given(parsers.parse(
-    'the harness prints a line of exactly {size:d} bytes whose text ends "{end}", then a line of '
-    '{longer:d} bytes, spaces before a text "{hidden}", then answers "{text}"'))
-def harness_lines_at_the_limit(world: AgentWorld, size: int, end: str, longer: int, hidden: str,
-                               text: str) -> None:
+    'the harness prints a line of {longer:d} bytes, spaces before a text "{hidden}", then two '
+    'lines of exactly {size:d} bytes whose texts end "{first}" and "{second}", then answers '
+    '"{text}"'))
+def harness_lines_at_the_limit(world: AgentWorld, longer: int, hidden: str, size: int,
+                               first: str, second: str, text: str) -> None:
     """Sizes without the newline. The longer line is whitespace and then a whole JSON object:
     read from anywhere past its start, what is left of it is a line a backend reads."""
     script = world.new_script().init()
-    whole = _unterminated(script.text_line("@FILL@" + end))
     tail = _unterminated(script.text_line(hidden))
-    fill = size - len(whole.encode()) + len("@FILL@")
-    script.add("fill", {"line": whole + "\n", "size": fill})
     script.add("fill", {"line": "@FILL@" + tail + "\n", "size": longer - len(tail.encode()),
                         "with": " "})
+    for end in (first, second):
+        whole = _unterminated(script.text_line("@FILL@" + end))
+        fill = size - len(whole.encode()) + len("@FILL@")
+        script.add("fill", {"line": whole + "\n", "size": fill})
     script.text(text).done()
 
 

@@ -46,6 +46,7 @@ CASES = {
     "NoLineLimit": {"AG-H1"},
     "ReadsTheEndOfASkippedLine": {"AG-H1"},
     "SkipsALineAtTheLimit": {"AG-H1"},
+    "CountsOnFromTheLastLine": {"AG-H1"},
     # AG-H15 too: its answer, to which nothing went wrong, has no warning at all.
     "WarnsOfASkippedLineAlways": {"AG-H1", "AG-H15"},
     "CompletedTurnIgnoresExitCode": {"AG-H9"},

@@ -46,16 +46,20 @@ Feature: Hostile harnesses: the failures real wrappers hit
 
     @req:AG-H1
     Scenario: A line of exactly 16 MiB is read whole, and a longer one is skipped to its end
-      A line of exactly 16 MiB (the newline aside) is within the limit and is read whole. A
-      line past it is skipped whole, to its end: a reader that gives up on a long line and
-      then reads what is left of it as the next line would act on the end of a line it said
-      it skipped. Here that end is a complete event, after the spaces that pad the line.
+      A line past 16 MiB is skipped whole, to its end: a reader that gives up on a long line
+      and then reads what is left of it as the next line would act on the end of a line it
+      said it skipped. Here that end is a complete event, after the spaces that pad the line.
+      A line of exactly 16 MiB (the newline aside) is within the limit and is read whole,
+      wherever it comes: here right after the skipped line, and again right after the first
+      one. Each line is measured from its own start: a reader that counts on from where the
+      line before it left off, by as little as a byte, skips one of them.
 
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
-      And the harness prints a line of exactly 16777216 bytes whose text ends "read whole", then a line of 16908288 bytes, spaces before a text "from the skipped line", then answers "after the lines"
+      And the harness prints a line of 16908288 bytes, spaces before a text "from the skipped line", then two lines of exactly 16777216 bytes whose texts end "first read whole" and "second read whole", then answers "after the lines"
       When the agent answers "Hello"
       Then the response status is 0
-      And the response message contains "read whole"
+      And the response message contains "first read whole"
+      And the response message contains "second read whole"
       And the response message contains "after the lines"
       And the response message does not contain "from the skipped line"
       And the response has a warning containing "skipped"

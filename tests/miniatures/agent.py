@@ -973,6 +973,33 @@ class SkipsALineAtTheLimit(_Supervised):
     supervisor = _OneByteShort
 
 
+class _CarryingSplitter(LineSplitter):
+    """Keeps the size of the pieces a line was put together from, and counts on from it."""
+
+    def _end_line(self, piece: bytes) -> None:
+        carried = self.pending_size if self.pending and not self.discarding else 0
+        super()._end_line(piece)
+        self.pending_size += carried
+
+
+class _CountsOn(Supervisor):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        splitter.__class__ = _CarryingSplitter
+        return super()._read(fd, splitter)
+
+
+class CountsOnFromTheLastLine(_Supervised):
+    """Measures a line from where the last one longer than a read left off: a line of exactly
+    16 MiB after another is skipped (a mutant that resets the count to 1 instead of 0 taught
+    it: the limit holds for each line, not only the first)."""
+
+    reach = (  # a line longer than a read (16 MiB are 256 reads)
+        'reference/supervisor.py:LineSplitter._end_line:b"".join',
+    )
+
+    supervisor = _CountsOn
+
+
 class CompletedTurnIgnoresExitCode(_Broken):
     """Reports success after a completed turn, whatever the CLI's exit code."""
 
