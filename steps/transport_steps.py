@@ -62,6 +62,7 @@ class TransportWorld(World):
     codes: dict[str, int | None] = field(default_factory=dict)
     conversations: dict[str, list[str]] = field(default_factory=dict)  # id -> its requests
     ended: Ended | None = None  # how the agent started with a value it cannot use ended
+    trace: Path | None = None  # where its DDS configuration has Cyclone DDS write its trace
 
     @property
     def dds(self) -> DdsDriver:
@@ -72,10 +73,12 @@ class TransportWorld(World):
             self.script = Script(self.backend, time_scale=self.time_scale)
         return self.script
 
-    def start(self, label: str, backend: str, **settings: str) -> None:
+    def start(self, label: str, backend: str, settings: dict[str, str] | None = None,
+              replaced: tuple[str, str] | None = None) -> None:
+        """`replaced`: an option of its command line and the value it has instead."""
         self.backend = backend
         name, _ = self.dds.agent_create({"backend": backend, "env": {"PATH": self.rig.path()},
-                                         **settings})
+                                         **(settings or {})}, replaced)
         self.names[label] = name
 
     def start_replaced(self, backend: str, option: str, value: str) -> None:
@@ -150,7 +153,7 @@ def served_agent(transport: TransportWorld, label: str, backend: str) -> None:
 def served_agent_with(transport: TransportWorld, label: str, backend: str, setting: str,
                       value: str) -> None:
     """`setting`: "credentials" or "the model"."""
-    transport.start(label, backend, **{setting.removeprefix("the "): value})
+    transport.start(label, backend, {setting.removeprefix("the "): value})
 
 
 @given(parsers.parse('served agents "{first}" and "{second}" with backend "{backend}".'))
@@ -248,12 +251,27 @@ def started_with_bad_config(transport: TransportWorld, backend: str, file: str) 
     if content is PIPE:
         os.mkfifo(path)
     elif content is SECURE:
-        own = transport.dds.config.read_text()
-        assert own.count("</Domain>") == 1, f"{transport.dds.config} has not one <Domain>"
-        path.write_text(own.replace("</Domain>", f"{SECURITY}</Domain>"))
+        path.write_text(_own_config_with(transport, SECURITY))
     elif isinstance(content, str):
         path.write_text(content)
     transport.start_replaced(backend, "--dds-config", str(path))
+
+
+@when(parsers.parse('a served agent with backend "{backend}" is started with the suite\'s own '
+                     'DDS configuration plus a file for Cyclone DDS to write its trace to.'))
+def started_with_tracing(transport: TransportWorld, backend: str) -> None:
+    path, transport.trace = transport.root / "dds.xml", transport.root / "cyclonedds.trace"
+    tracing = (f"<Tracing><Verbosity>config</Verbosity>"
+               f"<OutputFile>{transport.trace}</OutputFile></Tracing>")
+    path.write_text(_own_config_with(transport, tracing))
+    transport.start("A", backend, replaced=("--dds-config", str(path)))
+
+
+def _own_config_with(transport: TransportWorld, element: str) -> str:
+    """The suite's own DDS configuration (loopback only) with `element` added to its domain."""
+    own = transport.dds.config.read_text()
+    assert own.count("</Domain>") == 1, f"{transport.dds.config} has not one <Domain>"
+    return own.replace("</Domain>", f"{element}</Domain>")
 
 
 @given("this Cyclone DDS build has no DDS Security plugins.")
@@ -350,6 +368,16 @@ def genesis_reply_fields(transport: TransportWorld) -> None:
             assert reply["conversation_id"] == "conv-fields"
             assert reply["replier_service_guid"], "no replier_service_guid"
             assert reply["service_instance_tag"] == transport.names["A"]
+
+
+@then(parsers.parse('Cyclone DDS wrote that trace, which names the interface "{interface}".'))
+def wrote_the_trace(transport: TransportWorld, interface: str) -> None:
+    trace = transport.trace
+    assert trace is not None and trace.is_file(), (
+        f"no trace at {trace}: the served agent joined with another DDS configuration than "
+        "the file it was given")
+    said = f"NetworkInterface[@name]: {interface} "
+    assert said in trace.read_text(errors="replace"), f"{trace} does not say {said!r}"
 
 
 @then(parsers.parse("the harness ran {count:d} times."))

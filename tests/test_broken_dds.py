@@ -37,6 +37,7 @@ CASES = {
     "holds-offers": ("never_grants", "TR-16"),
     "exits-0-refusing": ("cannot_use and exist", "TR-17"),
     "forgets-failed-session": ("failed_before", "TR-14"),
+    "own-config": ("joins_with_that_file", "TR-19"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

@@ -328,3 +328,21 @@ Feature: Transport: the agent served over DDS
         | -1     |
         | 233    |
         | seven  |
+
+  Rule: A served agent joins its domain with the DDS configuration it is given (decision D-27)
+    The configuration file the kit gives a served agent is the one it must join with: it is
+    what keeps the agent on loopback here, and on the network an operator chose elsewhere. An
+    agent that joins with one of its own instead (a default it ships, whatever the variable
+    CYCLONEDDS_URI says) can still answer here, where its own is loopback too, and no request
+    would show it. So the file given here is the suite's own loopback configuration with one
+    setting added that an agent joining with any other cannot fake: Cyclone DDS writes a trace
+    of the configuration it runs with to a file the configuration names. Found by mutation
+    testing (docs/mutation.md): a reference that took its shipped loopback file over the one
+    it was given passed every scenario before this one.
+
+    @req:TR-19
+    Scenario: A served agent started with a usable DDS configuration file joins with that file.
+      When a served agent with backend "claude" is started with the suite's own DDS configuration plus a file for Cyclone DDS to write its trace to.
+      And one client sends 1 request.
+      Then Cyclone DDS wrote that trace, which names the interface "lo".
+      And every request gets exactly one reply with its own request_id.

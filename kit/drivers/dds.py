@@ -181,9 +181,14 @@ class DdsDriver(ProtocolDriver):
         result: list[dict[str, Any]] = self._parser.parse_line(backend, line)
         return result
 
-    def agent_create(self, settings: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    def agent_create(self, settings: dict[str, Any], replaced: tuple[str, str] | None = None,
+                     ) -> tuple[str, list[dict[str, Any]]]:
+        """`replaced`: an option of the command line (`--dds-config`, ...) and its value
+        instead of the driver's."""
         name = f"tck-{os.getpid()}-{next(self.ids)}"
         argv = self._argv(name, settings)  # what it cannot carry stops no agent for nothing
+        if replaced is not None:
+            _replace(argv, *replaced)
         self._make_room()
         served = self._start(name, argv, settings)
         self.served[name] = served
@@ -316,9 +321,7 @@ class DdsDriver(ProtocolDriver):
         exit (at most START_TIMEOUT, then stop it); how it ended."""
         name = f"tck-{os.getpid()}-{next(self.ids)}"
         argv = self._argv(name, settings)
-        if option not in argv[:-1]:
-            raise DriverError(f"a served agent's command line has no {option}: {argv}")
-        argv[argv.index(option) + 1] = value
+        _replace(argv, option, value)
         self._make_room()
         stderr = self.logs / f"{name}.stderr"
         served = self.served[name] = self._start(name, argv, settings, stderr=stderr)
@@ -511,6 +514,13 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _replace(argv: list[str], option: str, value: str) -> None:
+    """Give `option` of a served agent's command line `argv` the value `value`."""
+    if option not in argv[:-1]:
+        raise DriverError(f"a served agent's command line has no {option}: {argv}")
+    argv[argv.index(option) + 1] = value
 
 
 def _tail(log: Path, size: int = 2000) -> str:

@@ -17,6 +17,7 @@ Each defect is one small patch of the reference service:
 - holds-offers:    keeps an offer open until its client grants it, however long
 - exits-0-refusing: says what is wrong with its domain or DDS configuration, and exits 0
 - forgets-failed-session: a reply without a session id ends the conversation's session
+- own-config:      checks the DDS configuration file it is given, then joins with its own
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent_tck.reference.dds import bus, cli, service, types
+from agent_tck.reference.dds import bus, cli, config, service, types
 from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
@@ -111,6 +112,13 @@ def _forgets_failed_session(self: AgentService, reply: types.AgentReply) -> None
         self._remember(reply.conversation_id, owner)
 
 
+def _own_config(path: Any = None) -> str:
+    """Refuses a file it cannot use, as the reference does, then joins with the loopback
+    configuration it ships instead of the file."""
+    config.config_uri(path)
+    return config.activate(None)
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -126,6 +134,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "holds-offers": (service, "OFFER_WAIT", math.inf),
     "exits-0-refusing": (cli, "USAGE", cli.OK),
     "forgets-failed-session": (AgentService, "_learn", _forgets_failed_session),
+    "own-config": (bus, "activate", _own_config),
 }
 
 if __name__ == "__main__":
