@@ -63,6 +63,7 @@ class TransportWorld(World):
     conversations: dict[str, list[str]] = field(default_factory=dict)  # id -> its requests
     ended: Ended | None = None  # how the agent started with a value it cannot use ended
     trace: Path | None = None  # where its DDS configuration has Cyclone DDS write its trace
+    addressed: dict[str, str] = field(default_factory=dict)  # request_id -> agent's name
 
     @property
     def dds(self) -> DdsDriver:
@@ -86,15 +87,17 @@ class TransportWorld(World):
         settings = {"backend": backend, "env": {"PATH": self.rig.path()}}
         self.ended = self.dds.serve_replaced(settings, option, value)
 
-    def send(self, count: int, *, client: int = 0, agent: str = "", conversation: str = "",
-             metadata: str | None = None) -> list[str]:
+    def send(self, count: int, *, client: int = 0, agent: str | list[str] = "",
+             conversation: str = "", metadata: str | None = None) -> list[str]:
+        """`agent`: the name every request is addressed to, or each request's in turn."""
         if self.script is None:
             self.new_script().init().echo()
         self.rig.use(self.new_script())
         rids = []
         for i in range(count):
             message = f"request {len(self.sent) + 1} from client {client} ({i})"
-            rid = self.dds.send(message, agent=agent, conversation_id=conversation,
+            to = agent[i % len(agent)] if isinstance(agent, list) else agent
+            rid = self.dds.send(message, agent=to, conversation_id=conversation,
                                 client=client, metadata=metadata)
             self.sent[rid] = message
             rids.append(rid)
@@ -302,6 +305,15 @@ def sends_addressed(transport: TransportWorld, count: int, label: str) -> None:
     transport.wait(transport.send(count, agent=transport.names[label]))
 
 
+@when(parsers.parse('one client sends {count:d} requests at once, addressed in turn to agent '
+                    '"{first}" and agent "{second}".'))
+def sends_in_turn(transport: TransportWorld, count: int, first: str, second: str) -> None:
+    names = [transport.names[first], transport.names[second]]
+    rids = transport.send(count, agent=names)
+    transport.addressed.update((rid, names[i % 2]) for i, rid in enumerate(rids))
+    transport.wait(rids)
+
+
 @when(parsers.parse("{clients:d} clients each send {count:d} requests at once."))
 def clients_send(transport: TransportWorld, clients: int, count: int) -> None:
     indices = transport.dds.add_clients(clients)
@@ -446,6 +458,15 @@ def no_tool_events(transport: TransportWorld) -> None:
 def replies_from(transport: TransportWorld, label: str) -> None:
     repliers = {r["service_instance_tag"] for rs in _replies(transport).values() for r in rs}
     assert repliers == {transport.names[label]}, f"replies came from {repliers}"
+
+
+@then("every reply comes from the agent its request was addressed to.")
+def replies_from_addressed(transport: TransportWorld) -> None:
+    wrong = {rid: [r["service_instance_tag"] for r in replies]
+             for rid, replies in _replies(transport).items()
+             if any(r["service_instance_tag"] != transport.addressed[rid] for r in replies)}
+    assert transport.addressed and not wrong, (
+        f"replies from another agent than the one addressed ({transport.addressed}): {wrong}")
 
 
 @then(parsers.parse('the harness ran only for agent "{label}".'))

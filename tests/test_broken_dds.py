@@ -38,6 +38,7 @@ CASES = {
     "exits-0-refusing": ("cannot_use and exist", "TR-17"),
     "forgets-failed-session": ("failed_before", "TR-14"),
     "own-config": ("joins_with_that_file", "TR-19"),
+    "stops-at-anothers": ("in_turn", "TR-5"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

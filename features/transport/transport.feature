@@ -54,6 +54,19 @@ Feature: Transport: the agent served over DDS
       Then the harness ran only for agent "B".
       Then no agent but "B" offered to take them.
 
+    @req:TR-5
+    Scenario: Requests addressed to two agents in turn are each answered by the agent named.
+      An agent reads the requests on the bus together, its own and the others': one that is
+      not addressed to it is passed over, and the next one read with it may be its own. Found
+      by mutation testing (docs/mutation.md): an agent that stopped reading at the first
+      request not addressed to it lost the rest of what it had read, and the scenario above,
+      whose requests are all addressed to one agent, passed.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness answers every request with its prompt.
+      When one client sends 6 requests at once, addressed in turn to agent "A" and agent "B".
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply comes from the agent its request was addressed to.
+
   Rule: States are published on the monitoring topic (seed 001: "a graph node event is published")
 
     @req:TR-6

@@ -18,6 +18,7 @@ Each defect is one small patch of the reference service:
 - exits-0-refusing: says what is wrong with its domain or DDS configuration, and exits 0
 - forgets-failed-session: a reply without a session id ends the conversation's session
 - own-config:      checks the DDS configuration file it is given, then joins with its own
+- stops-at-anothers: drops what it read after the first request addressed to another agent
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from agent_tck.reference.dds import bus, cli, config, service, types
 from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
+_read_requests = AgentService._read_requests
 _start = AgentService._start
 _describe = service._describe
 _on_event = AgentService._on_event
@@ -119,6 +121,28 @@ def _own_config(path: Any = None) -> str:
     return config.activate(None)
 
 
+class _Read:
+    """A reader that has already taken what it holds."""
+
+    def __init__(self, data: list[types.AgentRequest], gone: list[Any]) -> None:
+        self.data, self.gone = data, gone
+
+    def take(self) -> tuple[list[types.AgentRequest], list[Any]]:
+        return self.data, self.gone
+
+
+def _stops_at_anothers(self: AgentService, now: float) -> None:
+    """Reads on to the first request addressed to another agent, and drops the rest."""
+    reader = self.requests
+    data, gone = reader.take()
+    cut = next((i for i, r in enumerate(data) if not self._addressed(r)), len(data))
+    self.requests = _Read(data[:cut + 1], gone)  # type: ignore[assignment]
+    try:
+        _read_requests(self, now)
+    finally:
+        self.requests = reader
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -135,6 +159,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "exits-0-refusing": (cli, "USAGE", cli.OK),
     "forgets-failed-session": (AgentService, "_learn", _forgets_failed_session),
     "own-config": (bus, "activate", _own_config),
+    "stops-at-anothers": (AgentService, "_read_requests", _stops_at_anothers),
 }
 
 if __name__ == "__main__":
