@@ -392,6 +392,23 @@ def wrote_the_trace(transport: TransportWorld, interface: str) -> None:
     assert said in trace.read_text(errors="replace"), f"{trace} does not say {said!r}"
 
 
+@then(parsers.parse('agent "{label}" uses less than a tenth of one CPU over the next '
+                    '{seconds:g} real seconds.'))
+def idles(transport: TransportWorld, label: str, seconds: float) -> None:
+    pid = transport.dds.pid(transport.names[label])
+    before = _cpu_seconds(pid)
+    time.sleep(seconds)
+    used = _cpu_seconds(pid) - before
+    assert used < seconds / 10, (
+        f"agent {label} (pid {pid}) used {used:.2f} s of CPU in {seconds:g} s with nothing to do")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time process `pid` has used, its threads' included, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @then(parsers.parse("the harness ran {count:d} times."))
 def harness_ran(transport: TransportWorld, count: int) -> None:
     assert len(transport.rig.starts()) == count

@@ -39,6 +39,7 @@ CASES = {
     "forgets-failed-session": ("failed_before", "TR-14"),
     "own-config": ("joins_with_that_file", "TR-19"),
     "stops-at-anothers": ("in_turn", "TR-5"),
+    "spins": ("nothing_more_to_do", "TR-20"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

@@ -359,3 +359,21 @@ Feature: Transport: the agent served over DDS
       And one client sends 1 request.
       Then Cyclone DDS wrote that trace, which names the interface "lo".
       And every request gets exactly one reply with its own request_id.
+
+  Rule: A served agent with nothing to do waits without using the CPU (decision D-28)
+    A served agent is a service: it runs for days on a machine it shares, most of the time
+    with nothing to do. Between requests it waits for the next sample to arrive (the
+    reference: on a DDS WaitSet, waking at least every 0.2 s to check its deadlines), and uses
+    next to no CPU. An agent whose wait returns at once, because it never clears what woke it
+    or does not wait at all, spins through its loop and burns a core while idle; every request
+    is still answered, so no other scenario shows it. Found by mutation testing
+    (docs/mutation.md). The bound, a tenth of one CPU, is 25 times what the reference uses
+    idle (0.4%) and a fraction of what a loop that spins takes even on a loaded machine.
+
+    @req:TR-20
+    Scenario: A served agent that has answered a request and has nothing more to do uses next to no CPU.
+      Given a served agent "A" with backend "claude".
+      Given the harness answers every request with its prompt.
+      When one client sends 1 request.
+      Then every request gets exactly one reply with its own request_id.
+      Then agent "A" uses less than a tenth of one CPU over the next 2 real seconds.

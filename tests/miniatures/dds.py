@@ -19,6 +19,7 @@ Each defect is one small patch of the reference service:
 - forgets-failed-session: a reply without a session id ends the conversation's session
 - own-config:      checks the DDS configuration file it is given, then joins with its own
 - stops-at-anothers: drops what it read after the first request addressed to another agent
+- spins:           its loop never waits for the bus: it burns a CPU while idle
 """
 
 from __future__ import annotations
@@ -143,6 +144,10 @@ def _stops_at_anothers(self: AgentService, now: float) -> None:
         self.requests = reader
 
 
+def _spins(self: bus.Bus, seconds: float) -> None:
+    """Returns at once, whatever is on the bus."""
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -160,6 +165,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "forgets-failed-session": (AgentService, "_learn", _forgets_failed_session),
     "own-config": (bus, "activate", _own_config),
     "stops-at-anothers": (AgentService, "_read_requests", _stops_at_anothers),
+    "spins": (bus.Bus, "wait", _spins),
 }
 
 if __name__ == "__main__":
