@@ -12,6 +12,7 @@ import ctypes.util
 import importlib.util
 import json
 import os
+import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 GENESIS_STATES = {"JOINING": 0, "DISCOVERING": 1, "READY": 2, "BUSY": 3, "DEGRADED": 4,
                   "OFFLINE": 5}
 REPLY_WAIT = 60.0
+STOPPED_FOR = 0.5  # real seconds for requests to reach stopped agents' sockets
 PIPE = object()
 SECURE = object()  # the driver's own (loopback-only) configuration, DDS Security added
 SECURITY = ('<Security><Authentication><Library path="dds_security_auth"'
@@ -305,11 +307,21 @@ def sends_addressed(transport: TransportWorld, count: int, label: str) -> None:
     transport.wait(transport.send(count, agent=transport.names[label]))
 
 
-@when(parsers.parse('one client sends {count:d} requests at once, addressed in turn to agent '
-                    '"{first}" and agent "{second}".'))
-def sends_in_turn(transport: TransportWorld, count: int, first: str, second: str) -> None:
+@when(parsers.parse('agents "{first}" and "{second}" are stopped (SIGSTOP), one client sends '
+                    '{count:d} requests addressed in turn to each, and the agents are continued '
+                    '(SIGCONT).'))
+def sends_in_turn_while_stopped(transport: TransportWorld, first: str, second: str,
+                                count: int) -> None:
     names = [transport.names[first], transport.names[second]]
-    rids = transport.send(count, agent=names)
+    pids = [transport.dds.pid(name) for name in names]
+    try:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        rids = transport.send(count, agent=names)
+        time.sleep(STOPPED_FOR)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
     transport.addressed.update((rid, names[i % 2]) for i, rid in enumerate(rids))
     transport.wait(rids)
 

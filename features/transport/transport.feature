@@ -60,10 +60,12 @@ Feature: Transport: the agent served over DDS
       not addressed to it is passed over, and the next one read with it may be its own. Found
       by mutation testing (docs/mutation.md): an agent that stopped reading at the first
       request not addressed to it lost the rest of what it had read, and the scenario above,
-      whose requests are all addressed to one agent, passed.
+      whose requests are all addressed to one agent, passed. Requests sent one after the
+      other reach a running agent one or a few at a time; so both agents are stopped while
+      they are sent, and each reads them all at once when it is continued.
       Given served agents "A" and "B" with backend "claude".
       Given the harness answers every request with its prompt.
-      When one client sends 6 requests at once, addressed in turn to agent "A" and agent "B".
+      When agents "A" and "B" are stopped (SIGSTOP), one client sends 6 requests addressed in turn to each, and the agents are continued (SIGCONT).
       Then every request gets exactly one reply with its own request_id.
       Then every reply comes from the agent its request was addressed to.
 
