@@ -510,6 +510,26 @@ def only_offers_from(transport: TransportWorld, label: str) -> None:
     assert offered == {transport.names[label]}, f"offers came from {offered}"
 
 
+@then(parsers.parse('agents "{first}" and "{second}" were BUSY at the same time.'))
+def busy_together(transport: TransportWorld, first: str, second: str) -> None:
+    spans = {label: _busy_spans(transport, transport.names[label]) for label in (first, second)}
+    assert any(max(a[0], b[0]) < min(a[1], b[1]) for a in spans[first] for b in spans[second]), (
+        f"the agents ran one after the other (BUSY from, to, in seconds since the epoch): "
+        f"{spans}")
+
+
+def _busy_spans(transport: TransportWorld, name: str) -> list[tuple[float, float]]:
+    """When agent `name` went BUSY and READY again, by the timestamps of its states."""
+    spans, since = [], None
+    for state in transport.dds.states(name):
+        if state["state"] == "BUSY":
+            since = state["timestamp"]
+        elif since is not None:
+            spans.append((since, state["timestamp"]))
+            since = None
+    return spans
+
+
 @then("no agent was BUSY with two requests at once.")
 def never_double_busy(transport: TransportWorld) -> None:
     for name in transport.names.values():

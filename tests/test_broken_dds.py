@@ -40,6 +40,7 @@ CASES = {
     "own-config": ("joins_with_that_file", "TR-19"),
     "stops-at-anothers": ("in_turn", "TR-5"),
     "spins": ("nothing_more_to_do", "TR-20"),
+    "keeps-lost-offers": ("at_the_same_time", "TR-3"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

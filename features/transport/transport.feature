@@ -36,6 +36,21 @@ Feature: Transport: the agent served over DDS
       Then the harness ran 12 times.
       Then agents "A" and "B" both answered requests.
 
+    @req:TR-3
+    Scenario: Two agents run two requests at the same time.
+      Sharing the load means running at once: while one agent runs a request, another that
+      is free takes the next. Both free agents offer to take the first request; the client
+      grants it to one, and the other, told so by the grant, is free to offer for the second
+      at once. Found by mutation testing (docs/mutation.md): an agent that kept its losing
+      offer open until the winner's reply ran nothing meanwhile, and every request was still
+      answered. The harness takes 2 real seconds, far longer than a request takes to reach a
+      free agent, so the two runs overlap on any machine.
+      Given served agents "A" and "B" with backend "claude".
+      Given the harness answers every request with its prompt after 2 real seconds.
+      When one client sends 2 requests at once.
+      Then every request gets exactly one reply with its own request_id.
+      Then agents "A" and "B" were BUSY at the same time.
+
     @req:TR-4
     Scenario: A BUSY agent does not take a second request.
       Given served agents "A" and "B" with backend "claude".

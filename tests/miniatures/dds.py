@@ -20,6 +20,7 @@ Each defect is one small patch of the reference service:
 - own-config:      checks the DDS configuration file it is given, then joins with its own
 - stops-at-anothers: drops what it read after the first request addressed to another agent
 - spins:           its loop never waits for the bus: it burns a CPU while idle
+- keeps-lost-offers: ignores a grant to another agent: its offer stays open until that one replies
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from agent_tck.reference.dds.service import AgentService
 
 _reply = AgentService._reply
 _read_requests = AgentService._read_requests
+_read_grants = AgentService._read_grants
 _start = AgentService._start
 _describe = service._describe
 _on_event = AgentService._on_event
@@ -125,23 +127,37 @@ def _own_config(path: Any = None) -> str:
 class _Read:
     """A reader that has already taken what it holds."""
 
-    def __init__(self, data: list[types.AgentRequest], gone: list[Any]) -> None:
+    def __init__(self, data: list[Any], gone: list[Any]) -> None:
         self.data, self.gone = data, gone
 
-    def take(self) -> tuple[list[types.AgentRequest], list[Any]]:
+    def take(self) -> tuple[list[Any], list[Any]]:
         return self.data, self.gone
 
 
-def _stops_at_anothers(self: AgentService, now: float) -> None:
-    """Reads on to the first request addressed to another agent, and drops the rest."""
-    reader = self.requests
-    data, gone = reader.take()
+def _reading_only(reader: str, kept: Any, method: Any) -> Any:
+    """`method` of the service, given only what `kept(service, data)` keeps of what its
+    `reader` took."""
+
+    def patched(self: AgentService, *args: Any) -> None:
+        real = getattr(self, reader)
+        data, gone = real.take()
+        setattr(self, reader, _Read(kept(self, data), gone))
+        try:
+            method(self, *args)
+        finally:
+            setattr(self, reader, real)
+
+    return patched
+
+
+def _to_the_first_not_addressed(self: AgentService, data: list[Any]) -> list[Any]:
+    """What was read up to the first request addressed to another agent."""
     cut = next((i for i, r in enumerate(data) if not self._addressed(r)), len(data))
-    self.requests = _Read(data[:cut + 1], gone)  # type: ignore[assignment]
-    try:
-        _read_requests(self, now)
-    finally:
-        self.requests = reader
+    return data[:cut + 1]
+
+
+def _own_grants(self: AgentService, data: list[Any]) -> list[Any]:
+    return [grant for grant in data if grant.agent_guid == self.guid]
 
 
 def _spins(self: bus.Bus, seconds: float) -> None:
@@ -164,7 +180,10 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "exits-0-refusing": (cli, "USAGE", cli.OK),
     "forgets-failed-session": (AgentService, "_learn", _forgets_failed_session),
     "own-config": (bus, "activate", _own_config),
-    "stops-at-anothers": (AgentService, "_read_requests", _stops_at_anothers),
+    "stops-at-anothers": (AgentService, "_read_requests",
+                          _reading_only("requests", _to_the_first_not_addressed, _read_requests)),
+    "keeps-lost-offers": (AgentService, "_read_grants",
+                          _reading_only("grants", _own_grants, _read_grants)),
     "spins": (bus.Bus, "wait", _spins),
 }
 
