@@ -426,15 +426,18 @@ def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
 def harness_lines_at_the_limit(world: AgentWorld, longer: int, hidden: str, size: int,
                                first: str, second: str, text: str) -> None:
     """Sizes without the newline. The longer line is whitespace and then a whole JSON object:
-    read from anywhere past its start, what is left of it is a line a backend reads."""
+    read from anywhere past its start, what is left of it is a line a backend reads. Each
+    line of exactly `size` bytes is a JSON object padded with whitespace after it: only a line
+    read from its start gives its text, and the answer stays small (through an adapter, each
+    line's text comes back in the answer and in its events)."""
     script = world.new_script().init()
     tail = _unterminated(script.text_line(hidden))
     script.add("fill", {"line": "@FILL@" + tail + "\n", "size": longer - len(tail.encode()),
                         "with": " "})
     for end in (first, second):
-        whole = _unterminated(script.text_line("@FILL@" + end))
-        fill = size - len(whole.encode()) + len("@FILL@")
-        script.add("fill", {"line": whole + "\n", "size": fill})
+        head = _unterminated(script.text_line(end))
+        script.add("fill", {"line": head + "@FILL@\n", "size": size - len(head.encode()),
+                            "with": " "})
     script.text(text).done()
 
 

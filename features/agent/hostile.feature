@@ -51,8 +51,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
       said it skipped. Here that end is a complete event, after the spaces that pad the line.
       A line of exactly 16 MiB (the newline aside) is within the limit and is read whole,
       wherever it comes: here right after the skipped line, and again right after the first
-      one. Each line is measured from its own start: a reader that counts on from where the
-      line before it left off, by as little as a byte, skips one of them.
+      one. Each is an event padded with spaces after it, so only a line read from its start
+      gives its text. Each line is measured from its own start: a reader that counts on from
+      where the line before it left off, by as little as a byte, skips one of them.
 
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness prints a line of 16908288 bytes, spaces before a text "from the skipped line", then two lines of exactly 16777216 bytes whose texts end "first read whole" and "second read whole", then answers "after the lines"
