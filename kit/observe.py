@@ -8,13 +8,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def process_state(pid: int) -> str | None:
-    """The one-letter state of `pid` ('Z' for a zombie), or None when it no longer exists."""
+def _fields(pid: int) -> list[str] | None:
+    """The fields of `pid`'s stat after its name (state, ppid, ...), or None when it no
+    longer exists."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
         return None
-    return stat.rsplit(")", 1)[1].split()[0]
+    return stat.rsplit(")", 1)[1].split()
+
+
+def process_state(pid: int) -> str | None:
+    """The one-letter state of `pid` ('Z' for a zombie), or None when it no longer exists."""
+    fields = _fields(pid)
+    return fields[0] if fields is not None else None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time `pid` has used (user and system, its threads' included), or None when it
+    no longer exists."""
+    fields = _fields(pid)
+    if fields is None:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def unreaped(pid: int, parent: int) -> str | None:

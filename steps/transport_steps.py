@@ -26,7 +26,7 @@ from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
-from agent_tck.kit.observe import group_members, process_state
+from agent_tck.kit.observe import cpu_seconds, group_members, process_state
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import World
 
@@ -408,17 +408,13 @@ def wrote_the_trace(transport: TransportWorld, interface: str) -> None:
                     '{seconds:g} real seconds.'))
 def idles(transport: TransportWorld, label: str, seconds: float) -> None:
     pid = transport.dds.pid(transport.names[label])
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     time.sleep(seconds)
-    used = _cpu_seconds(pid) - before
+    after = cpu_seconds(pid)
+    assert before is not None and after is not None, f"agent {label} (pid {pid}) has ended"
+    used = after - before
     assert used < seconds / 10, (
         f"agent {label} (pid {pid}) used {used:.2f} s of CPU in {seconds:g} s with nothing to do")
-
-
-def _cpu_seconds(pid: int) -> float:
-    """The CPU time process `pid` has used, its threads' included, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @then(parsers.parse("the harness ran {count:d} times."))
