@@ -421,8 +421,8 @@ def harness_oversized_line(world: AgentWorld, size: int, text: str) -> None:
 
 @given(parsers.parse(
     'the harness prints a line of {longer:d} bytes, spaces before a text "{hidden}", then two '
-    'lines of exactly {size:d} bytes whose texts end "{first}" and "{second}", then answers '
-    '"{text}"'))
+    'lines of exactly {size:d} bytes, the texts "{first}" and "{second}" each padded with '
+    'spaces after it, then answers "{text}"'))
 def harness_lines_at_the_limit(world: AgentWorld, longer: int, hidden: str, size: int,
                                first: str, second: str, text: str) -> None:
     """Sizes without the newline. The longer line is whitespace and then a whole JSON object:

@@ -56,7 +56,7 @@ Feature: Hostile harnesses: the failures real wrappers hit
       where the line before it left off, by as little as a byte, skips one of them.
 
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
-      And the harness prints a line of 16908288 bytes, spaces before a text "from the skipped line", then two lines of exactly 16777216 bytes whose texts end "first read whole" and "second read whole", then answers "after the lines"
+      And the harness prints a line of 16908288 bytes, spaces before a text "from the skipped line", then two lines of exactly 16777216 bytes, the texts "first read whole" and "second read whole" each padded with spaces after it, then answers "after the lines"
       When the agent answers "Hello"
       Then the response status is 0
       And the response message contains "first read whole"
