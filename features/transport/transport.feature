@@ -44,7 +44,7 @@ Feature: Transport: the agent served over DDS
       at once. Found by mutation testing (docs/mutation.md): an agent that kept its losing
       offer open until the winner's reply ran nothing meanwhile, and every request was still
       answered. The harness takes 2 real seconds, far longer than a request takes to reach a
-      free agent, so the two runs overlap on any machine.
+      free agent, a loaded machine's included, so the two runs overlap.
       Given served agents "A" and "B" with backend "claude".
       Given the harness answers every request with its prompt after 2 real seconds.
       When one client sends 2 requests at once.
