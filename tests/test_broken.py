@@ -9,7 +9,7 @@ import pytest
 from agent_tck.kit import registry
 from tests.miniatures import agent as miniatures
 from tests.miniatures.agent import ALL_BACKENDS
-from tests.support import reach
+from tests.support import once, reach
 from tests.support.runsuite import CLAUDE_ONLY, failing, failing_in, scenario_results
 
 # A nested conformance run of each broken agent: each scenario has its own deadline in it; the
@@ -137,8 +137,7 @@ EVERY_BACKEND = {"NoReap", "IgnoresWorkingDir", "PromptAsArgument"}
 
 @pytest.fixture(scope="session")
 def agent_map(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
-    base = tmp_path_factory.getbasetemp()
-    return reach.shared_map(base if worker_id == "master" else base.parent)
+    return reach.shared_map(once.session_dir(tmp_path_factory, worker_id))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -16,6 +16,7 @@ import pytest
 
 from agent_tck.kit import registry
 from agent_tck.kit.paths import CHECKOUT
+from tests.support import once
 
 # A conformance run of the installed wheel: each scenario has its own deadline in it; the
 # project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -32,15 +33,21 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The sdist and the wheel, built from this checkout as `python -m build` does."""
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Path, Path]:
+    """The sdist and the wheel, built from this checkout as `python -m build` does; once a
+    session: two builds at once in one checkout race on its `egg-info` (a file listed by
+    one is missing from the other's copy), which failed a run of these tests on 4 workers."""
     if CHECKOUT is None:
         pytest.skip("not run: needs a checkout to build from")
-    out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(CHECKOUT)],
-                          capture_output=True, text=True, timeout=600, check=False, env=_env())
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    def build(out: Path) -> None:
+        done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out),
+                               str(CHECKOUT)], capture_output=True, text=True, timeout=600,
+                              check=False, env=_env())
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    out = once.made_once(once.session_dir(tmp_path_factory, worker_id), "dist", build)
     (sdist,), (wheel,) = out.glob("*.tar.gz"), out.glob("*.whl")
     return sdist, wheel
 

@@ -23,7 +23,6 @@ is then not run, not failed.
 from __future__ import annotations
 
 import ast
-import fcntl
 import json
 import os
 import subprocess
@@ -33,6 +32,7 @@ from typing import Any
 
 from mutation.plan import Planner
 from mutation.scenarios import AT_COLLECTION, ROOT
+from tests.support.once import made_once
 
 WHOLE = os.environ.get("AGENT_TCK_BROKEN") == "whole"
 MAP_OPTIONS = ("--time-scale", "0.02")  # tests/support/runsuite.py's nested runs
@@ -87,19 +87,16 @@ def keyword(places: tuple[str, ...], found: dict[str, Any]) -> str:
 def shared_map(root: Path) -> dict[str, Any]:
     """The agent component's map, made by the first worker that asks and kept in `root` (the
     directory every worker of the session shares)."""
-    out = root / "agent-scenario-map.json"
-    with open(root / "agent-scenario-map.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not out.exists():
-            made = out.with_suffix(".part")
-            argv = [sys.executable, "-m", "mutation.scenarios", "agent", str(made), *MAP_OPTIONS]
-            done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
-            # Exit 1 with a map: a scenario of the reference failed in it (a flake on a busy
-            # machine). The map is kept: a broken agent it leaves a scenario short of fails
-            # on its own, where 45 would all fail here.
-            if done.returncode not in (0, 1) or not made.exists():
-                raise RuntimeError(f"the agent component's map failed ({done.returncode}):\n"
-                                   f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
-            made.rename(out)
+    def make(made: Path) -> None:
+        argv = [sys.executable, "-m", "mutation.scenarios", "agent", str(made), *MAP_OPTIONS]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+        # Exit 1 with a map: a scenario of the reference failed in it (a flake on a busy
+        # machine). The map is kept: a broken agent it leaves a scenario short of fails
+        # on its own, where 45 would all fail here.
+        if done.returncode not in (0, 1) or not made.exists():
+            raise RuntimeError(f"the agent component's map failed ({done.returncode}):\n"
+                               f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+
+    out = made_once(root, "agent-scenario-map.json", make)
     found: dict[str, Any] = json.loads(out.read_text())
     return found
