@@ -1,8 +1,8 @@
-"""Wall time of the whole conformance run, as README command 1 runs it (`agent-tck run -n 2`:
-`-n auto` on the 2-core machines), through the stdio adapter, and against one process; and
-the time to the first verdict line a user sees.
+"""Wall time of the whole conformance run, as README command 1 runs it (`agent-tck run -n auto`:
+eight workers on the 2-core machines), through the stdio adapter, and against one process;
+and the time to the first verdict line a user sees.
 
-`-n 2` against one process compares the two runs' JSON reports apart from times (the same
+`-n auto` against one process compares the two runs' JSON reports apart from times (the same
 scenarios in the same order, the same verdicts and requirements), as tests/test_cli_run.py
 does on a part of the suite. Every run is `agent-tck run` started as a user starts it; the
 serial run is there once, as the baseline (it is the slowest).
@@ -80,12 +80,12 @@ def first_line(*extra: str) -> tuple[float, str]:
 
 def rows(repeats: int, serial: bool = True) -> list[Row]:
     """The whole runs; the serial one (the slowest, about 220 s) only when `serial`."""
-    runs = [agent_tck_run("-n", "2") for _ in range(repeats)]
-    adapter = [agent_tck_run("-n", "2", "--impl", ADAPTER) for _ in range(repeats)]
+    runs = [agent_tck_run("-n", "auto") for _ in range(repeats)]
+    adapter = [agent_tck_run("-n", "auto", "--impl", ADAPTER) for _ in range(repeats)]
     t_par, t_ad = median([t for t, *_ in runs]), median([t for t, *_ in adapter])
     return [
         Row(
-            f"`agent-tck run -n 2`, in-process, every component (median of {repeats}): "
+            f"`agent-tck run -n auto`, in-process, every component (median of {repeats}): "
             f"{_summaries(runs)}",
             f"{t_par:.1f} s",
             "",
@@ -94,8 +94,8 @@ def rows(repeats: int, serial: bool = True) -> list[Row]:
             t_par <= 20,
         ),
         Row(
-            f"`agent-tck run -n 2 --impl 'python -m agent_tck.reference.adapter'` vs in-process: "
-            f"{_summaries(adapter)}",
+            f"`agent-tck run -n auto --impl 'python -m agent_tck.reference.adapter'` vs "
+            f"in-process: {_summaries(adapter)}",
             f"{t_ad:.1f} s",
             f"{t_par:.1f} s",
             f"{t_ad / t_par:.2f}x",
@@ -103,7 +103,7 @@ def rows(repeats: int, serial: bool = True) -> list[Row]:
             t_ad <= 1.5 * t_par,
         ),
         _speed_up(runs, t_par) if serial else Row(
-            "`agent-tck run -n 2` vs one process", f"{t_par:.1f} s",
+            "`agent-tck run -n auto` vs one process", f"{t_par:.1f} s",
             "one process: with --full", "", ">= 1.6x, same report", None),
         _first(repeats, t_ad),
     ]
@@ -114,7 +114,7 @@ def _speed_up(runs: list[tuple[float, str, dict[str, Any]]], t_par: float) -> Ro
     same = all(report == serial[2] for *_, report in runs) and bool(serial[2]["scenarios"])
     outcome = f"{len(serial[2]['scenarios'])} scenarios, {'same' if same else '**different**'}"
     return Row(
-        f"`agent-tck run -n 2` vs one process ({outcome} reports apart from times)",
+        f"`agent-tck run -n auto` vs one process ({outcome} reports apart from times)",
         f"{t_par:.1f} s",
         f"{serial[0]:.1f} s",
         f"{serial[0] / t_par:.2f}x speed-up",

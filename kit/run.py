@@ -14,7 +14,7 @@ from typing import TextIO
 
 import pytest
 
-from agent_tck.kit import html_report, messages, registry, reports, verdicts
+from agent_tck.kit import html_report, messages, registry, reports, schedule, verdicts
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import UsageError
@@ -39,8 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=workers,
         metavar="N",
-        help="run the scenarios on N worker processes ('auto': one per CPU), each with its own "
-        "implementation (adapter); the same verdicts in the same order as without",
+        help="run the scenarios on N worker processes ('auto': four per CPU, at most 16: the "
+        "scenarios mostly wait), each with its own implementation (adapter); the same verdicts "
+        "in the same order as without",
     )
     parser.add_argument("-k", dest="keyword", help="select scenarios by pytest -k expression")
     parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
@@ -108,7 +109,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         argv += ["--req", pattern]
     workers = getattr(args, "workers", None)
     if workers is not None:
-        argv += ["-n", str(workers), "--dist", "worksteal"]
+        count = auto_workers() if workers == "auto" else workers
+        argv += ["-n", str(count), "--dist", "worksteal"]
     if args.keyword:
         argv += ["-k", args.keyword]
     if getattr(args, "markexpr", None):
@@ -124,6 +126,13 @@ def workers(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"expected a number of workers from 1 to 64 or "
                                          f"'auto', got {text!r}")
     return int(text)
+
+
+def auto_workers() -> int:
+    """`-n auto`: four workers for each CPU this process may run on, at most 16. A run's
+    scenarios mostly wait (a deadline, a real CLI, a served DDS agent): on two cores, eight
+    workers kept them 72% busy and took 41 s where two took 93 s (docs/benchmarks.md)."""
+    return min(16, 4 * len(os.sched_getaffinity(0)))
 
 
 def report_path(text: str) -> Path:
@@ -181,7 +190,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     impl.close()
     collector = verdicts.Collector()
     shown = err.isatty() if getattr(args, "progress", None) is None else args.progress
-    plugins = [collector, *([Progress(collector, err)] if shown else [])]
+    plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else [])]
     quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
     with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp:
         code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)

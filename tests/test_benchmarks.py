@@ -43,7 +43,7 @@ def test_the_stream_benchmark_reads_every_line_it_asks_for() -> None:
 
 
 def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
-    """The `-n 2` row compares reports of `agent-tck run` apart from times: two runs of the
+    """The `-n auto` row compares reports of `agent-tck run` apart from times: two runs of the
     same scenarios give the same report, and a run of other scenarios does not."""
     _, summary, one = suite.agent_tck_run("--component", "responses")
     _, _, two = suite.agent_tck_run("--component", "responses", "-n", "2")
@@ -54,7 +54,7 @@ def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
 
 def test_the_serial_run_is_the_full_sizes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """The default size leaves out the serial run (about 220 s: the run must fit in five
-    minutes), and says where its row is measured; `--full` compares it with `-n 2`."""
+    minutes), and says where its row is measured; `--full` compares it with `-n auto`."""
     runs: list[tuple[str, ...]] = []
 
     def run(*extra: str) -> tuple[float, str, dict[str, object]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -207,8 +208,10 @@ def test_a_run_whose_every_request_errored_is_not_a_pass() -> None:
 
 
 def test_workers_give_the_report_of_one_process(tmp_path: Path) -> None:
-    """Same verdicts, same scenarios in the same order, the same JSON apart from times."""
-    args = ("--component", "runner", "--component", "backends")
+    """Same verdicts, same scenarios in the same order, the same JSON apart from times; with
+    scenarios that wait (the agent's), which the workers start first (kit/schedule.py)."""
+    args = ("--component", "runner", "--component", "backends", "--component", "agent",
+            "-k", "test_runner or test_backends or transcript")
     one, two = tmp_path / "one.json", tmp_path / "two.json"
     assert run(*args, "--json", str(one))[0] == 0
     code, out, _ = run(*args, "-n", "2", "--json", str(two))
@@ -291,6 +294,19 @@ def test_a_should_failure_without_a_baseline_is_not_called_expected() -> None:
 @pytest.mark.parametrize(("text", "workers"), [("1", 1), ("64", 64), ("auto", "auto")])
 def test_every_number_of_workers_from_1_to_64_is_taken(text: str, workers: int | str) -> None:
     assert run_options.workers(text) == workers
+
+
+def test_auto_is_four_workers_for_each_cpu_the_run_may_use_at_most_sixteen(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def argv_for(cpus: int) -> list[str]:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
+        args = argparse.Namespace(component=["runner"], impl="python", time_scale=0.02,
+                                  workers="auto", keyword=None)
+        argv = run_options.pytest_args(args)
+        return argv[argv.index("-n"):argv.index("-n") + 2]
+
+    assert [argv_for(n) for n in (1, 2, 4, 5)] == [["-n", "4"], ["-n", "8"], ["-n", "16"],
+                                                    ["-n", "16"]]
 
 
 def test_only_a_verbose_run_prints_pytests_own_report(capfd: pytest.CaptureFixture[str]) -> None:
