@@ -296,10 +296,12 @@ def started_with_bad_domain(transport: TransportWorld, backend: str, domain: str
     transport.start_replaced(backend, "--domain", domain)
 
 
-@when(parsers.parse('the agent that answered conversation "{conversation}" receives SIGTERM.'))
-def owner_receives_sigterm(transport: TransportWorld, conversation: str) -> None:
+@when(parsers.re(r'the agent that answered conversation "(?P<conversation>[^"]+)" '
+                 r'(?P<how>receives SIGTERM|dies without a word \(SIGKILL\))\.$'))
+def owner_is_signalled(transport: TransportWorld, conversation: str, how: str) -> None:
     label = transport.replier(transport.conversations[conversation][-1])
-    transport.codes[label] = transport.dds.agent_stop(transport.names[label])
+    sig = signal.SIGKILL if "SIGKILL" in how else signal.SIGTERM
+    transport.codes[label] = transport.dds.agent_stop(transport.names[label], sig)
 
 
 @when(parsers.parse('one client sends {count:d} requests at once addressed to agent "{label}".'))

@@ -41,6 +41,7 @@ CASES = {
     "stops-at-anothers": ("in_turn", "TR-5"),
     "spins": ("nothing_more_to_do", "TR-20"),
     "keeps-lost-offers": ("at_the_same_time", "TR-3"),
+    "deaf-to-the-gone": ("dies_without", "TR-14"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

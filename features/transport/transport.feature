@@ -255,6 +255,19 @@ Feature: Transport: the agent served over DDS
       Then harness run 5 was started with the "claude" resume flags for session "5d1c2b7e-0000-4000-8000-00000000c0de".
 
     @req:TR-14
+    Scenario: A conversation whose agent dies without a word goes to another agent once that agent is gone.
+      An agent killed by SIGKILL publishes no OFFLINE. Its state's writer is lost with it, and
+      the other participants see that instance gone within Cyclone DDS's participant lease (10
+      seconds by default): an agent counts a gone agent as OFFLINE, or the conversation would
+      wait for its owner forever. Found by mutation testing (docs/mutation.md): a reference
+      that never saw a writer go away passed every scenario before this one.
+      Given served agents "A" and "B" with backend "claude".
+      When one client sends 1 request in conversation "conv-1".
+      When the agent that answered conversation "conv-1" dies without a word (SIGKILL).
+      When one client sends 1 request in conversation "conv-1".
+      Then the other agent answered that request.
+
+    @req:TR-14
     Scenario: A request that failed before its CLI named a session leaves the conversation's session, to its agent and to the next.
       Given served agents "A" and "B" with backend "claude".
       Given the harness starts session "5d1c2b7e-0000-4000-8000-00000000c0de".

@@ -20,6 +20,7 @@ Each defect is one small patch of the reference service:
 - own-config:      checks the DDS configuration file it is given, then joins with its own
 - stops-at-anothers: drops what it read after the first request addressed to another agent
 - spins:           its loop never waits for the bus: it burns a CPU while idle
+- deaf-to-the-gone: never hears that a writer went away (a client, an agent killed by SIGKILL)
 - keeps-lost-offers: ignores a grant to another agent: its offer stays open until that one replies
 """
 
@@ -164,6 +165,15 @@ def _spins(self: bus.Bus, seconds: float) -> None:
     """Returns at once, whatever is on the bus."""
 
 
+_TAKE = bus.Inbox.take
+
+
+def _deaf_to_the_gone(self: bus.Inbox[Any]) -> tuple[list[Any], list[Any]]:
+    """What the reader took, without the instances whose writer went away."""
+    data, _ = _TAKE(self)
+    return data, []
+
+
 DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "twice": (AgentService, "_reply", _reply_twice),
     "ignores-target": (AgentService, "_addressed", _any_target),
@@ -185,6 +195,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "keeps-lost-offers": (AgentService, "_read_grants",
                           _reading_only("grants", _own_grants, _read_grants)),
     "spins": (bus.Bus, "wait", _spins),
+    "deaf-to-the-gone": (bus.Inbox, "take", _deaf_to_the_gone),
 }
 
 if __name__ == "__main__":
