@@ -131,7 +131,7 @@ def workers(text: str) -> int | str:
 def auto_workers() -> int:
     """`-n auto`: four workers for each CPU this process may run on, at most 16. A run's
     scenarios mostly wait (a deadline, a real CLI, a served DDS agent): on two cores, eight
-    workers kept them 72% busy and took 41 s where two took 93 s (docs/benchmarks.md)."""
+    workers took 36 s where two took 93 s, the cores still not saturated (docs/benchmarks.md)."""
     return min(16, 4 * len(os.sched_getaffinity(0)))
 
 

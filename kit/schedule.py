@@ -1,48 +1,57 @@
-"""How `agent-tck run -n N` hands the scenarios to its workers: the ones that wait first.
+"""How `agent-tck run -n N` hands the scenarios to its workers: the longest first.
 
 Most of a run's time is scenarios waiting (a real CLI, a served DDS agent, a deadline that must
 pass), not computing. pytest-xdist's work stealing gives each worker a contiguous slice of the
 collection, so one worker's slice held every real-CLI scenario, and the longest of them (the
 Gemini CLI's 30-second stall) started late and ended the run alone, 20 s after the others.
-Here each worker's slice starts with its share of the waiting scenarios, dealt in turn; the
-rest follow in their own order, and idle workers steal as before. The report does not depend
-on this: verdicts are ordered by collection, which is unchanged.
+Here the scenarios are dealt longest first, each to the worker with the least expected time so
+far (the classic longest-processing-time rule), from the times `durations.json` records of a
+run against the reference; idle workers steal the rest as before. The report does not depend
+on this: verdicts are ordered by collection, which is unchanged. A time recorded for a
+scenario that no longer exists, or none for a new one, costs speed only.
 """
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 from xdist.scheduler import WorkStealingScheduling
 
-# The suite's modules whose scenarios wait, the longest-waiting first (docs/benchmarks.md:
-# real-cli 3.6 s a scenario, transport 1.7 s, agent 0.2 s; the others about 0.02 s).
-WAITING = ("test_real_cli.py", "test_transport.py", "test_agent.py")
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
+@cache
+def recorded() -> tuple[dict[str, float], dict[str, float]]:
+    """Seconds a scenario took (those of a second or more) and a module's mean, by node id and
+    by module file name (`benchmarks/durations.py` writes them)."""
+    data: dict[str, dict[str, float]] = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    return data["scenarios"], data["modules"]
+
+
+def expected(nodeid: str) -> float:
+    scenarios, modules = recorded()
+    module = nodeid.partition("::")[0].rpartition("/")[2]
+    return scenarios.get(nodeid, modules.get(module, 0.0))
 
 
 def deal(collection: list[str], workers: int) -> list[list[int]]:
-    """The indexes of `collection` for each of `workers`: the waiting scenarios dealt in turn,
-    then the rest in contiguous runs, so that every worker has as many as the next (one more
-    for the first few)."""
-    def rank(index: int) -> int:
-        module = collection[index].partition("::")[0].rpartition("/")[2]
-        return WAITING.index(module) if module in WAITING else len(WAITING)
-
-    waiting = sorted((i for i in range(len(collection)) if rank(i) < len(WAITING)), key=rank)
-    hands: list[list[int]] = [waiting[w::workers] for w in range(workers)]
-    rest = [i for i in range(len(collection)) if rank(i) == len(WAITING)]
-    size, extra = divmod(len(collection), workers)
-    taken = 0
-    for w, hand in enumerate(hands):
-        more = max(0, size + (w < extra) - len(hand))
-        hand += rest[taken:taken + more]
-        taken += more
-    hands[-1] += rest[taken:]  # nothing, unless a hand held more waiting ones than its share
+    """The indexes of `collection` for each of `workers`, longest expected first, each to the
+    worker whose hand is expected to take least so far (fewest scenarios on a tie)."""
+    times = [expected(nodeid) for nodeid in collection]
+    hands: list[list[int]] = [[] for _ in range(workers)]
+    loads = [0.0] * workers
+    for index in sorted(range(len(collection)), key=lambda i: -times[i]):
+        worker = min(range(workers), key=lambda w: (loads[w], len(hands[w])))
+        hands[worker].append(index)
+        loads[worker] += times[index]
     return hands
 
 
-class WaitingFirst(WorkStealingScheduling):  # type: ignore[misc]
+class LongestFirst(WorkStealingScheduling):  # type: ignore[misc]
     """Work stealing, with the first slices dealt by `deal`."""
 
     dealt = False
@@ -61,8 +70,8 @@ class WaitingFirst(WorkStealingScheduling):  # type: ignore[misc]
 
 
 class Scheduler:
-    """A pytest plugin for the run's controller: `WaitingFirst` where work stealing was asked."""
+    """A pytest plugin for the run's controller: `LongestFirst` where work stealing was asked."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        return WaitingFirst(config, log) if config.getvalue("dist") == "worksteal" else None
+        return LongestFirst(config, log) if config.getvalue("dist") == "worksteal" else None

@@ -1,47 +1,96 @@
-"""How `agent-tck run -n N` deals the scenarios to its workers (kit/schedule.py)."""
+"""How `agent-tck run -n N` deals the scenarios to its workers (kit/schedule.py), and the
+times it deals them by (benchmarks/durations.py)."""
 
 from __future__ import annotations
 
-from agent_tck.kit.schedule import deal
+import json
+from pathlib import Path
 
-SUITE = "src/agent_tck/steps/suite/"
+import pytest
+
+from agent_tck.kit import schedule
+from agent_tck.kit.run import hermetic, pytest_args
+from benchmarks import durations
+
+SUITE = "steps/suite/"
+
+
+@pytest.fixture
+def times(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, float]]:
+    recorded: dict[str, dict[str, float]] = {"scenarios": {}, "modules": {}}
+    monkeypatch.setattr(schedule, "recorded", lambda: (recorded["scenarios"],
+                                                       recorded["modules"]))
+    return recorded
 
 
 def ids(module: str, count: int) -> list[str]:
     return [f"{SUITE}{module}::test_{module[5:-3]}_{i}" for i in range(count)]
 
 
-def test_each_worker_starts_with_its_share_of_the_waiting_scenarios_the_longest_first() -> None:
-    collection = [*ids("test_agent.py", 4), *ids("test_pipeline.py", 6),
-                  *ids("test_real_cli.py", 3), *ids("test_transport.py", 2)]
-    hands = [[collection[i].rpartition("::")[2] for i in hand] for hand in deal(collection, 3)]
-    assert hands == [
-        ["test_real_cli_0", "test_transport_0", "test_agent_1", "test_pipeline_0",
-         "test_pipeline_1"],
-        ["test_real_cli_1", "test_transport_1", "test_agent_2", "test_pipeline_2",
-         "test_pipeline_3"],
-        ["test_real_cli_2", "test_agent_0", "test_agent_3", "test_pipeline_4", "test_pipeline_5"],
-    ]
+def test_the_longest_go_first_each_to_the_worker_expected_to_be_free_first(
+        times: dict[str, dict[str, float]]) -> None:
+    collection = [*ids("test_agent.py", 3), *ids("test_real_cli.py", 3)]
+    times["scenarios"] = {collection[5]: 30.0, collection[3]: 10.0, collection[4]: 9.0}
+    times["modules"] = {"test_agent.py": 1.0}
+    # 30 s to one worker, 10 and 9 to the two others; then the agent's 1 s each to the worker
+    # expected to be free first (9 s; then 10 and 10, the one with fewer scenarios; then 10).
+    assert schedule.deal(collection, 3) == [[5], [3, 1], [4, 0, 2]]
 
 
-def test_every_scenario_is_dealt_once_and_the_hands_differ_by_one_at_most() -> None:
+def test_every_scenario_is_dealt_once(times: dict[str, dict[str, float]]) -> None:
     collection = [*ids("test_runner.py", 50), *ids("test_agent.py", 31),
                   *ids("test_real_cli.py", 7)]
+    times["modules"] = {"test_agent.py": 0.2, "test_real_cli.py": 3.6}
+    times["scenarios"] = {collection[-1]: 30.0}
     for workers in (1, 2, 3, 6, 8):
-        hands = deal(collection, workers)
+        hands = schedule.deal(collection, workers)
         assert sorted(i for hand in hands for i in hand) == list(range(len(collection)))
-        assert max(map(len, hands)) - min(map(len, hands)) <= 1, workers
+        assert hands[0][0] == len(collection) - 1, workers  # the longest first of all
 
 
-def test_scenarios_that_do_not_wait_keep_their_order_in_contiguous_runs() -> None:
-    collection = ids("test_pipeline.py", 7)
-    assert deal(collection, 3) == [[0, 1, 2], [3, 4], [5, 6]]
+def test_scenarios_of_no_recorded_time_are_spread_evenly_in_their_order(
+        times: dict[str, dict[str, float]]) -> None:
+    assert schedule.deal(ids("test_pipeline.py", 7), 3) == [[0, 3, 6], [1, 4], [2, 5]]
 
 
-def test_when_every_scenario_waits_they_are_dealt_in_turn() -> None:
-    collection = ids("test_agent.py", 7)
-    assert deal(collection, 3) == [[0, 3, 6], [1, 4], [2, 5]]
+def test_more_workers_than_scenarios_leaves_some_without_any(
+        times: dict[str, dict[str, float]]) -> None:
+    assert schedule.deal(ids("test_agent.py", 2), 4) == [[0], [1], [], []]
 
 
-def test_more_workers_than_scenarios_leaves_some_without_any() -> None:
-    assert deal(ids("test_agent.py", 1) + ids("test_runner.py", 1), 4) == [[0], [1], [], []]
+def test_the_recorded_times_are_those_of_a_reports_long_scenarios_and_module_means(
+        tmp_path: Path) -> None:
+    report = {"scenarios": [
+        {"nodeid": f"{SUITE}test_real_cli.py::test_a[gemini-30]", "duration": 30.24},
+        {"nodeid": f"{SUITE}test_real_cli.py::test_b", "duration": 0.5},
+        {"nodeid": f"{SUITE}test_agent.py::test_c", "duration": 0.25},
+    ]}
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert durations.main([str(tmp_path / "r.json"), str(tmp_path / "d.json")]) == 0
+    assert json.loads((tmp_path / "d.json").read_text()) == {
+        "scenarios": {f"{SUITE}test_real_cli.py::test_a[gemini-30]": 30.2},
+        "modules": {"test_agent.py": 0.25, "test_real_cli.py": 15.37},
+    }
+
+
+def test_the_shipped_times_name_scenarios_of_the_suite() -> None:
+    """A renamed long scenario would lose its place at the front: its time must be recorded
+    again (`python -m benchmarks.durations`)."""
+    import argparse
+
+    import pytest as pt
+
+    class Ids:
+        def __init__(self) -> None:
+            self.ids: set[str] = set()
+
+        def pytest_collection_finish(self, session: pt.Session) -> None:
+            self.ids = {item.nodeid for item in session.items}
+
+    args = argparse.Namespace(component=[], impl="reference", time_scale=0.02, keyword=None)
+    found = Ids()
+    with hermetic():
+        pt.main([*pytest_args(args), "--collect-only", "-q"], plugins=[found])
+    scenarios, modules = schedule.recorded()
+    assert found.ids and set(scenarios) <= found.ids, sorted(set(scenarios) - found.ids)
+    assert set(modules) == {n.partition("::")[0].rpartition("/")[2] for n in found.ids}
