@@ -60,6 +60,19 @@ def test_the_dds_drivers_options_are_read_and_bad_ones_named() -> None:
             served_backends(bad)
 
 
+def test_every_worker_of_the_most_a_run_takes_has_domains_of_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-n` takes up to 64 workers (tests/test_cli_run.py); each uses its domain and the next
+    (the transport's), and two workers on one domain would see each other's requests."""
+    from agent_tck.kit.drivers.dds import MAX_DOMAIN, default_domain
+
+    used = []
+    for worker in range(64):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{worker}")
+        used += [default_domain(), default_domain() + 1]
+    assert len(set(used)) == 128 and min(used) == 100 and max(used) <= MAX_DOMAIN
+
+
 @pytest.mark.parametrize(("text", "error"), [
     (None, "is not a file"), ("", "is not an XML document: no element found"),
     ('<?xml version="1.0"?>\n<!-- none -->\n', "is not an XML document: no element found"),

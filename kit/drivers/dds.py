@@ -58,10 +58,11 @@ MAX_DOMAIN = 232
 
 
 def default_domain() -> int:
-    """100..199. Parallel pytest-xdist workers each get their own pair (the transport
-    scenarios use the next domain up); elsewhere the pid spreads concurrent runs."""
+    """Each pytest-xdist worker its own pair, 100 and 101 for the first (the transport
+    scenarios use the next domain up), up to 226 and 227 for the 64th, the most `-n` takes;
+    elsewhere 100..199, the pid spreading concurrent runs."""
     worker = xdist_worker()
-    return 100 + (2 * worker if worker is not None else os.getpid()) % 100
+    return 100 + 2 * worker if worker is not None else 100 + os.getpid() % 100
 
 
 def xdist_worker() -> int | None:
