@@ -625,14 +625,16 @@ def shows_states(transport: TransportWorld, label: str, states: str) -> None:
 
 
 @then(parsers.parse("each state of agent \"{label}\" carries GENESIS's numeric value, "
-                    "the state before it and a reason."))
+                    "the state before it by name and number (none and -1 for the first) and "
+                    "a reason."))
 def states_well_formed(transport: TransportWorld, label: str) -> None:
-    previous = None
+    """-1 is no state of GENESIS's (they are numbered from 0): docs/dds.md, the status type."""
+    previous, code = None, -1
     for state in transport.dds.states(transport.names[label]):
         assert state["state_code"] == GENESIS_STATES[state["state"]], state
-        assert state["previous"] == previous, state
+        assert (state["previous"], state["previous_code"]) == (previous, code), state
         assert state["reason"], f"no reason: {state}"
-        previous = state["state"]
+        previous, code = state["state"], state["state_code"]
 
 
 @then(parsers.parse('agent "{label}" published DEGRADED, and not READY, before its first '

@@ -91,7 +91,7 @@ Feature: Transport: the agent served over DDS
       Given a served agent "A" with backend "claude".
       When one client sends 1 request.
       Then the monitoring topic shows agent "A" in the states DISCOVERING, READY, BUSY, READY.
-      Then each state of agent "A" carries GENESIS's numeric value, the state before it and a reason.
+      Then each state of agent "A" carries GENESIS's numeric value, the state before it by name and number (none and -1 for the first) and a reason.
 
     @req:TR-7
     Scenario: An agent told to stop publishes OFFLINE.

@@ -138,7 +138,8 @@ ANY_SAMPLE = SampleState.Any | ViewState.Any | InstanceState.Any
 def status_dict(sample: Any) -> dict[str, Any]:
     """A status sample as the agent steps see node events."""
     return {"state": sample.state, "state_code": int(sample.state_code),
-            "previous": sample.previous or None, "reason": sample.reason,
+            "previous": sample.previous or None, "previous_code": int(sample.previous_code),
+            "reason": sample.reason,
             "request_id": sample.request_id, "agent": sample.agent_name,
             "guid": sample.agent_guid,
             "sequence": int(sample.sequence), "timestamp": float(sample.timestamp),
