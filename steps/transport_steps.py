@@ -348,6 +348,19 @@ def sends_short_lived(transport: TransportWorld, label: str, seconds: float) -> 
     transport.send(1, metadata=json.dumps({"timeout": seconds, "client": "agent-tck suite"}))
 
 
+@when(parsers.parse('agent "{label}" is BUSY, a client that never grants sends 1 request, and '
+                    'another participant grants it to that agent.'))
+def granted_unoffered(transport: TransportWorld, label: str) -> None:
+    """The grant follows the request by a second, so that the agent has the request waiting
+    when the grant comes (sent first, it would name a request the agent does not know)."""
+    name = transport.names[label]
+    assert transport.dds.wait_state(name, "BUSY", REPLY_WAIT), f"{label} never became BUSY"
+    silent, other = transport.dds.add_clients(2, grants=False)
+    (rid,) = transport.send(1, client=silent)
+    time.sleep(1.0)
+    transport.dds.grant(rid, name, client=other)
+
+
 @when(parsers.parse('agent "{label}" receives SIGTERM.'))
 def receives_sigterm(transport: TransportWorld, label: str) -> None:
     transport.codes[label] = transport.dds.agent_stop(transport.names[label])
@@ -678,7 +691,7 @@ def exited_with(transport: TransportWorld, label: str, code: int) -> None:
 def second_never_run(transport: TransportWorld, seconds: float) -> None:
     first, second = transport.sent
     transport.wait([first])
-    assert not transport.dds.wait_replies([second], seconds), "the expired request was run"
+    assert not transport.dds.wait_replies([second], seconds), "the second request was run"
     pids = [start["pid"] for start in transport.rig.starts()]
     assert len(pids) == 1, f"the harness ran {len(pids)} times: pids {pids}"
 

@@ -42,6 +42,7 @@ CASES = {
     "spins": ("nothing_more_to_do", "TR-20"),
     "keeps-lost-offers": ("at_the_same_time", "TR-3"),
     "deaf-to-the-gone": ("dies_without", "TR-14"),
+    "runs-unoffered-grants": ("never_offered", "TR-3"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

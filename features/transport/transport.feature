@@ -84,6 +84,20 @@ Feature: Transport: the agent served over DDS
       Then every request gets exactly one reply with its own request_id.
       Then every reply comes from the agent its request was addressed to.
 
+    @req:TR-3
+    Scenario: A grant for a request an agent never offered to take does not make it run that request.
+      A grant can name any agent: a client restarted, a copy of one, or a peer that is no
+      client at all may grant a request it never asked for, to an agent that never offered to
+      take it. An agent runs only the requests it offered to take (docs/dds.md, exactly once),
+      so such a grant runs nothing: here the request's own client never grants it, so it is
+      never run. Found by mutation testing (docs/mutation.md): a reference that ran a request
+      granted to it without its offer, once free, passed every scenario before this one.
+      Given a served agent "A" with backend "claude".
+      Given the harness answers every request with its prompt after 2 real seconds.
+      When one client sends 1 request without waiting.
+      When agent "A" is BUSY, a client that never grants sends 1 request, and another participant grants it to that agent.
+      Then the first request gets its reply, the second none in the 3 seconds after it, and the harness ran once.
+
   Rule: States are published on the monitoring topic (seed 001: "a graph node event is published")
 
     @req:TR-6

@@ -355,6 +355,11 @@ class DdsDriver(ProtocolDriver):
         self.sent[rid] = wire
         return rid
 
+    def grant(self, rid: str, agent: str, *, client: int = 0) -> None:
+        """Client `client` grants request `rid` to `agent`, whether or not it offered."""
+        guid = self.states(agent)[-1]["guid"]
+        self.wires[client].grant(rid, guid)
+
     def wait_replies(self, rids: list[str], timeout: float, linger: float = 0.3) -> bool:
         """Pump every client until each of `rids` has a reply (or a served agent exited on
         its own: `exited` says which), then `linger` seconds more (a second reply to the same

@@ -216,6 +216,11 @@ class Wire:
             entry = (int(sample.sequence), json.loads(sample.event))
             self.events.setdefault(sample.request_id, []).append(entry)
 
+    def grant(self, rid: str, guid: str) -> None:
+        """Grant request `rid` to the agent `guid`, whatever it offered (a peer that grants
+        what it did not ask, or what another client asked)."""
+        self.writers[GRANT_TOPIC].write(AgentGrant(rid, guid))
+
     def retire(self, rid: str) -> None:
         """Drop a finished request from the writers' history (agents see it settled)."""
         ask = self.asks.get(rid)

@@ -21,6 +21,7 @@ Each defect is one small patch of the reference service:
 - stops-at-anothers: drops what it read after the first request addressed to another agent
 - spins:           its loop never waits for the bus: it burns a CPU while idle
 - deaf-to-the-gone: never hears that a writer went away (a client, an agent killed by SIGKILL)
+- runs-unoffered-grants: takes a grant naming it as its own offer, for a request it never offered
 - keeps-lost-offers: ignores a grant to another agent: its offer stays open until that one replies
 """
 
@@ -165,6 +166,21 @@ def _spins(self: bus.Bus, seconds: float) -> None:
     """Returns at once, whatever is on the bus."""
 
 
+def _grants_as_offers(self: AgentService) -> None:
+    """Counts each grant naming it as an offer it made, then reads the grants as the
+    reference does: a grant for a request it never offered to take runs it."""
+    real = self.grants
+    data, gone = real.take()
+    for grant in data:
+        if grant.agent_guid == self.guid and grant.request_id in self.pending:
+            self.offered_ever[grant.request_id] = None
+    self.grants = _Read(data, gone)
+    try:
+        _read_grants(self)
+    finally:
+        self.grants = real
+
+
 _TAKE = bus.Inbox.take
 
 
@@ -196,6 +212,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
                           _reading_only("grants", _own_grants, _read_grants)),
     "spins": (bus.Bus, "wait", _spins),
     "deaf-to-the-gone": (bus.Inbox, "take", _deaf_to_the_gone),
+    "runs-unoffered-grants": (AgentService, "_read_grants", _grants_as_offers),
 }
 
 if __name__ == "__main__":
