@@ -3,6 +3,7 @@ namespace, and leaves other pytest projects alone."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -87,15 +88,20 @@ def test_the_wheel_outside_the_checkout_gives_the_checkouts_verdicts(
                              cwd=empty, env=_env())
     assert install.returncode == 0, install.stderr[-2000:]
     words = [a for c in COMPONENTS for a in ("--component", c)]
-    done = subprocess.run([str(venv / "bin" / "agent-tck"), "run", *words], cwd=empty,
-                          capture_output=True, text=True, timeout=900, check=False, env=_env())
+    report = tmp_path / "report.json"
+    done = subprocess.run([str(venv / "bin" / "agent-tck"), "run", *words, "--json", str(report)],
+                          cwd=empty, capture_output=True, text=True, timeout=900, check=False,
+                          env=_env())
     rows = {line.split()[0]: " ".join(line.split()[2:-1]) for line in done.stdout.splitlines()
             if line[:1].isupper() and len(line.split()) >= 4 and "-" in line.split()[0]}
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     # The checkout's verdicts are every one passed (its own scenarios, run by this session,
     # and README command 1): computing them again here would be another agent run.
+    failing = [(s["where"], s["verdict"], s["error"][-1500:])
+               for s in json.loads(report.read_text())["scenarios"]
+               if s["verdict"] in ("failed", "errored")]
     assert rows == {rid: "passed" for rid, req in registry.load().items()
-                    if req.component in COMPONENTS}
+                    if req.component in COMPONENTS}, failing
     assert list(empty.iterdir()) == [], "the run wrote into the user's directory"
 
 
