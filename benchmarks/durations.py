@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from agent_tck.kit.files import write_atomically
-from agent_tck.kit.schedule import DURATIONS
+from agent_tck.kit.schedule import DURATIONS, module_of
 
 LONG = 1.0  # seconds: a scenario this long is recorded by name
 
@@ -24,7 +24,7 @@ def durations(report: dict[str, object]) -> dict[str, dict[str, float]]:
     long: dict[str, float] = {}
     for scenario in scenarios:
         nodeid, seconds = scenario["nodeid"], float(scenario["duration"])
-        by_module[nodeid.partition("::")[0].rpartition("/")[2]].append(seconds)
+        by_module[module_of(nodeid)].append(seconds)
         if seconds >= LONG:
             long[nodeid] = round(seconds, 1)
     modules = {m: round(sum(t) / len(t), 3) for m, t in sorted(by_module.items())}

@@ -32,10 +32,14 @@ def recorded() -> tuple[dict[str, float], dict[str, float]]:
     return data["scenarios"], data["modules"]
 
 
+def module_of(nodeid: str) -> str:
+    """The file name of a scenario's module: `test_agent.py` for `steps/suite/test_agent.py::x`."""
+    return nodeid.partition("::")[0].rpartition("/")[2]
+
+
 def expected(nodeid: str) -> float:
     scenarios, modules = recorded()
-    module = nodeid.partition("::")[0].rpartition("/")[2]
-    return scenarios.get(nodeid, modules.get(module, 0.0))
+    return scenarios.get(nodeid, modules.get(module_of(nodeid), 0.0))
 
 
 def deal(collection: list[str], workers: int) -> list[list[int]]:

@@ -3,6 +3,7 @@ times it deals them by (benchmarks/durations.py)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -76,21 +77,17 @@ def test_the_recorded_times_are_those_of_a_reports_long_scenarios_and_module_mea
 def test_the_shipped_times_name_scenarios_of_the_suite() -> None:
     """A renamed long scenario would lose its place at the front: its time must be recorded
     again (`python -m benchmarks.durations`)."""
-    import argparse
-
-    import pytest as pt
-
     class Ids:
         def __init__(self) -> None:
             self.ids: set[str] = set()
 
-        def pytest_collection_finish(self, session: pt.Session) -> None:
+        def pytest_collection_finish(self, session: pytest.Session) -> None:
             self.ids = {item.nodeid for item in session.items}
 
     args = argparse.Namespace(component=[], impl="reference", time_scale=0.02, keyword=None)
     found = Ids()
     with hermetic():
-        pt.main([*pytest_args(args), "--collect-only", "-q"], plugins=[found])
+        pytest.main([*pytest_args(args), "--collect-only", "-q"], plugins=[found])
     scenarios, modules = schedule.recorded()
     assert found.ids and set(scenarios) <= found.ids, sorted(set(scenarios) - found.ids)
-    assert set(modules) == {n.partition("::")[0].rpartition("/")[2] for n in found.ids}
+    assert set(modules) == {schedule.module_of(nodeid) for nodeid in found.ids}
