@@ -4,6 +4,7 @@ that asks, under a lock, in the directory every worker of the session has in com
 from __future__ import annotations
 
 import fcntl
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,12 +19,15 @@ def session_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Pat
 
 def made_once(root: Path, name: str, make: Callable[[Path], None]) -> Path:
     """`root / name`, made by `make(path)` if no worker has made it yet; `make` writes to a
-    path of its own, renamed only once it returns, so a failure leaves nothing half made."""
+    path of its own, renamed only once it returns, so a failure leaves nothing half made (and
+    the next worker that asks starts again from nothing)."""
     out = root / name
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not out.exists():
             part = root / f"{name}.part"
+            shutil.rmtree(part, ignore_errors=True)
+            part.unlink(missing_ok=True)
             make(part)
             part.rename(out)
     return out
