@@ -43,6 +43,7 @@ CASES = {
     "keeps-lost-offers": ("at_the_same_time", "TR-3"),
     "deaf-to-the-gone": ("dies_without", "TR-14"),
     "runs-unoffered-grants": ("never_offered", "TR-3"),
+    "takes-zero-timeouts": ("timeout_is_0", "TR-15"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

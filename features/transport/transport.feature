@@ -301,7 +301,11 @@ Feature: Transport: the agent served over DDS
     request, so an agent cannot count on what the metadata holds: a request whose metadata is
     not a JSON object (not JSON at all, another JSON value, empty, or nested deeper than any
     parser goes) is answered as one without metadata, and the agent goes on serving the
-    requests after it.
+    requests after it. A timeout that is no positive number of seconds (text, NaN, 0, a
+    negative number) says nothing of how long its client waits, so it is read as none given:
+    an agent that took a timeout of 0 at its word would drop the request unanswered as soon
+    as it arrived (found by mutation testing, docs/mutation.md: the reference's `value > 0`
+    turned to `value > -1` passed every scenario).
 
     @req:TR-15
     Scenario Outline: A request whose metadata is not a JSON object is answered, and the agent serves on.
@@ -318,6 +322,15 @@ Feature: Transport: the agent served over DDS
         |                       |
         | {"timeout": "soon"}   |
         | {"timeout": NaN}      |
+
+    @req:TR-15
+    Scenario: Requests whose timeout is 0 or a negative number are answered as requests without a timeout.
+      Given a served agent "A" with backend "claude".
+      When one client sends 1 request whose metadata is '{"timeout": 0}'.
+      When one client sends 1 request whose metadata is '{"timeout": -5}'.
+      When one client sends 1 request.
+      Then every request gets exactly one reply with its own request_id.
+      Then every reply answers its own request's message.
 
     @req:TR-15
     Scenario: A request whose metadata is nested deeper than any parser goes is answered, and the agent serves on.

@@ -23,6 +23,7 @@ Each defect is one small patch of the reference service:
 - deaf-to-the-gone: never hears that a writer went away (a client, an agent killed by SIGKILL)
 - runs-unoffered-grants: takes a grant naming it as its own offer, for a request it never offered
 - keeps-lost-offers: ignores a grant to another agent: its offer stays open until that one replies
+- takes-zero-timeouts: takes a request's timeout of 0 at its word, and drops the request at once
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ def _strict_metadata(text: str, on_error: Any = None) -> dict[str, Any]:
     """Reads metadata as JSON and lets what is not JSON raise."""
     value: dict[str, Any] = json.loads(text) if text else {}
     return value
+
+
+def _zero_is_a_timeout(value: Any, default: float) -> float:
+    """Any number that is not below 0 is a timeout (the reference's `value > 0` as `>= 0`)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    return float(value) if ok else default
 
 
 def _forgets_failed_session(self: AgentService, reply: types.AgentReply) -> None:
@@ -213,6 +220,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "spins": (bus.Bus, "wait", _spins),
     "deaf-to-the-gone": (bus.Inbox, "take", _deaf_to_the_gone),
     "runs-unoffered-grants": (AgentService, "_read_grants", _grants_as_offers),
+    "takes-zero-timeouts": (service, "_number", _zero_is_a_timeout),
 }
 
 if __name__ == "__main__":
