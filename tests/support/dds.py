@@ -12,18 +12,20 @@ from agent_tck.kit.drivers.dds import xdist_worker
 from agent_tck.reference.dds.config import LOOPBACK
 
 ROOT = Path(__file__).resolve().parents[2]
-# The suite's runs under xdist use 100..(100 + 2 x workers) (see kit.drivers.dds); tests take
-# 177..232 (232 is the highest id of DDS's port mapping): 14 per slot (module offsets 0..13),
-# four slots. Parallel pytest-xdist workers gw0..gw3 get a slot each, so their DDS tests never
-# meet; a plain run takes the slot of its pid.
-SLOTS, PER_SLOT = 4, 14
+# The suite's runs under xdist use 100..(100 + 2 x workers) (see kit.drivers.dds; `-n auto` is
+# at most 16 workers, so up to 131); tests take 137..232 (232 is the highest id of DDS's port
+# mapping): 12 per slot (module offsets 0..11), eight slots, one for each of `python -m tests`'s
+# eight workers, so their DDS tests never meet (with four slots, gw0 and gw4 shared one, and a
+# served agent of one test could take another test's request); a plain run takes the slot of
+# its pid.
+SLOTS, PER_SLOT = 8, 12
 _WORKER = xdist_worker()
 BASE_DOMAIN = 233 - SLOTS * PER_SLOT + PER_SLOT * ((os.getpid() if _WORKER is None else _WORKER)
                                                   % SLOTS)
 
 
 def domain(offset: int) -> int:
-    """This worker's DDS domain number `offset` (0..13)."""
+    """This worker's DDS domain number `offset` (0..PER_SLOT - 1)."""
     if not 0 <= offset < PER_SLOT:
         raise ValueError(f"DDS test domain offset {offset} is outside 0..{PER_SLOT - 1}")
     return BASE_DOMAIN + offset
