@@ -304,8 +304,8 @@ Feature: Transport: the agent served over DDS
     requests after it. A timeout that is no positive number of seconds (text, NaN, 0, a
     negative number) says nothing of how long its client waits, so it is read as none given:
     an agent that took a timeout of 0 at its word would drop the request unanswered as soon
-    as it arrived (found by mutation testing, docs/mutation.md: the reference's `value > 0`
-    turned to `value > -1` passed every scenario).
+    as it arrived (found by mutation testing, docs/mutation.md: the reference reading a
+    timeout of 0 as one passed every scenario).
 
     @req:TR-15
     Scenario Outline: A request whose metadata is not a JSON object is answered, and the agent serves on.
