@@ -4,6 +4,8 @@ a DDS configuration that reaches the network; DDS Security that this build canno
 from __future__ import annotations
 
 import io
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,46 @@ def test_loopback_only_reads_the_configured_interfaces(
     text = f"<CycloneDDS><Domain><General><Interfaces>{interfaces}</Interfaces></General>" \
            "</Domain></CycloneDDS>"
     assert loopback_only(xml(tmp_path, text)) is expected
+
+
+@pytest.mark.parametrize(("address", "expected"), [
+    ("lo", True), (" 127.0.0.1 ", True), ("localhost", True), ("::1", True),
+    ("eth0", False), ("10.0.0.7", False), ("", False),
+])
+def test_loopback_only_reads_the_older_single_address_setting(
+        tmp_path: Path, address: str, expected: bool) -> None:
+    """Cyclone DDS's older `General/NetworkInterfaceAddress` takes an address or an
+    interface's name."""
+    text = f"<CycloneDDS><Domain><General><NetworkInterfaceAddress>{address}" \
+           "</NetworkInterfaceAddress></General></Domain></CycloneDDS>"
+    assert loopback_only(xml(tmp_path, text)) is expected
+
+
+def test_the_security_plugins_are_looked_for_where_cyclone_loads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the loader's path, or beside the cyclonedds package (its wheel's `.libs` folder, or
+    within a build of its own); without the package there is nothing to load them."""
+    asked: list[str] = []
+    monkeypatch.setattr(config.ctypes.util, "find_library",
+                        lambda name: asked.append(name) or "libdds_security_auth.so.0")
+    assert config._security_plugins() and asked == ["dds_security_auth"]
+    monkeypatch.setattr(config.ctypes.util, "find_library", lambda name: None)
+    package = tmp_path / "site" / "cyclonedds"
+    package.mkdir(parents=True)
+    fake = types.ModuleType("cyclonedds")
+    fake.__file__ = str(package / "__init__.py")
+    monkeypatch.setitem(sys.modules, "cyclonedds", fake)
+    assert not config._security_plugins()
+    libs = tmp_path / "site" / "cyclonedds.libs"
+    libs.mkdir()
+    (libs / "libdds_security_auth-1a2b3c.so").write_bytes(b"")
+    assert config._security_plugins()
+    (libs / "libdds_security_auth-1a2b3c.so").rename(tmp_path / "elsewhere.so")
+    (package / "lib").mkdir()
+    (package / "lib" / "libdds_security_auth.so").write_bytes(b"")
+    assert config._security_plugins()
+    monkeypatch.setitem(sys.modules, "cyclonedds", None)  # its import fails
+    assert not config._security_plugins()
 
 
 def test_the_shipped_configuration_is_loopback_only() -> None:

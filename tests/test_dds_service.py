@@ -180,8 +180,13 @@ def test_a_configuration_that_is_no_regular_file_is_refused_without_reading_it(
 
 @pytest.mark.parametrize("bad", [-1, 233, True])
 def test_domain_ids_are_checked(bad: int) -> None:
-    with pytest.raises(ConfigError, match=r"DDS domain id must be 0\.\.232"):
+    with pytest.raises(ConfigError, match=r"DDS domain id must be 0\.\.232, got " + repr(bad)):
         check_domain(bad)
+
+
+@pytest.mark.parametrize("bound", [0, 232])
+def test_the_domain_ids_at_the_bounds_are_taken(bound: int) -> None:
+    assert check_domain(bound) == bound
 
 
 def test_what_waits_at_an_agent_is_bounded(service: AgentService,

@@ -309,7 +309,7 @@ def test_a_session_of_reference_files_some_out_of_reach_maps_their_tests_too(
     monkeypatch.setattr("mutation.__main__.subprocess.run", mapping)
     folder = tmp_path / "session"
     assert main(["--session", str(folder), "init", "--component", "transport",
-                 str(ROOT / "reference/dds/cli.py"), str(ROOT / "reference/dds/config.py")]) == 0
+                 str(ROOT / "reference/dds/cli.py"), str(ROOT / "reference/dds/bus.py")]) == 0
     assert mapped == [["mutation.scenarios", "transport", str(folder / "transport.json")],
                       ["mutation.kit", "map", str(folder / "tests.json"), "reference/dds/cli.py"]]
     for name in ("transport", "tests"):
