@@ -93,8 +93,8 @@ def test_the_security_plugins_are_looked_for_where_cyclone_loads_them(
     (libs / "libdds_security_auth-1a2b3c.so").write_bytes(b"")
     assert config._security_plugins()
     (libs / "libdds_security_auth-1a2b3c.so").rename(tmp_path / "elsewhere.so")
-    (package / "lib").mkdir()
-    (package / "lib" / "libdds_security_auth.so").write_bytes(b"")
+    (package / "lib" / "dds").mkdir(parents=True)  # at any depth
+    (package / "lib" / "dds" / "libdds_security_auth.so").write_bytes(b"")
     assert config._security_plugins()
     monkeypatch.setitem(sys.modules, "cyclonedds", None)  # its import fails
     assert not config._security_plugins()
