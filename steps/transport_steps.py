@@ -80,6 +80,8 @@ class TransportWorld(World):
               replaced: tuple[str, str] | None = None) -> None:
         """`replaced`: an option of its command line and the value it has instead."""
         self.backend = backend
+        if self.script is not None:  # what the harness plays from the agent's creation on
+            self.rig.use(self.script)
         name, _ = self.dds.agent_create({"backend": backend, "env": {"PATH": self.rig.path()},
                                          **(settings or {})}, replaced)
         self.names[label] = name
@@ -658,6 +660,17 @@ def degraded_before_requests(transport: TransportWorld, label: str, word: str) -
         (i for i, s in enumerate(states) if s["request_id"]), len(states))]]
     assert [s for s, _ in before if s in ("READY", "DEGRADED")] == ["DEGRADED"], before
     assert all(word in reason for s, reason in before if s == "DEGRADED"), before
+
+
+@then(parsers.parse('agent "{label}" published READY with a reason naming "{word}", and gives '
+                    'its credentials as "{mode}" in that state and every state after it.'))
+def ready_says_credentials(transport: TransportWorld, label: str, word: str, mode: str) -> None:
+    states = transport.dds.states(transport.names[label])
+    ready = next((i for i, s in enumerate(states) if s["state"] == "READY"), None)
+    assert ready is not None, f"no READY state: {[s['state'] for s in states]}"
+    assert word in states[ready]["reason"], f"READY's reason: {states[ready]['reason']!r}"
+    said = [(s["state"], s["metadata"].get("credentials")) for s in states[ready:]]
+    assert all(given == mode for _, given in said), f"credentials from READY on: {said}"
 
 
 @then(parsers.parse('every state of agent "{label}" on the monitoring topic describes it as:'))

@@ -44,6 +44,7 @@ CASES = {
     "deaf-to-the-gone": ("dies_without", "TR-14"),
     "runs-unoffered-grants": ("never_offered", "TR-3"),
     "takes-zero-timeouts": ("timeout_is_0", "TR-15"),
+    "keeps-the-probe-quiet": ("asked_to_probe", "TR-10"),
 }
 CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"

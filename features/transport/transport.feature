@@ -159,6 +159,18 @@ Feature: Transport: the agent served over DDS
         | model       | "gpt-5-codex" |
         | credentials | null          |
 
+    @req:TR-10
+    Scenario: A served agent asked to probe its credentials says from its READY state on what it found.
+      Asked to probe (decision D-22), an agent is created by one short run of the CLI on its
+      login, and uses the login or a key, which is billed per token. Its first state, published
+      before that run, can only say "probe"; from READY on, its credentials mode is the one it
+      found, and the READY state's reason says so in words, where a person watching the topic
+      reads it. Found by mutation testing (docs/mutation.md): an agent whose READY reason left
+      the probe's finding out passed every scenario before this one.
+      Given the harness answers every request with its prompt.
+      Given a served agent "A" with backend "claude" and credentials "probe".
+      Then agent "A" published READY with a reason naming "login", and gives its credentials as "login" in that state and every state after it.
+
   Rule: Each tool call of a request is published on the event topic (docs/genesis.md, G11.5 to G11.7)
     GENESIS publishes an edge from the agent to each tool it calls, so that whoever watches the
     domain sees the agent at work. The kit's agents publish the normalized events of each

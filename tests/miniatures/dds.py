@@ -24,6 +24,7 @@ Each defect is one small patch of the reference service:
 - runs-unoffered-grants: takes a grant naming it as its own offer, for a request it never offered
 - keeps-lost-offers: ignores a grant to another agent: its offer stays open until that one replies
 - takes-zero-timeouts: takes a request's timeout of 0 at its word, and drops the request at once
+- keeps-the-probe-quiet: its READY state's reason leaves out what its credentials probe found
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ def _zero_is_a_timeout(value: Any, default: float) -> float:
     """Any number that is not below 0 is a timeout (the reference's `value > 0` as `>= 0`)."""
     ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
     return float(value) if ok else default
+
+
+def _keeps_the_probe_quiet(self: service.StatePublisher, state: service.State, reason: str,
+                          request_id: str = "") -> None:
+    """Publishes READY with the service's own words alone (the reference adds the agent's
+    reason when it probed: "...; agent created; credentials: ...")."""
+    if state is service.State.READY:
+        reason = reason.partition(";")[0]
+    _publish_state(self, state, reason, request_id)
 
 
 def _forgets_failed_session(self: AgentService, reply: types.AgentReply) -> None:
@@ -221,6 +231,7 @@ DEFECTS: dict[str, tuple[Any, str, Any]] = {
     "deaf-to-the-gone": (bus.Inbox, "take", _deaf_to_the_gone),
     "runs-unoffered-grants": (AgentService, "_read_grants", _grants_as_offers),
     "takes-zero-timeouts": (service, "_number", _zero_is_a_timeout),
+    "keeps-the-probe-quiet": (service.StatePublisher, "publish", _keeps_the_probe_quiet),
 }
 
 if __name__ == "__main__":
