@@ -369,13 +369,6 @@ class AgentService:
                                            dumps(event.to_dict())))
 
 
-def serve(config: AgentConfig, *, name: str, domain: int, dds_config: str | None = None,
-          stop: StopFlag | None = None) -> None:
-    """Serve `config`'s agent on `domain` until `stop` is set."""
-    service = AgentService(config, name=name, domain=domain, dds_config=dds_config)
-    service.run(stop or StopFlag())
-
-
 def default_name(backend: str) -> str:
     return f"{backend}-{socket.gethostname()}-{os.getpid()}"
 
