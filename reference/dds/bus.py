@@ -7,7 +7,6 @@ Shared by the service and the client so both see the same topics with the same Q
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from cyclonedds.core import (
@@ -108,13 +107,11 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def loads_object(text: str, on_error: Callable[[str], None] | None = None) -> dict[str, Any]:
+def loads_object(text: str) -> dict[str, Any]:
     """The JSON object in `text`, or {} for anything else (metadata is optional): not JSON,
     NaN or Infinity, or nested beyond the parser's depth (a hostile peer on the domain)."""
     try:
         value = loads_json(text) if text else {}
     except (ValueError, RecursionError):
-        if on_error:
-            on_error(text)
         return {}
     return value if isinstance(value, dict) else {}
