@@ -199,7 +199,5 @@ def test_sigterm_during_a_request_ends_the_harness_and_answers(
 
 
 def test_hostile_metadata_from_a_peer_is_no_object_and_no_crash() -> None:
-    seen: list[str] = []
-    for text in ("[" * 100_000, '{"a": NaN}', '{"a": Infinity}', "[1]", "oops"):
-        assert loads_object(text, seen.append) == {}
-    assert len(seen) == 4  # all but the valid array, which is simply not an object
+    for text in ("[" * 100_000, '{"a": NaN}', '{"a": Infinity}', "[1]", "oops", ""):
+        assert loads_object(text) == {}, text
