@@ -94,6 +94,20 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         | !!set                         | {a, b}      |
 
     @req:PL-3.2
+    Scenario: A date written without quotes is plain data: the text as written
+      YAML 1.1 reads an unquoted `2024-05-01` as a timestamp, which JSON cannot hold; whoever
+      writes a date in a contract means its text, so it is kept as written, neither refused
+      as a tag nor turned into another value. Found by mutation testing (docs/mutation.md): a
+      loader that refused every date passed every scenario before this one.
+      Given a "response" document:
+        """yaml
+        status: skip
+        skip_reason: 2024-05-01
+        """
+      When it is validated
+      Then it is valid
+
+    @req:PL-3.2
     Scenario: Merge keys are refused
       Given a "metadata" document:
         """yaml

@@ -142,6 +142,21 @@ class AnyTag(Miniature):
     swaps = ((loader._Builder, "dispatch", _tagless_dispatch),)
 
 
+_ORIGINAL_DISPATCH = loader._Builder.dispatch
+
+
+def _dateless_dispatch(self: Any, node: Node, path: loader.Path) -> Any:
+    if isinstance(node, ScalarNode) and node.tag == loader.TIMESTAMP:
+        raise self.refuse(node, path, f"tag {loader.short_tag(node.tag)} is not allowed")
+    return _ORIGINAL_DISPATCH(self, node, path)
+
+
+class RefusesDates(Miniature):
+    """Refuses a date written without quotes, as if it were a tag someone wrote."""
+
+    swaps = ((loader._Builder, "dispatch", _dateless_dispatch),)
+
+
 def _shared_node(self: Any, node: Node, path: loader.Path) -> Any:
     cache = self.__dict__.setdefault("shared", {})
     if id(node) not in cache:
@@ -423,6 +438,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     OpenObjects: {"PL-1.6", "PL-1.10", "PL-1.12"},
     FirstErrorOnly: {"PL-1.6", "PL-1.10", "PL-2.1", "PL-2.5", "PL-2.9", "PL-3.1"},
     AnyTag: {"PL-3.2"},
+    RefusesDates: {"PL-3.2"},
     SharedAliases: {"PL-3.3"},
     NoSizeLimit: {"PL-3.4"},
     NoDepthLimit: {"PL-3.4"},
