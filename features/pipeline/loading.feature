@@ -243,6 +243,47 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Then it is valid
 
     @req:PL-3.4
+    Scenario: An alias nests as deep as what it stands for, and past 64 levels is refused where it is used
+      Each line below is 8 lists around the one before it, so the document is written 10
+      levels deep, yet `g` holds 56 lists one inside the other and `h` 64, under `data`: 65
+      levels, one past the limit. The error is at the path where the limit is crossed, and
+      its line and column are where the node past the limit is written (the anchor the alias
+      stands for). Found by mutation testing (docs/mutation.md): a loader that measured an
+      alias's depth without the path it is used at passed every scenario.
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a [[[[[[[[1]]]]]]]]
+          b: &b [[[[[[[[*a]]]]]]]]
+          c: &c [[[[[[[[*b]]]]]]]]
+          d: &d [[[[[[[[*c]]]]]]]]
+          e: &e [[[[[[[[*d]]]]]]]]
+          f: &f [[[[[[[[*e]]]]]]]]
+          g: &g [[[[[[[[*f]]]]]]]]
+        """
+      When it is validated
+      Then it is valid
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a [[[[[[[[1]]]]]]]]
+          b: &b [[[[[[[[*a]]]]]]]]
+          c: &c [[[[[[[[*b]]]]]]]]
+          d: &d [[[[[[[[*c]]]]]]]]
+          e: &e [[[[[[[[*d]]]]]]]]
+          f: &f [[[[[[[[*e]]]]]]]]
+          g: &g [[[[[[[[*f]]]]]]]]
+          h: &h [[[[[[[[*g]]]]]]]]
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        9:6: $.data.h[0][0][0][0][0][0][0][0]: document nests deeper than 64
+        """
+
+    @req:PL-3.4
     Scenario: Empty documents, invalid YAML and non-string keys are refused
       Given a "response" document:
         """yaml

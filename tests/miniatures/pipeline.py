@@ -157,6 +157,21 @@ class RefusesDates(Miniature):
     swaps = ((loader._Builder, "dispatch", _dateless_dispatch),)
 
 
+def _measure_without_the_path(self: Any, node: Node, path: loader.Path) -> tuple[int, int]:
+    if isinstance(node, ScalarNode):
+        return 1, -1
+    if id(node) in self.active:
+        raise self.refuse(node, path, "recursive alias: a node contains itself")
+    sized: tuple[int, int] = self.sizes.get(id(node)) or self.expand(node, path)
+    return sized
+
+
+class AliasDepthUnseen(Miniature):
+    """Measures an alias's depth once, where its anchor is, not where each use puts it."""
+
+    swaps = ((loader._Builder, "measure", _measure_without_the_path),)
+
+
 def _shared_node(self: Any, node: Node, path: loader.Path) -> Any:
     cache = self.__dict__.setdefault("shared", {})
     if id(node) not in cache:
@@ -439,6 +454,7 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     FirstErrorOnly: {"PL-1.6", "PL-1.10", "PL-2.1", "PL-2.5", "PL-2.9", "PL-3.1"},
     AnyTag: {"PL-3.2"},
     RefusesDates: {"PL-3.2"},
+    AliasDepthUnseen: {"PL-3.4"},
     SharedAliases: {"PL-3.3"},
     NoSizeLimit: {"PL-3.4"},
     NoDepthLimit: {"PL-3.4"},
