@@ -59,7 +59,11 @@ class Worker:
         # run's folder, served agents' logs) is removed with it, not left in /tmp.
         self.tmp = copy / "tmp"
         self.tmp.mkdir(exist_ok=True)
-        self.env = {**os.environ, "PYTHONPATH": str(copy / "src"), "TMPDIR": str(self.tmp),
+        # PYTHONUNBUFFERED is left out: set on the machine, it makes every write to a pipe reach
+        # the reader at once, and so hid a mutant of the reference that never flushed its
+        # answers (a user's machine runs it without)
+        inherited = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        self.env = {**inherited, "PYTHONPATH": str(copy / "src"), "TMPDIR": str(self.tmp),
                     # a mutant and its restoration can share a second: never trust a .pyc
                     "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id}
 
