@@ -168,7 +168,8 @@ def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
         tmp_path: Path) -> None:
     """Agent `a` takes the request and is killed with SIGKILL while its CLI runs; its CLI gets
     SIGTERM from the kernel (never left running the task), the client asks again and agent
-    `b` answers it: one reply, from `b`, under the id the caller has."""
+    `b` answers it: one reply, from `b`, under the id the caller has. The request is asked
+    again as `<id>~2` (docs/dds.md), and the client keeps nothing of it once answered."""
     from agent_tck.reference.dds.client import Client
 
     hangs, answers = HarnessRig(tmp_path / "a"), HarnessRig(tmp_path / "b")
@@ -184,7 +185,9 @@ def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
         second = start_served("b", domain(1), answers.path())
         _wait(client, "agent b ready", lambda: ("b", "READY") in client.agents.values())
         first.kill()
+        _wait(client, "the request asked again", lambda: f"{rid}~2" in client.asks, seconds=30)
         reply = client.result(rid)
+        kept = dict(client.asks)
         orphan = hangs.starts()[0]["pid"]
         _wait(client, "the killed agent's CLI got SIGTERM",
               lambda: hangs.signals(orphan) == ["SIGTERM"], seconds=10)
@@ -197,5 +200,6 @@ def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
                 os.killpg(start["pgid"], signal.SIGKILL)
         client.close()
     assert (reply.request_id, reply.service_instance_tag, reply.status) == (rid, "b", 0)
+    assert kept == {}, kept
     assert reply.message == "echo: take me"
     assert len(answers.starts()) == 1 and len(hangs.starts()) == 1
