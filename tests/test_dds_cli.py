@@ -203,3 +203,36 @@ def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
     assert kept == {}, kept
     assert reply.message == "echo: take me"
     assert len(answers.starts()) == 1 and len(hangs.starts()) == 1
+
+
+def test_an_agent_that_leaves_does_not_send_another_agents_request_round_again(
+        tmp_path: Path) -> None:
+    """Agent `b` runs the request; agent `a`, idle, is killed (SIGKILL: a clean stop says
+    OFFLINE and leaves nothing to ask again). Only a request granted to the agent that died is
+    asked again: asked again, this one would run twice, once `b` is free. `b`'s CLI outlasts
+    the participant lease (about 11 s here) after which the client sees `a` gone."""
+    from agent_tck.reference.dds.client import Client
+
+    idle, slow = HarnessRig(tmp_path / "a"), HarnessRig(tmp_path / "b")
+    idle.use(Script("claude").init().echo())
+    slow.use(Script("claude").init("sess-b").add("sleep_real", 20).echo())
+    client = Client(domain(4))
+    first = start_served("a", domain(4), idle.path())
+    second = start_served("b", domain(4), slow.path())
+    try:
+        _wait(client, "both agents ready", lambda: {("a", "READY"), ("b", "READY")}
+              <= set(client.agents.values()))
+        rid = client.submit("slowly", agent="b", timeout=40)
+        _wait(client, "agent b ran the CLI", lambda: bool(slow.starts()))
+        first.kill()
+        _wait(client, "agent a gone", lambda: ("a", "OFFLINE") in client.agents.values(),
+              seconds=30)
+        asked = sorted(client.asks)
+        reply = client.result(rid)
+    finally:
+        stop(first, signal.SIGKILL)
+        stop(second, signal.SIGTERM)
+        client.close()
+    assert asked == [rid], asked
+    assert (reply.request_id, reply.service_instance_tag, reply.status) == (rid, "b", 0)
+    assert len(slow.starts()) == 1 and idle.starts() == []
