@@ -94,6 +94,16 @@ def wide_document(pipeline: PipelineWorld, contract: str, count: int) -> None:
     pipeline.document = "status: success\ndata: [" + ", ".join(["[]"] * count) + "]\n"
 
 
+@given(parsers.parse('a "{contract}" document holding {count:d} lists side by side, then '
+                     '{depth:d} nested'))
+def wide_then_deep_document(pipeline: PipelineWorld, contract: str, count: int,
+                            depth: int) -> None:
+    """`data` is one list: `count` empty lists, then `depth` lists one inside the other."""
+    pipeline.contract = contract
+    pipeline.document = ("status: success\ndata: [" + "[], " * count + "[" * depth + "]" * depth
+                         + "]\n")
+
+
 @given("the behavior bank of a metadata file:")
 def behavior_bank(pipeline: PipelineWorld, docstring: str) -> None:
     pipeline.contract, pipeline.document = "metadata", docstring + "\n"

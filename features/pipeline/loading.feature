@@ -233,14 +233,26 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
     Scenario: A document nesting 64 levels, or holding many lists side by side, is read
       The limit is on depth, not on how many collections a document holds. The root
       collection is level 0 (its JSON path `$` has no step), so 64 lists nested under the root
-      mapping are within it, and a hundred lists side by side are two levels deep. Found by mutation testing (docs/mutation.md): a limit one level short, or a
-      depth that never came back up, passed every scenario.
+      mapping are within it, and a hundred lists side by side are two levels deep; a list
+      that closes gives back the one level it took, no more, so the 65th level after them is
+      still refused where it opens. Found by mutation testing (docs/mutation.md): a limit one
+      level short, a depth that never came back up, or one that came back two levels, passed
+      every scenario.
       Given a "response" document nesting 64 lists
       When it is validated
       Then it is valid
       Given a "response" document holding 100 lists side by side
       When it is validated
       Then it is valid
+      Given a "response" document holding 100 lists side by side, then 63 nested
+      When it is validated
+      Then it is valid
+      Given a "response" document holding 100 lists side by side, then 64 nested
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        2:471: $: document nests deeper than 64
+        """
 
     @req:PL-3.4
     Scenario: An alias nests as deep as what it stands for, and past 64 levels is refused where it is used
