@@ -149,8 +149,10 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Five levels of nine aliases expand to 66,430 lists and strings under `e` (about 75,000
       nodes in all): within the limit, read. A sixth level makes 597,871 under `f`, refused
       where it crosses the limit. Every string counts as a node, as every list and mapping
-      does (a mapping's keys do not). Found by mutation testing (docs/mutation.md): counting
-      strings twice, or not at all, passed every scenario.
+      does (a mapping's keys do not), and each counts once: 50,001 empty lists side by side
+      are read, which counted twice would pass the limit. Found by mutation testing
+      (docs/mutation.md): counting strings twice or not at all, or lists twice, passed every
+      scenario.
       Given a "response" document:
         """yaml
         status: success
@@ -176,6 +178,9 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         """
       When it is validated
       Then it is invalid with one error, at "$.data.f", saying "expands to more than 100000 nodes"
+      Given a "response" document holding 50001 lists side by side
+      When it is validated
+      Then it is valid
 
     @req:PL-3.3
     Scenario: An alias inside its own anchor is refused
