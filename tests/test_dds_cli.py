@@ -111,6 +111,7 @@ def test_serve_stops_cleanly_on_a_signal(rig: HarnessRig, sig: signal.Signals) -
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["serve", "--backend", "nope"], "invalid choice: 'nope'"),
+    (["serve"], "the following arguments are required: --backend"),
     (["ask", "hi", "--domain", "999"], "DDS domain id must be 0..232, got 999"),
     (["ask", "hi", "--timeout", "0"],
      "--timeout must be a positive number of seconds up to 604800, got 0.0"),
