@@ -31,6 +31,7 @@ def xml(tmp_path: Path, text: str) -> str:
     ("claude", ("--permission-mode", "bypassPermissions"), "--permission-mode bypassPermissions"),
     ("claude", ("--permission-mode=bypassPermissions",), "--permission-mode=bypassPermissions"),
     ("claude", ("--permission-mode", "acceptEdits"), None),
+    ("claude", ("--permission-mode",), None),  # its value missing: the CLI refuses it
     ("claude", ("--verbose",), None),
     ("codex", ("--dangerously-bypass-approvals-and-sandbox",),
      "--dangerously-bypass-approvals-and-sandbox"),
