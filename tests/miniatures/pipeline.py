@@ -455,7 +455,8 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     AnyTag: {"PL-3.2"},
     RefusesDates: {"PL-3.2"},
     AliasDepthUnseen: {"PL-3.4"},
-    SharedAliases: {"PL-3.3"},
+    # PL-3.4 too: unmeasured, an alias nests past 64 levels unseen.
+    SharedAliases: {"PL-3.3", "PL-3.4"},
     NoSizeLimit: {"PL-3.4"},
     NoDepthLimit: {"PL-3.4"},
     DepthLimitOneShort: {"PL-3.4"},
