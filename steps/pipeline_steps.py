@@ -88,6 +88,12 @@ def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
     pipeline.document = "status: success\ndata: " + "[" * depth + "]" * depth + "\n"
 
 
+@given(parsers.parse('a "{contract}" document whose data is an integer of {digits:d} digits'))
+def long_integer_document(pipeline: PipelineWorld, contract: str, digits: int) -> None:
+    pipeline.contract = contract
+    pipeline.document = "status: success\ndata: " + "7" * digits + "\n"
+
+
 @given(parsers.parse('a "{contract}" document holding {count:d} lists side by side'))
 def wide_document(pipeline: PipelineWorld, contract: str, count: int) -> None:
     pipeline.contract = contract

@@ -452,7 +452,8 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     NoPatterns: {"PL-1.7", "PL-1.11", "PL-3.1"},
     OpenObjects: {"PL-1.6", "PL-1.10", "PL-1.12"},
     FirstErrorOnly: {"PL-1.6", "PL-1.10", "PL-2.1", "PL-2.5", "PL-2.9", "PL-3.1"},
-    AnyTag: {"PL-3.2"},
+    # PL-3.1 too: building scalars its own way, it lets an integer too long to read escape.
+    AnyTag: {"PL-3.1", "PL-3.2"},
     RefusesDates: {"PL-3.2"},
     AliasDepthUnseen: {"PL-3.4"},
     # PL-3.4 too: unmeasured, an alias nests past 64 levels unseen.
