@@ -160,6 +160,21 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
         1:7: $.slug: expected 'app_services_payment_processor'
         """
 
+    @req:PL-2.6
+    Scenario: A source path that leads out of the project has no slug: the error is at source_file
+      The schema takes any relative path ending in `.rb`; one with a `..` could put its
+      metadata file outside the metadata directory (decision D-14), so it has no slug to
+      match. The validator says so at `source_file`, and does not crash. Found by mutation
+      testing (docs/mutation.md): a validator that let that refusal escape passed every
+      scenario.
+      Given a "metadata" document:
+        """yaml
+        slug: secrets
+        source_file: app/../../secrets.rb
+        """
+      When it is validated
+      Then it is invalid with one error, at "$.source_file", saying "has a '..' or '.' component"
+
   Rule: Waves follow the cross-class dependencies
     "Waves: discovery-agent orders files so dependencies are tested first." (seed 002). An item
     that depends on a class must come in a later wave than every method of that class.
