@@ -167,6 +167,20 @@ def invalid_with_one(pipeline: PipelineWorld, path: str, words: str) -> None:
     assert errors[0]["path"].startswith(path) and words in errors[0]["message"], shown(errors)
 
 
+@then(parsers.parse('it is valid, or invalid with one error, at "{path}", on line {line:d}'))
+def valid_or_invalid_at(pipeline: PipelineWorld, path: str, line: int) -> None:
+    """What the document holds is the implementation's to read or refuse; a refusal still
+    says where (PL-3.1), and a crash is neither (the scenario then errors before this step)."""
+    errors = pipeline.errors
+    assert pipeline.verdict is not None
+    if pipeline.verdict["valid"] is True:
+        assert errors == [], f"valid, yet with errors:\n{shown(errors)}"
+        return
+    assert len(errors) == 1, f"expected one error, got:\n{shown(errors)}"
+    error = errors[0]
+    assert (error["path"], error["line"]) == (path, line) and error["message"], shown(errors)
+
+
 @then(parsers.parse('the "{contract}" schema\'s title says "{words}"'))
 def schema_title(contract: str, words: str) -> None:
     schema = json.loads((SCHEMAS / "contracts" / f"{contract}.schema.json").read_text())

@@ -69,15 +69,16 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         | a delete           | 007F |
 
     @req:PL-3.1
-    Scenario: An integer too long to read is an error where it is, not a crash
-      Python reads an integer of at most 4,300 digits (a guard against a denial of service in
-      the conversion); a longer one in a contract is an error at its line, column and path
-      that says why, like any other, and the validator reports it instead of crashing. Found
-      by mutation testing (docs/mutation.md): a validator that let the conversion's error
-      escape passed every scenario.
+    Scenario: An integer too long to read is read, or an error where it is, never a crash
+      Whether an integer of 5,000 digits can be read is the implementation's language's
+      business: Python reads at most 4,300 (a guard against a denial of service in the
+      conversion), a big-integer library more. Either answer is right, as long as a refusal
+      is an error at the integer's line and path, like any other, and the validator answers
+      instead of crashing. Found by mutation testing (docs/mutation.md): a validator that let
+      the conversion's error escape passed every scenario.
       Given a "response" document whose data is an integer of 5000 digits
       When it is validated
-      Then it is invalid with one error, at "$.data", saying "cannot be read: Exceeds the limit (4300 digits)"
+      Then it is valid, or invalid with one error, at "$.data", on line 2
 
   Rule: Only plain data is loaded
     A contract is data: maps, lists, strings, numbers, booleans, null. A tag that asks the
