@@ -173,7 +173,7 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
         source_file: app/../../secrets.rb
         """
       When it is validated
-      Then it is invalid with one error, at "$.source_file", saying "has a '..' or '.' component"
+      Then it is invalid with one error, at "$.source_file", saying "'..'"
 
   Rule: Waves follow the cross-class dependencies
     "Waves: discovery-agent orders files so dependencies are tested first." (seed 002). An item
