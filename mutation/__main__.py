@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -38,6 +39,7 @@ from mutation.workers import ROOT, Worker, diff_of, make_copy
 
 DEFAULT_SESSION = ROOT / ".mutation"
 TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
+KILLERS = 8  # the scenarios that caught a file's last mutants, run first for its next ones
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +135,7 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
         workers = [Worker(make_copy(copies), TIMEOUT, warm) for _ in range(jobs)]
         idle = list(workers)
         running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
+        killers: dict[str, list[str]] = {}  # file -> what caught its last mutants, latest first
         done = 0
         signal.signal(signal.SIGTERM, _interrupt)
         with ThreadPoolExecutor(jobs) as pool, _stopping(workers):
@@ -146,18 +149,32 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
                         done += 1
                         continue
                     worker = idle.pop()
-                    running[pool.submit(worker.judge, item.mutations[0], plan.tries)] = (
-                        item, worker)
+                    first = killers.get(str(item.mutations[0].module_path), [])
+                    running[pool.submit(worker.judge, item.mutations[0], plan.tries,
+                                        list(first))] = (item, worker)
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for future in finished:
                     item, worker = running.pop(future)
                     idle.append(worker)
                     result = future.result()
+                    _remember(killers, item, result)
                     db.set_result(item.job_id, result)
                     done += 1
                     print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
                           f"{report.describe(item, result)}", flush=True)
     return 0
+
+
+def _remember(killers: dict[str, list[str]], item: WorkItem, result: WorkResult) -> None:
+    """The scenario that caught this mutant goes first for the next of its file."""
+    try:
+        by = json.loads(result.output or "{}").get("by")
+    except (AttributeError, ValueError):  # no record (a broken judge)
+        return
+    if by:
+        where = str(item.mutations[0].module_path)
+        rest = [nodeid for nodeid in killers.get(where, []) if nodeid != by]
+        killers[where] = [by, *rest][:KILLERS]
 
 
 def _unjudged(item: WorkItem, tries: tuple[tuple[str, ...], ...],

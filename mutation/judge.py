@@ -10,19 +10,31 @@ A mutant of the kit's judging code is judged by the project's tests instead: mut
 The scenarios of MUST requirements run first, and the run stops at the first scenario that
 fails: a MUST's, and the mutant is caught by the seeds; a SHOULD's, and every MUST scenario has
 passed, so only SHOULDs can fail. The rest would only cost time. `failed` is then what failed
-until there."""
+until there, and `by` the scenario that failed first.
+
+Within each level the scenarios that caught the last mutants of the same file run first (the
+worker names them: `AGENT_TCK_MUTATION_FIRST`, a JSON list of node ids, for a cold judge), then
+the rest, shortest first by the times `kit/durations.json` records: a mutant is caught by the
+first scenario that fails, and one that caught the mutant before on the next line is the likeliest
+to catch this one. The order decides no verdict, only how soon the run stops.
+
+A scenario that outlasts `HANG` seconds more than three times its recorded time (the same
+times) has hung, and fails as pytest-timeout fails it: a mutant whose request never ends (a
+read loop that never sees the end of the pipe) fails the first scenario that makes a request,
+after seconds rather than the two minutes `agent-tck run` gives an implementation."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 import pytest
 
-from agent_tck.kit import cli, registry, run, verdicts
+from agent_tck.kit import cli, registry, run, schedule, verdicts
 
 FAILING = (verdicts.FAILED, verdicts.ERRORED)
 # In-process the reference declares every component and backend and answers for every
@@ -32,28 +44,45 @@ FAILING = (verdicts.FAILED, verdicts.ERRORED)
 # Through an adapter some requirements are not applicable unmutated (AG-L1, AG-L2: the stdio
 # driver cannot hand it a failing monitor), so there only failures count.
 UNANSWERED = (*FAILING, verdicts.NA)
+FIRST = "AGENT_TCK_MUTATION_FIRST"  # a cold judge's scenarios to run first (a JSON list)
+# The longest scenario a judge runs takes 13 s (a transport one), most well under a second
+HANG = 20.0
+
+
+def order(items: list[pytest.Item], reqs: dict[str, registry.Requirement],
+          first: Sequence[str] = ()) -> None:
+    """`items` in the order a judge runs them: the scenarios of MUST requirements first; within
+    each level those named in `first`, in its order, then the shortest expected first."""
+    rank = {nodeid: i for i, nodeid in enumerate(first)}
+
+    def key(item: pytest.Item) -> tuple[bool, int, float]:
+        must = any(reqs[r].level == "MUST" for m in item.iter_markers("req")
+                   for r in m.args[:1] if r in reqs)
+        return not must, rank.get(item.nodeid, len(rank)), schedule.expected(item.nodeid)
+
+    items.sort(key=key)
 
 
 class StopAtFirstFailure:
-    """pytest plugin: the scenarios of MUST requirements first, and the session stops at the
-    first scenario that fails."""
+    """pytest plugin: the scenarios in `order`, and the session stops at the first scenario
+    that fails (`by`)."""
 
-    def __init__(self, collector: verdicts.Collector, reqs: dict[str, registry.Requirement]
-                 ) -> None:
-        self.collector, self.reqs = collector, reqs
+    def __init__(self, collector: verdicts.Collector, reqs: dict[str, registry.Requirement],
+                 first: Sequence[str] = ()) -> None:
+        self.collector, self.reqs, self.first = collector, reqs, first
         self.session: pytest.Session | None = None
         self.stopped = False
+        self.by: str | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """The scenarios of MUST requirements first (each in its order): a mutant the seeds
-        catch is caught before the SHOULD scenarios run."""
-        items.sort(key=lambda item: not self._must(m.args[0] for m in item.iter_markers("req")))
-
-    def _must(self, reqs: Iterable[str]) -> bool:
-        return any(self.reqs[r].level == "MUST" for r in reqs if r in self.reqs)
+        """A mutant the seeds catch is caught before the SHOULD scenarios run; one that hangs,
+        in seconds."""
+        order(items, self.reqs, self.first)
+        for item in items:
+            item.add_marker(pytest.mark.timeout(HANG + 3 * schedule.expected(item.nodeid)))
 
     @pytest.hookimpl(trylast=True)  # after the collector has taken the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -61,6 +90,7 @@ class StopAtFirstFailure:
         if result is None or result.verdict not in FAILING:
             return
         self.stopped = True
+        self.by = report.nodeid
         if self.session is not None:  # as -x does: after this scenario's teardown
             self.session.shouldstop = f"{report.nodeid} failed"
 
@@ -69,11 +99,11 @@ class Judging:
     """One judge's run: the suite's arguments for `argv` (those of `agent-tck run --strict`),
     its plugins, and the record its outcome makes."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], first: Sequence[str] = ()) -> None:
         self.args = cli.build_parser().parse_args(["run", "--strict", *argv])
         self.reqs = registry.load()
         self.collector = verdicts.Collector()
-        self.stop = StopAtFirstFailure(self.collector, self.reqs)
+        self.stop = StopAtFirstFailure(self.collector, self.reqs, first)
         self.plugins: list[object] = [self.collector, self.stop]
 
     def run_suite(self, basetemp: list[str], *plugins: object) -> int | pytest.ExitCode:
@@ -91,11 +121,11 @@ class Judging:
         broke = not failed and code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         # (stopped at a failure, pytest says INTERRUPTED: `failed` is not empty then)
         return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
-                "stopped": self.stop.stopped, "pytest": int(code)}
+                "stopped": self.stop.stopped, "by": self.stop.by, "pytest": int(code)}
 
 
 def judge(argv: list[str]) -> dict[str, object]:
-    judging = Judging(argv)
+    judging = Judging(argv, json.loads(os.environ.get(FIRST, "[]")))
     with run.private_basetemp() as basetemp:
         return judging.record(judging.run_suite(basetemp))
 

@@ -12,7 +12,8 @@ judges cold.
 
 `python -m mutation.warm TAG=VALUE FOLDER --component C [...]`, in a worker's copy, speaks
 JSON lines: once collected it writes `{"ready": N}` (N scenarios) or `{"error": WHY}`; then for
-each request `{"keyword": EXPR}` (null: every scenario) it forks a child, writes `{"pid": PID}`
+each request `{"keyword": EXPR, "first": [NODEID, ...]}` (EXPR null: every scenario; `first`, the
+scenarios to run first: `mutation.judge.order`) it forks a child, writes `{"pid": PID}`
 (the child leads a process group of its own, which the worker kills at its deadline), and once
 the child has ended `{"result": RECORD}` or `{"died": HOW}`. The server's own stdin and stdout
 carry this alone: fds 0 and 1 point at /dev/null, so nothing a scenario starts writes into it.
@@ -41,7 +42,7 @@ from typing import IO, Any
 
 import pytest
 
-from mutation.judge import Judging
+from mutation.judge import Judging, order
 
 REFERENCE = "agent_tck.reference"
 
@@ -67,7 +68,8 @@ class Forks:
         self._reply({"ready": len(session.items)})
         gc.freeze()  # the children share what collection built, uncopied
         for number, line in enumerate(self.requests):
-            keyword = json.loads(line)["keyword"]
+            request = json.loads(line)
+            keyword, first = request["keyword"], request.get("first", [])
             self.folder = self.folders / f"judge-{number}"
             read, write = os.pipe()
             pid = os.fork()
@@ -78,7 +80,7 @@ class Forks:
                 os.setpgid(0, 0)  # a group of its own, set in both: killable once named
                 os.environ[self.tag[0]] = self.tag[1]
                 self.result = write
-                self._select(session, keyword)
+                self._select(session, keyword, first)
                 return None  # the child goes on to run its scenarios
             os.close(write)
             with contextlib.suppress(ProcessLookupError):  # a child that ended already
@@ -92,13 +94,15 @@ class Forks:
                         {"died": f"wait status {status}"})
         return True  # no more requests: the server runs nothing
 
-    def _select(self, session: pytest.Session, keyword: str | None) -> None:
-        """The scenarios `-k keyword` selects, as pytest's own option selects them."""
+    def _select(self, session: pytest.Session, keyword: str | None, first: list[str]) -> None:
+        """The scenarios `-k keyword` selects, as pytest's own option selects them, `first`
+        first."""
         from _pytest.mark import deselect_by_keyword  # pytest's -k, which has no public API
 
         if keyword:
             session.config.option.keyword = keyword
             deselect_by_keyword(session.items, session.config)
+        order(session.items, self.judging.reqs, first)
         session.testscollected = len(session.items)
         # A folder of its own, as each cold judge has: a fake harness an earlier mutant left
         # running would note itself in the stray log of this run, which then errs (pytest has
@@ -159,12 +163,15 @@ class Server:
         if not self.usable:  # it refused, or did not start in time: it goes now
             self.close()
 
-    def judge(self, keyword: str | None, timeout: float) -> dict[str, Any] | None:
-        """The record of a child that ran `keyword`'s scenarios; {"code": "timeout"} when it
-        was killed at `timeout`; None when the server itself failed (judge cold instead)."""
+    def judge(self, keyword: str | None, timeout: float, first: list[str]
+              ) -> dict[str, Any] | None:
+        """The record of a child that ran `keyword`'s scenarios, `first` first; {"code":
+        "timeout"} when it was killed at `timeout`; None when the server itself failed (judge
+        cold instead)."""
         assert self.proc.stdin is not None
+        request = {"keyword": keyword, "first": first}
         try:
-            self.proc.stdin.write((json.dumps({"keyword": keyword}) + "\n").encode())
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
             self.proc.stdin.flush()
         except OSError:
             self.close()

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkResult
 
 from agent_tck.reference import strays
+from mutation.judge import FIRST
 from mutation.warm import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,8 +69,11 @@ class Worker:
                     # a mutant and its restoration can share a second: never trust a .pyc
                     "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id}
 
-    def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...]) -> WorkResult:
-        """Apply `mutation` and run the judge with each of `tries` until one kills it."""
+    def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...],
+              first: list[str] | None = None) -> WorkResult:
+        """Apply `mutation` and run the judge with each of `tries` until one kills it, the
+        scenarios of `first` first (those that caught the file's last mutants). The record
+        says how long it took, in seconds."""
         assert tries, "a mutant no scenario runs is not judged"
         path = self.copy / mutation.module_path
         original = path.read_text()
@@ -76,17 +81,20 @@ class Worker:
         if mutated is None:  # cosmic-ray cannot make it (an operator's bug): no mutant
             return WorkResult(worker_outcome=WorkerOutcome.NO_TEST)
         path.write_text(mutated)
+        started = time.monotonic()
         try:
             for judge_args in tries:
-                outcome, output = self._run(list(judge_args))
+                outcome, output = self._run(list(judge_args), first)
                 if outcome != TestOutcome.SURVIVED or self.stopped:
                     break
         finally:
             path.write_text(original)
+        output = _timed(output, time.monotonic() - started)
         return WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome,
                           output=output, diff=_diff(original, mutated, mutation.module_path))
 
-    def _run(self, judge_args: list[str]) -> tuple[TestOutcome, str]:
+    def _run(self, judge_args: list[str], first: list[str] | None = None
+             ) -> tuple[TestOutcome, str]:
         if self.stopped:  # interrupted between two judges: no more (its result is not kept)
             return STOPPED
         # A hung mutant is caught (the run's own timeouts would say so), but waiting for them
@@ -96,16 +104,17 @@ class Worker:
             min(self.timeout, 60 + 5 * (keyword.count(" or ") + 1))
         # (a warm judge serves the reference in-process: a run through an adapter is cold)
         if judge_args[:1] != ["--tests"] and "--impl" not in judge_args and self.warm:
-            found = self._judge_warm(judge_args, timeout)
+            found = self._judge_warm(judge_args, timeout, first or [])
             if self.stopped:  # its child or server ended by the interrupt: no record, and
                 return STOPPED  # no cold judge in its place
             if found is not None:
                 return found
         judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
             else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
-        proc = subprocess.Popen([sys.executable, "-m", *judge],
-                                cwd=self.copy, env=self.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-m", *judge], cwd=self.copy,
+                                env={**self.env, FIRST: json.dumps(first or [])},
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
         self.proc = proc
         try:
             out, _ = proc.communicate(timeout=timeout)
@@ -118,7 +127,7 @@ class Worker:
         last = out.decode(errors="replace").strip().rsplit("\n", 1)[-1]
         return (TestOutcome.SURVIVED if proc.returncode == 0 else TestOutcome.KILLED), last
 
-    def _judge_warm(self, judge_args: list[str], timeout: float
+    def _judge_warm(self, judge_args: list[str], timeout: float, first: list[str]
                     ) -> tuple[TestOutcome, str] | None:
         """Judged by the warm judge of its components; None where that cannot serve."""
         components = tuple(judge_args[i + 1] for i, arg in enumerate(judge_args)
@@ -133,7 +142,7 @@ class Worker:
             return None
         self.server = server
         try:
-            found = server.judge(keyword, timeout)
+            found = server.judge(keyword, timeout, first)
         finally:
             self._end()
         if found is None:
@@ -169,6 +178,16 @@ class Worker:
         strays.signal_tagged(self.run_id, signal.SIGKILL, tag=TAG)
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(exist_ok=True)
+
+
+def _timed(output: str, seconds: float) -> str:
+    """A judge's record with the seconds its mutant took (all its tries) added."""
+    try:
+        record = json.loads(output)
+    except ValueError:  # a judge that printed no record (it broke): kept as it is
+        return output
+    return json.dumps({**record, "seconds": round(seconds, 1)}) if isinstance(record, dict) \
+        else output
 
 
 def _keyword(judge_args: list[str]) -> str | None:

@@ -417,7 +417,7 @@ def test_a_listed_equivalent_mutant_is_not_judged_by_run(
     monkeypatch.setattr(equivalents, "load", lambda: entry)
     judged: list[MutationSpec] = []
 
-    def judge(_: Worker, spec: MutationSpec, tries: object) -> WorkResult:
+    def judge(_: Worker, spec: MutationSpec, tries: object, first: object) -> WorkResult:
         judged.append(spec)  # the line's other mutants are judged
         return _result(Outcome.KILLED, [["PL-1", "MUST", "failed"]])
 
@@ -521,13 +521,75 @@ def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) ->
 
 def test_a_warm_judge_finds_what_a_cold_judge_finds(worker: Worker) -> None:
     """Forked from a server that collected the suite before the mutant was applied, a warm
-    judge still runs the mutant: no module of the reference is loaded before the fork."""
+    judge still runs the mutant: no module of the reference is loaded before the fork. Both
+    run first the scenarios they are given (those that caught the file's last mutants), and
+    say which one caught it."""
     cold = Worker(worker.copy, timeout=120, warm=False)
     tries = (("--component", "responses"),)
-    warm_record = json.loads(worker.judge(_usage_dropped(worker.copy), tries).output)
-    cold_record = json.loads(cold.judge(_usage_dropped(worker.copy), tries).output)
-    assert warm_record == cold_record and warm_record["code"] == 1, (warm_record, cold_record)
+    records = [json.loads(judging.judge(_usage_dropped(worker.copy), tries, first).output)
+               for judging in (worker, cold) for first in ([], [LATER_CATCH])]
+    for record in records:
+        assert record.pop("seconds") > 0 and record["code"] == 1, record
+    assert records[0] == records[2] and records[1] == records[3], records
+    assert records[0]["by"] == FIRST_CATCH and records[1]["by"] == LATER_CATCH, records
     assert ("responses",) in worker.servers and cold.servers == {}
+
+
+# the usage message's append deleted: both fail, and the first is run first unless told
+FIRST_CATCH = "steps/suite/test_responses.py::test_usage_is_appended_as_the_final_message"
+LATER_CATCH = ("steps/suite/test_responses.py::"
+               "test_empty_output_with_usage_emits_only_the_usage_message")
+
+
+class _Scenario:
+    """What a judge reads of a collected scenario: its node id and requirement; the marks it
+    is given are kept."""
+
+    def __init__(self, nodeid: str, req: str) -> None:
+        self.nodeid, self.req, self.marks = nodeid, req, []
+
+    def iter_markers(self, name: str) -> list[pytest.Mark]:
+        return [pytest.mark.req(self.req).mark] if name == "req" else []
+
+    def add_marker(self, marker: pytest.MarkDecorator) -> None:
+        self.marks.append(marker.mark)
+
+
+def test_a_judge_runs_must_scenarios_first_then_the_last_catches_then_the_shortest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order decides how soon a judge stops, never which level a mutant is caught by."""
+    from agent_tck.kit import registry, verdicts
+    from mutation import judge
+
+    reqs = registry.load()
+    must = next(r.id for r in reqs.values() if r.level == "MUST")
+    should = next(r.id for r in reqs.values() if r.level == "SHOULD")
+    times = {"long": 5.0, "short": 0.1, "caught": 9.0, "s-short": 0.1, "s-caught": 7.0}
+    monkeypatch.setattr(judge.schedule, "expected", times.__getitem__)
+    items = [_Scenario("s-short", should), _Scenario("long", must),
+             _Scenario("s-caught", should), _Scenario("caught", must), _Scenario("short", must)]
+    stop = judge.StopAtFirstFailure(verdicts.Collector(), reqs, ["s-caught", "caught"])
+    stop.pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [i.nodeid for i in items] == ["caught", "short", "long", "s-caught", "s-short"]
+    # a scenario that outlasts its recorded time by far has hung: it fails in seconds
+    assert [(m.name, m.args) for i in items for m in i.marks] == [
+        ("timeout", (judge.HANG + 3 * times[i.nodeid],)) for i in items]
+
+
+def test_the_scenario_that_caught_a_mutant_goes_first_for_the_next_of_its_file() -> None:
+    from mutation.__main__ import KILLERS, _remember
+
+    killers: dict[str, list[str]] = {}
+    other = WorkItem.single("job2", _spec("reference/b.py", 3))
+    for by in ["t1", "t2", "t1", *(f"u{n}" for n in range(KILLERS))]:
+        result = _result(Outcome.KILLED, [["AG-1", "MUST", "failed"]])
+        _remember(killers, ITEM, attrs.evolve(result, output=json.dumps({"by": by})))
+        if by == "t1":
+            assert killers["reference/a.py"][0] == "t1"
+    assert killers["reference/a.py"] == [f"u{n}" for n in reversed(range(KILLERS))]
+    _remember(killers, other, _result(Outcome.SURVIVED, []))  # no catch: nothing to remember
+    _remember(killers, other, attrs.evolve(_result(Outcome.KILLED, []), output="broke"))
+    assert set(killers) == {"reference/a.py"}
 
 
 @pytest.mark.parametrize(("component", "keyword"), [
@@ -705,3 +767,4 @@ def test_what_a_judge_left_outside_its_group_is_killed_with_it(worker: Worker) -
         for proc in (stray, bystander):
             proc.kill()
             proc.wait()
+
