@@ -39,6 +39,7 @@ from mutation.workers import ROOT, Worker, diff_of, make_copy
 
 DEFAULT_SESSION = ROOT / ".mutation"
 TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
+MAX_JOBS = 50  # DDS domains 100..199, two for each judge (mutation.workers)
 KILLERS = 8  # the scenarios that caught a file's last mutants, run first for its next ones
 
 
@@ -55,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="map and judge by this component's scenarios only (repeatable; "
                       "default: every component, about 25 minutes to map)")
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
-    run.add_argument("--jobs", type=int, default=2, metavar="N")
+    run.add_argument("--jobs", type=int, default=4, metavar="N",
+                     help="judges at a time (default 4: a judge mostly waits on its scenarios; "
+                     "each has DDS domains of its own, so at most 50)")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
                      "(after a new scenario or test)")
@@ -66,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     out = sub.add_parser("report", help="print the report (and write it into --out)")
     out.add_argument("--out", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
+    if args.command == "run" and not 1 <= args.jobs <= MAX_JOBS:
+        parser.error(f"--jobs {args.jobs}: from 1 to {MAX_JOBS} judges at a time")
     operators.register()
     if args.command == "init":
         return _init(args.session, [*args.files, *(ROOT / f for f in JUDGING if args.kit)],
@@ -132,7 +137,7 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
         copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
         shutil.rmtree(copies, ignore_errors=True)
         copies.mkdir()
-        workers = [Worker(make_copy(copies), TIMEOUT, warm) for _ in range(jobs)]
+        workers = [Worker(make_copy(copies), TIMEOUT, warm, slot) for slot in range(jobs)]
         idle = list(workers)
         running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
         killers: dict[str, list[str]] = {}  # file -> what caught its last mutants, latest first

@@ -50,7 +50,7 @@ def make_copy(parent: Path) -> Path:
 
 
 class Worker:
-    def __init__(self, copy: Path, timeout: float, warm: bool = True) -> None:
+    def __init__(self, copy: Path, timeout: float, warm: bool = True, slot: int = 0) -> None:
         self.copy, self.timeout, self.warm = copy, timeout, warm
         self.proc: subprocess.Popen[bytes] | None = None
         self.servers: dict[tuple[str, ...], Server] = {}  # components -> their warm judge
@@ -67,7 +67,11 @@ class Worker:
         inherited = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
         self.env = {**inherited, "PYTHONPATH": str(copy / "src"), "TMPDIR": str(self.tmp),
                     # a mutant and its restoration can share a second: never trust a .pyc
-                    "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id}
+                    "PYTHONDONTWRITEBYTECODE": "1", TAG: self.run_id,
+                    # DDS domains of its own, as pytest-xdist's worker `slot` has (100 + 2 *
+                    # slot, kit/drivers/dds.py): by the pid, two judges' served agents could
+                    # share one and answer each other's scenarios
+                    "PYTEST_XDIST_WORKER": f"gw{slot}"}
 
     def judge(self, mutation: MutationSpec, tries: tuple[tuple[str, ...], ...],
               first: list[str] | None = None) -> WorkResult:
