@@ -35,7 +35,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 from mutation import equivalents, operators, report, session
 from mutation.kit import JUDGING, OUT_OF_REACH
 from mutation.plan import COMPONENTS, TESTS, Planner
-from mutation.workers import ROOT, Worker, diff_of, make_copy
+from mutation.workers import ROOT, Worker, diff_of, make_copy, sandbox
 
 DEFAULT_SESSION = ROOT / ".mutation"
 TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
@@ -137,7 +137,14 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
         copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
         shutil.rmtree(copies, ignore_errors=True)
         copies.mkdir()
-        workers = [Worker(make_copy(copies), TIMEOUT, warm, slot) for slot in range(jobs)]
+        isolated = sandbox()
+        if not isolated:
+            print("mutation: this machine allows no PID namespaces (unshare): judges run "
+                  "beside your other processes, which a mutant of the code that signals "
+                  "processes (reference/strays.py, reference/reaper.py) may reach",
+                  file=sys.stderr, flush=True)
+        workers = [Worker(make_copy(copies), TIMEOUT, warm, slot, isolated)
+                   for slot in range(jobs)]
         idle = list(workers)
         running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
         killers: dict[str, list[str]] = {}  # file -> what caught its last mutants, latest first

@@ -95,10 +95,10 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
 def check(session: Path) -> int:
     """Judge every listed mutant again; 1 if one is missing or caught."""
     from mutation.plan import Planner
-    from mutation.workers import Worker, make_copy
+    from mutation.workers import Worker, make_copy, sandbox
 
     planner = Planner.load(session)
-    worker = Worker(make_copy(session), timeout=600)
+    worker = Worker(make_copy(session), timeout=600, sandbox=sandbox())
     bad = 0
     for listed in load():
         mutation = find(listed.key, within=listed.within)

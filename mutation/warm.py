@@ -89,6 +89,7 @@ class Forks:
             with os.fdopen(read) as found:
                 record = found.read()
             _, status = os.waitpid(pid, 0)  # killed by itself, with its group, at its end
+            _reap_orphans()
             shutil.rmtree(self.folder, ignore_errors=True)
             self._reply({"result": json.loads(record)} if record else
                         {"died": f"wait status {status}"})
@@ -116,6 +117,14 @@ class Forks:
     def _reply(self, message: dict[str, Any]) -> None:
         self.replies.write(json.dumps(message) + "\n")
         self.replies.flush()
+
+
+def _reap_orphans() -> None:
+    """Processes a child's scenarios left, which became this server's in its namespace (it
+    is the first process there), once they have ended: no zombie piles up."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
 
 
 def serve(argv: list[str]) -> int:
@@ -148,11 +157,14 @@ class Server:
     worker's tag, which its children set."""
 
     def __init__(self, copy: Path, env: dict[str, str], tag: str,
-                 components: tuple[str, ...]) -> None:
+                 components: tuple[str, ...], sandbox: tuple[str, ...] = ()) -> None:
         args = [arg for c in components for arg in ("--component", c)]
         own = {k: v for k, v in env.items() if k != tag}
+        # In a namespace of its own (mutation.workers.sandbox) a child's pid is the
+        # namespace's, no pid out here: a child is then ended with the whole server.
+        self.sandboxed = bool(sandbox)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mutation.warm", f"{tag}={env[tag]}",
+            [*sandbox, sys.executable, "-m", "mutation.warm", f"{tag}={env[tag]}",
              str(copy / "warm" / "-".join(components)), *args], cwd=copy,
             env=own, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             start_new_session=True)
@@ -182,6 +194,9 @@ class Server:
             return None
         self.child = int(started["pid"])
         reply = self._read(timeout)
+        if reply is None and self.sandboxed:  # the deadline: the namespace goes whole
+            self.close()
+            return {"code": "timeout", "failed": []}
         if reply is None:  # the deadline: the child's group goes, the server says so
             self.kill_child()
             reply = self._read(30.0)
@@ -196,9 +211,10 @@ class Server:
 
     def kill_child(self) -> None:
         """The last child's process group: what it left running if it did not end the group
-        itself (it died before its end). Its id is not reused while the group has members."""
+        itself (it died before its end). Its id is not reused while the group has members.
+        (A sandboxed server's child is ended by closing the server.)"""
         child, self.child = self.child, None
-        if child is not None:
+        if child is not None and not self.sandboxed:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child, signal.SIGKILL)
 

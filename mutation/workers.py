@@ -5,7 +5,14 @@ with the copy's `src/` first on `PYTHONPATH`, so the suite, and every process it
 imports the mutant. A worker judges a mutant of the reference with a warm judge of its
 components (`mutation.warm`: Python, pytest and the collected suite started once, forked per
 mutant), and cold (`mutation.judge`, a process per mutant) where that server cannot serve, and
-for the kit's files, which the server itself imports."""
+for the kit's files, which the server itself imports.
+
+Every judge runs in PID and mount namespaces of its own (`sandbox`), where it sees and can
+signal only the processes it started: a mutant of the code that finds processes to signal (the
+search by run tag in `reference/strays.py`, the reaper's walk of /proc) could otherwise reach
+any process of the user. One did: `in` turned to `not in` in the run tag's check, judged by
+tests/test_supervisor.py, sent SIGTERM to every process on the machine that did not carry the
+tag, the session among them."""
 
 from __future__ import annotations
 
@@ -34,6 +41,21 @@ TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it sta
 STOPPED = (TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [], "stopped": True}))
 
 
+def sandbox() -> tuple[str, ...]:
+    """The command that starts a judge in PID and mount namespaces of its own (the judge is
+    their first process, and ends with everything it started), or () where this machine does
+    not allow them (the session then says so). Killed, the namespace's first process takes
+    every process in it along."""
+    command: tuple[str, ...] = ("unshare", "--pid", "--mount-proc", "--kill-child")
+    if os.geteuid() != 0:  # an unprivileged user: a user namespace, keeping its own id
+        command += ("--map-current-user",)
+    try:
+        done = subprocess.run([*command, "true"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return command if done.returncode == 0 else ()
+
+
 def make_copy(parent: Path) -> Path:
     """A new copy in `parent`, by its absolute path: a judge runs in the copy with the copy's
     `src/` on PYTHONPATH, which a relative path would look for inside the copy (and, finding
@@ -50,8 +72,9 @@ def make_copy(parent: Path) -> Path:
 
 
 class Worker:
-    def __init__(self, copy: Path, timeout: float, warm: bool = True, slot: int = 0) -> None:
-        self.copy, self.timeout, self.warm = copy, timeout, warm
+    def __init__(self, copy: Path, timeout: float, warm: bool = True, slot: int = 0,
+                 sandbox: tuple[str, ...] = ()) -> None:
+        self.copy, self.timeout, self.warm, self.sandbox = copy, timeout, warm, sandbox
         self.proc: subprocess.Popen[bytes] | None = None
         self.servers: dict[tuple[str, ...], Server] = {}  # components -> their warm judge
         self.server: Server | None = None  # the one judging now
@@ -115,7 +138,7 @@ class Worker:
                 return found
         judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
             else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
-        proc = subprocess.Popen([sys.executable, "-m", *judge], cwd=self.copy,
+        proc = subprocess.Popen([*self.sandbox, sys.executable, "-m", *judge], cwd=self.copy,
                                 env={**self.env, FIRST: json.dumps(first or [])},
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
@@ -139,7 +162,8 @@ class Worker:
         keyword = _keyword(judge_args)
         server = self.servers.get(components)
         if server is None:
-            server = self.servers[components] = Server(self.copy, self.env, TAG, components)
+            server = self.servers[components] = Server(self.copy, self.env, TAG, components,
+                                                       self.sandbox)
         if self.stopped:  # interrupted while it started: not closed by the stop
             server.close()
         if not server.usable:

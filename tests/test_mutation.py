@@ -458,9 +458,23 @@ def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
 
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
-    worker = Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120)
+    worker = Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120,
+                    sandbox=workers.sandbox())  # as a session's judges run
     yield worker
     worker.close()  # its warm judges
+
+
+def test_a_judge_sees_and_can_signal_only_what_it_started() -> None:
+    """A mutant of the code that finds processes to signal (the run tag's check in
+    reference/strays.py, the reaper's walk of /proc) could reach any process of the user:
+    in its namespace a judge's /proc shows itself and what it started, nothing else."""
+    command = workers.sandbox()
+    if not command:
+        pytest.skip("this machine allows no PID namespaces (unshare)")
+    listing = "import os; print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))"
+    seen = subprocess.run([*command, sys.executable, "-c", listing], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert json.loads(seen.stdout) == [1]
 
 
 def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(
