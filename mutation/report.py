@@ -48,6 +48,7 @@ class Mutant:
     outcome: str
     failed: tuple[str, ...]
     listed: bool = False  # recorded without a judge: it was listed equivalent then
+    seconds: float | None = None  # how long its judges took (recorded since 2026-11-28)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -77,7 +78,7 @@ def classify(item: WorkItem, result: WorkResult, equivalent: list[equivalents.Li
         outcome = "broke"
     mutant = Mutant(str(mutation.module_path), mutation.start_pos[0],
                     mutation.operator_name.split("/", 1)[1], was, becomes, outcome, failed,
-                    bool(seen.get("listed")))
+                    bool(seen.get("listed")), seen.get("seconds"))
     if outcome in ("survived", "unexecuted") and any(
             listed.names(mutant.key, mutation.definition_name) for listed in equivalent):
         return dataclasses.replace(mutant, outcome="equivalent")
@@ -129,7 +130,7 @@ def render(db_path: Path, folder: Path) -> str:
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
-             *_unjudged(found),
+             *_timed(found), *_unjudged(found),
              "### Per component", "", *_table("component", by_component, shown), "",
              "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", ""]
     for m in found:
@@ -155,6 +156,16 @@ def _init_command(folder: Path, files: list[str]) -> str:
     return " ".join(["python -m mutation init",
                      *(f"--component {c}" for c in mapped if len(mapped) < len(COMPONENTS)),
                      *(files if files != every else [])])
+
+
+def _timed(found: list[Mutant]) -> list[str]:
+    """A line saying how long the judges took, where their records say."""
+    timed = [m.seconds for m in found if m.seconds is not None]
+    if not timed:
+        return []
+    return [f"The judges took {sum(timed) / 60:.0f} minutes for {len(timed)} of them "
+            f"({sum(timed) / len(timed):.1f} s a mutant; `run --jobs N` judges N at a time).",
+            ""]
 
 
 def _unjudged(found: list[Mutant]) -> list[str]:

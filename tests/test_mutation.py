@@ -380,6 +380,19 @@ def test_each_outcome_is_told_apart(result: WorkResult, outcome: str) -> None:
     assert (mutant.was, mutant.becomes) == ("if a:", "if not a:")
 
 
+def test_the_report_says_how_long_the_judges_took() -> None:
+    timed = [report.classify(ITEM, attrs.evolve(
+        _result(Outcome.KILLED, [["AG-1", "MUST", "failed"]]),
+        output=json.dumps({"code": 1, "failed": [["AG-1", "MUST", "failed"]], "seconds": s})), [])
+        for s in (30.0, 90.0)]
+    untimed = report.classify(ITEM, _result(Outcome.SURVIVED, [], code=0), [])
+    assert [m.seconds for m in timed if m] == [30.0, 90.0] and untimed and untimed.seconds is None
+    assert report._timed([m for m in (*timed, untimed) if m]) == [
+        "The judges took 2 minutes for 2 of them (60.0 s a mutant; `run --jobs N` judges N at"
+        " a time).", ""]
+    assert report._timed([untimed]) == []
+
+
 def test_a_mutant_cosmic_ray_cannot_make_is_no_mutant() -> None:
     made_of_nothing = WorkResult(worker_outcome=WorkerOutcome.NORMAL,
                                  test_outcome=Outcome.SURVIVED, output=report.unexecuted())
