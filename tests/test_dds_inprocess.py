@@ -131,6 +131,18 @@ def test_a_client_that_gives_up_says_who_was_there(served: Served) -> None:
         served.client.ask("hello", agent="ghost", timeout=0.5)
 
 
+def test_a_client_that_gives_up_on_a_busy_agent_says_what_it_saw(served: Served,
+                                                                  rig: HarnessRig) -> None:
+    """Online but busy, the agent offers nothing: the message names it and its state."""
+    rig.use(Script("claude").init().text("working").add("sleep", 60))
+    served.client.submit("long", timeout=30)
+    while not rig.starts():
+        served.client.pump(0.05)
+    with pytest.raises(NoReplyError,
+                       match=r"no agent offered to take it \(agents seen: inproc \(BUSY\)\)$"):
+        served.client.ask("hello", timeout=1)
+
+
 def test_a_request_that_fails_is_answered_with_its_status(served: Served,
                                                           rig: HarnessRig) -> None:
     rig.use(Script("claude").init().add("exit", 3))

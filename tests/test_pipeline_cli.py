@@ -87,6 +87,9 @@ def test_too_large_and_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(cli, "LIMITS", Limits(max_bytes=4))
     assert run(str(latin)) == (
         1, f"{latin}:1:1: $: file is 13 bytes, over the limit of 4\n", "")
+    monkeypatch.setattr(cli, "LIMITS", Limits(max_bytes=13))  # at the limit: read
+    assert run(str(latin))[1] == f"{latin}:1:1: $: file is not UTF-8 (invalid continuation" \
+                                 " byte at byte 11)\n"
 
 
 def test_help_exit_0() -> None:
