@@ -143,6 +143,17 @@ def test_a_client_that_gives_up_on_a_busy_agent_says_what_it_saw(served: Served,
         served.client.ask("hello", timeout=1)
 
 
+def test_a_client_pumped_with_no_time_left_reads_what_came_and_returns() -> None:
+    """`pump` is the library's loop step: a caller whose deadline has just passed gives it
+    no time, or less than none, and gets control back (DDS refuses a negative wait)."""
+    client = Client(DOMAIN, name="test")
+    try:
+        client.pump(-0.5)
+        client.pump(0.0)
+    finally:
+        client.close()
+
+
 def test_a_request_that_fails_is_answered_with_its_status(served: Served,
                                                           rig: HarnessRig) -> None:
     rig.use(Script("claude").init().add("exit", 3))
