@@ -6,6 +6,7 @@ import io
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -152,6 +153,31 @@ def test_a_client_pumped_with_no_time_left_reads_what_came_and_returns() -> None
         client.pump(0.0)
     finally:
         client.close()
+
+
+def _pump(client: Client, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        client.pump(left)
+
+
+def test_a_client_grants_no_offer_from_an_agent_it_did_not_address() -> None:
+    """A request for one agent, offered to by another (a hostile or mistaken peer): only the
+    agent it names is granted it."""
+    client, peer = Client(DOMAIN, name="test"), Bus(DOMAIN)
+    try:
+        offers, grants = peer.writer(types.OFFER_TOPIC), peer.inbox(types.GRANT_TOPIC)
+        rid = client.submit("hello", agent="named", timeout=30)
+        for offer in (types.AgentOffer(rid, "g-other", "other"),
+                      types.AgentOffer(rid, "g-named", "named")):
+            _pump(client, 1.0)  # the peer's writer matched before the offer is written
+            offers.write(offer)
+            _pump(client, 1.0)
+        granted = [g.agent_guid for g in grants.take()[0] if g.request_id == rid]
+        assert granted == ["g-named"]
+    finally:
+        client.close()
+        peer.close()
 
 
 def test_a_request_that_fails_is_answered_with_its_status(served: Served,
