@@ -366,6 +366,10 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
   Rule: The contract is inferred when not named
     @req:PL-3.6
     Scenario Outline: A <kind> is checked as <contract>
+      A document that is no mapping is checked as metadata, whatever it holds: only a mapping
+      has a `status` to tell a response by. Found by mutation testing (docs/mutation.md): a
+      validator that looked for `status` in a list, and crashed on one that named it, passed
+      every scenario.
       Given a document:
         """yaml
         <document>
@@ -376,6 +380,7 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Examples:
         | kind                               | document                                             | contract         |
         | file without status                | automation: { discovery_agent_completed: true }      | metadata         |
+        | list, even one that names status   | [status, error]                                      | metadata         |
         | error response                     | { status: error, error: "boom" }                     | error            |
         | stop                               | { status: stop, reason: user_cancelled }             | discovery-agent  |
         | response with a behavior bank      | { status: success, data: { behaviors: [] } }         | code-analyzer    |
