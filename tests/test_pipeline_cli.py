@@ -129,6 +129,20 @@ def test_python_dash_m_validate_gives_the_validators_code_and_output(
     assert capsys.readouterr().out.count(":1:9: $.status:") == 1
 
 
+def test_python_dash_m_reads_the_arguments_after_the_module(
+        bad: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its `__main__` block, in-process as `python -m` runs it (so that the mutation tool's
+    map sees it): sys.argv's first entry is the module's, not an argument."""
+    import runpy
+
+    from agent_tck.reference.pipeline import __main__ as module
+
+    monkeypatch.setattr(sys, "argv", [module.__file__, "validate", str(bad)])
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_path(module.__file__, run_name="__main__")
+    assert ended.value.code == 1 and capsys.readouterr().out.count(":1:9: $.status:") == 1
+
+
 def test_pre_commit_hook_definition() -> None:
     import yaml
 
