@@ -277,8 +277,10 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       levels deep, yet `g` holds 56 lists one inside the other and `h` 64, under `data`: 65
       levels, one past the limit. The error is at the path where the limit is crossed (its
       line and column may be the alias's or its anchor's: the same node is written at one and
-      used at the other). Found by mutation testing (docs/mutation.md): a loader that measured
-      an alias's depth without the path it is used at passed every scenario.
+      used at the other). An empty list is a level as a list that holds a value is: the third
+      document is the second with `[]` innermost. Found by mutation testing (docs/mutation.md):
+      a loader that measured an alias's depth without the path it is used at, or an empty
+      list as no level, passed every scenario.
       Given a "response" document:
         """yaml
         status: success
@@ -298,6 +300,21 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         status: success
         data:
           a: &a [[[[[[[[1]]]]]]]]
+          b: &b [[[[[[[[*a]]]]]]]]
+          c: &c [[[[[[[[*b]]]]]]]]
+          d: &d [[[[[[[[*c]]]]]]]]
+          e: &e [[[[[[[[*d]]]]]]]]
+          f: &f [[[[[[[[*e]]]]]]]]
+          g: &g [[[[[[[[*f]]]]]]]]
+          h: &h [[[[[[[[*g]]]]]]]]
+        """
+      When it is validated
+      Then it is invalid with one error, at "$.data.h[0][0][0][0][0][0][0][0]", saying "document nests deeper than 64"
+      Given a "response" document:
+        """yaml
+        status: success
+        data:
+          a: &a [[[[[[[[]]]]]]]]
           b: &b [[[[[[[[*a]]]]]]]]
           c: &c [[[[[[[[*b]]]]]]]]
           d: &d [[[[[[[[*c]]]]]]]]

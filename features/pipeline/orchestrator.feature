@@ -320,6 +320,28 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
       And "tmp/rspec_metadata" holds no other file
 
+    @req:PL-4.10
+    Scenario: The test-architect writes metadata too deep to be read again
+      What is written is read again, by the next agent and by the cache check on the next
+      run, with the limits every document has (PL-3.4: 64 levels). Metadata nested past them
+      is not written: the agent that wrote it is in error, and the previous file stays whole.
+      Here `deep` holds 65 lists, one inside the other. Found by mutation testing
+      (docs/mutation.md): no scenario wrote such metadata, and the reference's refusal of it
+      ran in none.
+      Given the "test-architect" writes:
+        """yaml
+        deep: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]
+        """
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is "error", for "test-architect", saying "not written"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" contains:
+        """yaml
+        automation:
+          isolation_decider_completed: true
+        """
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
+      And "tmp/rspec_metadata" holds no other file
+
   Rule: Metadata stays under tmp/rspec_metadata (ours)
     The slug is derived from a path an agent or a user wrote. A `..` (or an absolute path)
     could name a file outside the project or give one file two slugs: such a path is refused
