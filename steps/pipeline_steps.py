@@ -244,6 +244,11 @@ def agent_crashes_writing(pipeline: PipelineWorld, agent: str) -> None:
     pipeline.agents[agent]["crash_mid_write"] = True
 
 
+@given(parsers.parse('the "{agent}" crashes before it answers, saying "{message}"'))
+def agent_crashes(pipeline: PipelineWorld, agent: str, message: str) -> None:
+    pipeline.agents[agent]["crashes"] = message
+
+
 @given(parsers.parse('the sandbox\'s "{name}" is a symbolic link to a folder outside it'))
 def linked_outside(pipeline: PipelineWorld, name: str) -> None:
     outside = pipeline.root.parent / "outside"

@@ -207,6 +207,18 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | a list instead of a map               | [status, success]                   |
 
     @req:PL-4.14
+    Scenario: The test-architect crashes before it answers: the pipeline stops with an error of the test-architect
+      An agent is code of its own, and may fail instead of answering: the pipeline then
+      stops as for an answer outside the envelope, in that agent's name, and nothing after it
+      runs. Found by mutation testing (docs/mutation.md): the reference's handling of a crash
+      ran in no scenario.
+      Given the "test-architect" crashes before it answers, saying "out of tokens"
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the pipeline stops with an error of the "test-architect"
+      And the agents ran one at a time, in this order: "discovery-agent, code-analyzer, isolation-decider, test-architect"
+      And the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" has no "test_architect_completed" marker
+
+    @req:PL-4.14
     Scenario Outline: The discovery-agent answers <what>: nothing after it runs
       Given the "discovery-agent" answers:
         """yaml

@@ -172,7 +172,8 @@ class Driver(Protocol):
 
     def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
                      start_at: str | None = None) -> dict[str, Any]:
-        """Run scripted agents (`{name, response, writes, version, removes, crash_mid_write}`)
+        """Run scripted agents (`{name, response, writes, version, removes, crash_mid_write,
+        crashes}`)
         on `source_file` under `base_dir`: `outcome` (completed, cached, stopped, error,
         refused), `failed_agent`, `message`, `reason`, and `calls`, the agents' starts and
         ends as observed: `[["start", name], ["end", name], ...]`."""

@@ -6,7 +6,9 @@ Used to dry-run a pipeline and by the suite's drivers. A description is a mappin
 - `writes`: what it adds to the metadata file; `version`: its `{agent}_version` marker;
 - `removes`: paths (relative to the base directory) it deletes while it runs;
 - `crash_mid_write`: its metadata cannot be serialized past the first keys, which is how a
-  crash in the middle of writing the metadata file is simulated.
+  crash in the middle of writing the metadata file is simulated;
+- `crashes`: it fails before it answers (raises, with this message), as an agent's own bug
+  would.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def scripted_agent(spec: Mapping[str, Any], base_dir: Path) -> Agent:
     def agent(context: Context) -> Reply:
         for path in removes:
             path.unlink(missing_ok=True)
+        if spec.get("crashes"):
+            raise RuntimeError(str(spec["crashes"]))
         return Reply(str(spec["response"]), writes, str(spec.get("version", "1.0")))
 
     return agent
