@@ -29,6 +29,8 @@ def xml(tmp_path: Path, text: str) -> str:
 @pytest.mark.parametrize(("backend", "args", "found"), [
     ("claude", ("--dangerously-skip-permissions",), "--dangerously-skip-permissions"),
     ("claude", ("--permission-mode", "bypassPermissions"), "--permission-mode bypassPermissions"),
+    ("claude", ("--verbose", "--permission-mode", "bypassPermissions"),  # named as written
+     "--permission-mode bypassPermissions"),
     ("claude", ("--permission-mode=bypassPermissions",), "--permission-mode=bypassPermissions"),
     ("claude", ("--permission-mode", "acceptEdits"), None),
     ("claude", ("--permission-mode",), None),  # its value missing: the CLI refuses it

@@ -92,6 +92,16 @@ def test_too_large_and_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
                                  " byte at byte 11)\n"
 
 
+def test_a_file_whose_size_says_empty_is_held_to_the_limit_by_what_it_holds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files under /proc say they hold nothing (a size of 0) and hold text all the same: the
+    limit is checked on what is read, one byte past it."""
+    monkeypatch.setattr(cli, "LIMITS", Limits(max_bytes=4))
+    status = "/proc/self/status"
+    assert Path(status).stat().st_size == 0
+    assert run(status) == (1, f"{status}:1:1: $: file is 5 bytes, over the limit of 4\n", "")
+
+
 def test_help_exit_0() -> None:
     code, out, _ = run("--help")
     assert code == 0 and "exit status: 0 valid, 1 invalid, 2 usage error" in out

@@ -211,6 +211,8 @@ def test_removes_deletes_inside_the_base_directory(tmp_path: Path) -> None:
     agent = scripted_agent({"response": "status: success\n", "removes": ["tmp/old.yml"]}, tmp_path)
     agent(None)  # type: ignore[arg-type]
     assert not (tmp_path / "tmp" / "old.yml").exists()
+    reply = agent(None)  # type: ignore[arg-type]
+    assert reply.response == "status: success\n"  # a file already gone is no error
 
 
 @pytest.mark.parametrize("link", ["tmp", "tmp/rspec_metadata"])
