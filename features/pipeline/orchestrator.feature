@@ -106,6 +106,21 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       And the agents ran one at a time, in this order: "test-architect, factory-agent, test-implementer, test-reviewer"
 
     @req:PL-4.4
+    Scenario: A re-run from test-architect whose metadata file cannot be read stops with an error
+      The marker is read from the file, so a file that is no YAML (here cut off in the middle
+      of a list) cannot give it: the pipeline stops with an error, and no agent runs. (Which
+      step says so is the implementation's: the cache check reads the file too, before any
+      agent.) Found by mutation testing (docs/mutation.md): the reference's handling of such
+      a file ran in no scenario.
+      Given the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" holds:
+        """yaml
+        automation: [discovery_agent_completed
+        """
+      When the pipeline is re-run from "test-architect" on "app/services/payment_processor.rb"
+      Then the outcome is "error"
+      And no agent ran
+
+    @req:PL-4.4
     Scenario Outline: A pipeline given only <agents> runs them all
       The first agent a pipeline is given needs the marker of the agent before it in the
       seed's sequence, as a re-run from it does (the discovery-agent, first of all, needs
