@@ -180,6 +180,28 @@ def test_a_client_grants_no_offer_from_an_agent_it_did_not_address() -> None:
         peer.close()
 
 
+def test_a_client_whose_agent_took_the_request_and_did_not_reply_says_so(
+        served: Served, rig: HarnessRig) -> None:
+    """Granted and never answered in time: the error names the agent that took it, and says
+    the request was offered (the `ask` command's exit code tells the two apart)."""
+    rig.use(Script("claude").init().text("working").add("sleep", 60))
+    with pytest.raises(NoReplyError, match="agent 'inproc' took it but did not reply$") as err:
+        served.client.ask("hello", timeout=3)
+    assert err.value.offered
+
+
+def test_a_client_waiting_for_a_reply_uses_next_to_no_cpu() -> None:
+    """It sleeps on DDS between samples: a client that polled would spend its whole wait."""
+    client = Client(DOMAIN, name="test")
+    try:
+        before = time.process_time()
+        with pytest.raises(NoReplyError):
+            client.ask("hello", agent="nobody", timeout=2)
+        assert time.process_time() - before < 0.5
+    finally:
+        client.close()
+
+
 def test_a_request_that_fails_is_answered_with_its_status(served: Served,
                                                           rig: HarnessRig) -> None:
     rig.use(Script("claude").init().add("exit", 3))
