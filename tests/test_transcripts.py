@@ -195,11 +195,12 @@ def masked(result: RequestResult) -> list[dict[str, Any]]:
 MALFORMED_ON_PURPOSE = {
     '{"type":"assistant","message":{"content":"not a list"}}',
     '{"type":"item.completed","item":{"id":"item_7","type":"agent_message","text":7}}',  # BK-CX.7
-    # BK-CL.2: a thinking block with a text field, and a text block whose text is null
+    # BK-CL.2: a thinking block with a text field, a text block whose text is null, and an
+    # entry that is no block
     '{"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant",'
     '"model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","text":"not the'
-    ' answer","signature":"s"},{"type":"text","text":null},{"type":"text","text":"The answer."}]}'
-    ',"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}',
+    ' answer","signature":"s"},{"type":"text","text":null},"no block",{"type":"text",'
+    '"text":"The answer."}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}',
     # BK-CL.3: content blocks that are no objects around a tool result
     '{"type":"user","message":{"role":"user","content":["a note",{"type":"tool_result",'
     '"tool_use_id":"toolu_F","content":"done","is_error":false},null]},'

@@ -41,11 +41,13 @@ Feature: parse_line turns one raw CLI line into normalized events
     Scenario: A block is read by its type: only a text block with text is text
       A thinking block carries no answer, even with a `text` field beside its thinking; a
       text block whose text is no string is malformed and gives no event (a wrapper that
-      joins the answer's text must never meet a null). Found by mutation testing
-      (docs/mutation.md): the reference read either as text, and every scenario passed.
+      joins the answer's text must never meet a null), and an entry that is no block at all is
+      passed over, the blocks after it read. Found by mutation testing (docs/mutation.md): the
+      reference read either as text, or stopped at the entry that is no block, and every
+      scenario passed.
       When the claude backend parses:
         """
-        {"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","text":"not the answer","signature":"s"},{"type":"text","text":null},{"type":"text","text":"The answer."}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}
+        {"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","text":"not the answer","signature":"s"},{"type":"text","text":null},"no block",{"type":"text","text":"The answer."}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u10"}
         """
       Then the events are:
         """
