@@ -772,6 +772,13 @@ def test_a_listed_equivalent_mutant_still_exists(listed: equivalents.Listed) -> 
     assert not found.module_path.is_absolute()
 
 
+def test_each_equivalent_mutant_is_listed_once() -> None:
+    """A second entry for a mutant is a second reason to keep current, and it hides which
+    one the report gives."""
+    keys = [(e.key, e.within) for e in equivalents.load()]
+    assert [k for k in keys if keys.count(k) > 1] == []
+
+
 def test_a_mutant_the_source_does_not_have_is_not_found() -> None:
     nine_days = ("reference/limits.py", "NumberReplacer", "MAX_SECONDS = 7 * 24 * 3600.0",
                  "MAX_SECONDS = 9 * 24 * 3600.0")
