@@ -82,13 +82,14 @@ def _environ(pid: int) -> bytes | None:
 
 
 def _in_exec(pid: int) -> bool:
-    """Whether `pid` has no environment yet (its end, field 52 of its stat, is 0) though it
-    is neither a kernel thread nor a zombie, which have none for good."""
+    """Whether `pid` has no environment yet (its end, `env_end`, field 51 of its stat, is 0)
+    though it is neither a kernel thread nor a zombie, which have none for good. A process
+    started with an empty environment has one: its end is an address like any other."""
     try:
         fields = (PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return False
-    state, flags, env_end = fields[0], int(fields[6]), int(fields[49]) if len(fields) > 49 else 1
+    state, flags, env_end = fields[0], int(fields[6]), int(fields[48]) if len(fields) > 48 else 1
     return state != b"Z" and not flags & PF_KTHREAD and env_end == 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -329,11 +330,34 @@ def test_a_relative_path_entry_never_finds_a_cli_planted_in_the_working_director
 
 
 def _fake_proc(root: Path, pid: int, environ: bytes, state: str, flags: int, env_end: int) -> None:
-    """A /proc entry: `stat` with the fields `tagged` reads (state, flags, env_end)."""
+    """A /proc entry: `stat` with the fields `tagged` reads (state, flags, env_end), as
+    proc(5) numbers them: 3, 9 and 51 of 52 (the last, the exit code, is 0 while it runs)."""
     (root / str(pid)).mkdir()
     (root / str(pid) / "environ").write_bytes(environ)
-    fields = [state, "1", "1", "1", "0", "-1", str(flags)] + ["0"] * 42 + [str(env_end)]
+    fields = [state, "1", "1", "1", "0", "-1", str(flags)] + ["0"] * 41 + [str(env_end), "0"]
     (root / str(pid) / "stat").write_text(f"{pid} (x) y) " + " ".join(fields) + "\n")
+
+
+def test_a_process_started_with_no_environment_is_not_waited_for_as_if_in_exec(
+        tmp_path: Path) -> None:
+    """Its environment reads empty for good, as one in the middle of exec reads for a moment:
+    the end of its environment block tells them apart (0 only while exec sets it up). Waited
+    for, every scan for strays would pause half a second for each such process."""
+    from agent_tck.reference import strays
+
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", f"""
+import time
+open({str(ready)!r}, "w").close()
+time.sleep(60)"""], env={})
+    try:
+        while not ready.exists() and proc.poll() is None:
+            time.sleep(0.01)
+        assert (strays.PROC / str(proc.pid) / "environ").read_bytes() == b""
+        assert not strays._in_exec(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_a_process_in_the_middle_of_exec_is_read_again_until_it_shows_its_environment(
