@@ -82,10 +82,13 @@ def sized_document(pipeline: PipelineWorld, contract: str, size: int) -> None:
     pipeline.document = head + "x" * (size - len(head) - 1) + "\n"
 
 
-@given(parsers.parse('a "{contract}" document nesting {depth:d} lists'))
-def deep_document(pipeline: PipelineWorld, contract: str, depth: int) -> None:
+@given(parsers.re(r'an? "(?P<contract>[\w-]+)" document nesting (?P<depth>\d+) lists'
+                  r'(?P<around> around a value)?$'))
+def deep_document(pipeline: PipelineWorld, contract: str, depth: str, around: str | None
+                  ) -> None:
     pipeline.contract = contract
-    pipeline.document = "status: success\ndata: " + "[" * depth + "]" * depth + "\n"
+    inner = "1" if around else ""
+    pipeline.document = f"status: success\ndata: {'[' * int(depth)}{inner}{']' * int(depth)}\n"
 
 
 @given(parsers.parse('a "{contract}" document whose data is an integer of {digits:d} digits'))

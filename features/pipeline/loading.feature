@@ -252,10 +252,13 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       collection is level 0 (its JSON path `$` has no step), so 64 lists nested under the root
       mapping are within it, and a hundred lists side by side are two levels deep; a list
       that closes gives back the one level it took, no more, so the 65th level after them is
-      still refused where it opens. Found by mutation testing (docs/mutation.md): a limit one
-      level short, a depth that never came back up, or one that came back two levels, passed
-      every scenario.
+      still refused where it opens; a value is no level. Found by mutation testing
+      (docs/mutation.md): a limit one level short, a depth that never came back up, one that
+      came back two levels, or a value counted as a level, passed every scenario.
       Given a "response" document nesting 64 lists
+      When it is validated
+      Then it is valid
+      Given a "response" document nesting 64 lists around a value
       When it is validated
       Then it is valid
       Given a "response" document holding 100 lists side by side
