@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                       help="map and judge by this component's scenarios only (repeatable; "
                       "default: every component, about 25 minutes to map)")
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
-    run.add_argument("--jobs", type=int, default=4, metavar="N",
-                     help="judges at a time (default 4: a judge mostly waits on its scenarios; "
+    run.add_argument("--jobs", type=int, default=6, metavar="N",
+                     help="judges at a time (default 6: a judge mostly waits on its scenarios; "
                      "each has DDS domains of its own, so at most 50)")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
