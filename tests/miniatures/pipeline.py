@@ -207,6 +207,19 @@ class NoDepthLimit(_Limited):
     limits = Limits(max_depth=1 << 20)
 
 
+def _write_unread(self: store.MetadataStore, metadata: dict[str, Any]) -> None:
+    """MetadataStore.write without reading back what it writes."""
+    self.directory.mkdir(parents=True, exist_ok=True)
+    self.path.write_text(yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True),
+                         encoding="utf-8")
+
+
+class WritesWhatItCannotRead(Miniature):
+    """Writes metadata without reading it back, however deep it nests."""
+
+    swaps = ((store.MetadataStore, "write", _write_unread),)
+
+
 class TakesAnyMetadataFile(Miniature):
     """Takes the metadata file of its slug as its own, whichever source file it names."""
 
@@ -298,6 +311,21 @@ class NeverInfers(Miniature):
     """Checks every document it is not told about against the plain envelope."""
 
     swaps = ((validate, "infer_contract", lambda value, source="": "response"),)
+
+
+def _status_in_anything(value: Any, source: str = "") -> str:
+    """infer_contract, looking for `status` in whatever the document is, as in a mapping."""
+    if "status" not in value:
+        return "metadata"
+    if value.get("status") == "error":  # a list has no get
+        return "error"
+    return schemas.infer_contract(value, source)
+
+
+class LooksForStatusInLists(Miniature):
+    """Looks for `status` in a document that is no mapping (and crashes on a list naming it)."""
+
+    swaps = ((validate, "infer_contract", _status_in_anything),)
 
 
 # --- orchestrators --------------------------------------------------------------------------
@@ -464,6 +492,8 @@ EXPECTED: dict[type[InProcessDriver], set[str]] = {
     CountsOnlyCollections: {"PL-3.3"},
     DropsForeignAgents: {"PL-4.12"},
     TakesAnyMetadataFile: {"PL-4.13"},
+    WritesWhatItCannotRead: {"PL-4.10"},
+    LooksForStatusInLists: {"PL-3.6"},
     LastKeyWins: {"PL-3.5"},
     CharacterErrorAtTheStart: {"PL-3.1"},
     RootAtLineOne: {"PL-3.1"},
