@@ -309,7 +309,7 @@ def test_a_session_of_reference_files_some_out_of_reach_maps_their_tests_too(
     monkeypatch.setattr("mutation.__main__.subprocess.run", mapping)
     folder = tmp_path / "session"
     assert main(["--session", str(folder), "init", "--component", "transport",
-                 str(ROOT / "reference/dds/cli.py"), str(ROOT / "reference/dds/bus.py")]) == 0
+                 str(ROOT / "reference/dds/cli.py"), str(ROOT / "reference/dds/types.py")]) == 0
     assert mapped == [["mutation.scenarios", "transport", str(folder / "transport.json")],
                       ["mutation.kit", "map", str(folder / "tests.json"), "reference/dds/cli.py"]]
     for name in ("transport", "tests"):
@@ -598,9 +598,6 @@ def test_a_judge_runs_must_scenarios_first_then_the_last_catches_then_the_shorte
     stop = judge.StopAtFirstFailure(verdicts.Collector(), reqs, ["s-caught", "caught"])
     stop.pytest_collection_modifyitems(items)  # type: ignore[arg-type]
     assert [i.nodeid for i in items] == ["caught", "short", "long", "s-caught", "s-short"]
-    # a scenario that outlasts its recorded time by far has hung: it fails in seconds
-    assert [(m.name, m.args) for i in items for m in i.marks] == [
-        ("timeout", (judge.HANG + 3 * times[i.nodeid],)) for i in items]
 
 
 def test_the_scenario_that_caught_a_mutant_goes_first_for_the_next_of_its_file() -> None:
