@@ -185,7 +185,7 @@ def test_a_client_whose_agent_took_the_request_and_did_not_reply_says_so(
     """Granted and never answered in time: the error names the agent that took it, and says
     the request was offered (the `ask` command's exit code tells the two apart)."""
     rig.use(Script("claude").init().text("working").add("sleep", 60))
-    with pytest.raises(NoReplyError, match="agent 'inproc' took it but did not reply$") as err:
+    with pytest.raises(NoReplyError, match=r"agent 'inproc' took it but did not reply$") as err:
         served.client.ask("hello", timeout=3)
     assert err.value.offered
 
