@@ -21,8 +21,9 @@ to catch this one. The order decides no verdict, only how soon the run stops.
 A scenario that outlasts `HANG` seconds has hung, and fails as pytest-timeout fails it: a
 mutant whose request never ends (a read loop that never sees the end of the pipe) fails the
 first scenario that makes a request after a minute, not the two minutes `agent-tck run` gives
-an implementation. (The limit is the run's, as `agent-tck run` sets its own: a timeout marker
-on each scenario made the agent's deadline scenarios six times slower, even at 1,000 s.)"""
+an implementation. (The limit is the run's, as `agent-tck run` sets its own: a `timeout` mark
+on each scenario would put the word "timeout" among every scenario's keywords, and `-k timeout`
+would then select them all.)"""
 
 from __future__ import annotations
 
