@@ -163,7 +163,7 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
                     worker = idle.pop()
                     first = killers.get(str(item.mutations[0].module_path), [])
                     running[pool.submit(worker.judge, item.mutations[0], plan.tries,
-                                        list(first))] = (item, worker)
+                                        first)] = (item, worker)  # (replaced, never changed)
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for future in finished:
                     item, worker = running.pop(future)
