@@ -12,6 +12,7 @@ import pytest
 
 from agent_tck.reference import supervisor
 from tests.miniatures import agent as miniatures
+from tests.miniatures import pipeline as pipeline_miniatures
 from tests.support import reach
 
 ENFORCE = "reference/supervisor.py:Supervisor._enforce"
@@ -89,3 +90,25 @@ def test_a_text_on_a_statements_later_line_selects_what_runs_the_statement() -> 
     found = {"files": {"reference/limits.py": {str(later - 1): ["test_refused"]}},
              "spawned": {}}
     assert reach.scenarios((place,), found) == {"test_refused"}
+
+
+def test_the_scenarios_of_a_function_are_those_that_ran_its_lines() -> None:
+    """A pipeline miniature's reach is functions (tests/miniatures/pipeline.py): the
+    scenarios that ran any line of one of them, wherever in it."""
+    source, first = inspect.getsourcelines(supervisor.Supervisor._enforce)
+    last = str(first + len(source) - 1)
+    found = {"files": {"reference/supervisor.py": {last: ["test_end", ""], "1": ["test_x"]}},
+             "spawned": {}}
+    assert reach.functions_scenarios((supervisor.Supervisor._enforce,), found) == {"test_end"}
+    assert reach.functions_scenarios((supervisor.Supervisor._enforce,), {"files": {}}) == set()
+
+
+def test_every_pipeline_miniature_has_a_reach_in_the_reference() -> None:
+    """Each is judged on the scenarios that call functions of `reference/`: one without
+    would be judged on no scenario, or on functions the suite never calls."""
+    for miniature in pipeline_miniatures.EXPECTED:
+        functions = pipeline_miniatures.reach(miniature)
+        assert functions, miniature.__name__
+        for function in functions:
+            where = inspect.getsourcefile(function) or ""
+            assert "/reference/" in where, (miniature.__name__, function, where)

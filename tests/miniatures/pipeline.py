@@ -19,7 +19,16 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
-from agent_tck.reference.pipeline import loader, orchestrator, rules, schemas, slug, store, validate
+from agent_tck.reference.pipeline import (
+    commands,
+    loader,
+    orchestrator,
+    rules,
+    schemas,
+    slug,
+    store,
+    validate,
+)
 from agent_tck.reference.pipeline.loader import Limits, Position
 from agent_tck.reference.pipeline.orchestrator import Reply
 
@@ -48,6 +57,15 @@ class Miniature(InProcessDriver):
             return super().pipeline_run(base_dir, source_file, agents, start_at)
 
 
+def reach(miniature: type[InProcessDriver]) -> tuple[Callable[..., Any], ...]:
+    """The functions of the reference in whose place `miniature` runs its own: its
+    `functions` where it names them, else the ones it swaps (tests/test_pipeline_broken.py
+    judges it on the scenarios that call them)."""
+    functions: tuple[Callable[..., Any], ...] = getattr(miniature, "functions", ())
+    swaps: tuple[Swap, ...] = getattr(miniature, "swaps", ())
+    return functions or tuple(getattr(target, name) for target, name, _ in swaps)
+
+
 def _without(rule: rules.Rule) -> dict[str, Any]:
     return {contract: tuple((at, tuple(r for r in table if r is not rule)) for at, table in spec)
             for contract, spec in rules.RULES.items()}
@@ -56,6 +74,7 @@ def _without(rule: rules.Rule) -> dict[str, Any]:
 def _rule_dropped(rule: rules.Rule) -> type[Miniature]:
     class Dropped(Miniature):
         swaps = ((rules, "RULES", _without(rule)),)
+        functions = (rule,)  # what no longer runs
 
     Dropped.__doc__ = f"Does not check {rule.__name__}."
     return Dropped
@@ -66,6 +85,8 @@ def _rule_dropped(rule: rules.Rule) -> type[Miniature]:
 class AcceptsEverything(InProcessDriver):
     """Considers every document valid."""
 
+    functions = (commands.contract_validate,)
+
     def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
         verdict = super().contract_validate(document, contract)
         return {**verdict, "valid": True, "errors": []}
@@ -73,6 +94,8 @@ class AcceptsEverything(InProcessDriver):
 
 class RejectsEverything(InProcessDriver):
     """Considers every document invalid."""
+
+    functions = (commands.contract_validate,)
 
     def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
         verdict = super().contract_validate(document, contract)
@@ -188,6 +211,7 @@ class SharedAliases(Miniature):
 
 class _Limited(InProcessDriver):
     limits = Limits()
+    functions = (commands.contract_validate,)
 
     def contract_validate(self, document: str, contract: str | None) -> dict[str, Any]:
         report = validate.validate_text(document, "<document>", contract, self.limits)
@@ -228,6 +252,8 @@ class TakesAnyMetadataFile(Miniature):
 
 class DropsForeignAgents(InProcessDriver):
     """Runs the seed's agents it is given and silently leaves out any other."""
+
+    functions = (commands.pipeline_run,)
 
     def pipeline_run(self, base_dir: str, source_file: str, agents: list[dict[str, Any]],
                      start_at: str | None = None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ is then not run, not failed.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import os
 import subprocess
@@ -65,11 +66,26 @@ def scenarios(places: tuple[str, ...], found: dict[str, Any]) -> set[str]:
     and in the processes it starts (the reaper), as the mutation tool finds a mutant's: a line
     of a statement written over several counts as the statement's first, which coverage
     records."""
-    planner = Planner({"agent": found})
+    return _running([lines_of(place) for place in places], found)
+
+
+def functions_scenarios(functions: tuple[Any, ...], found: dict[str, Any]) -> set[str]:
+    """The scenarios that run any line of `functions` (of `reference/`): a scenario that calls
+    none of them calls none of what a miniature puts in their place either."""
+    return _running([_lines_of_function(f) for f in functions], found)
+
+
+def _lines_of_function(function: Any) -> tuple[str, set[int]]:
+    lines, first = inspect.getsourcelines(function)
+    where = Path(inspect.getsourcefile(function) or "").resolve().relative_to(ROOT)
+    return str(where), set(range(first, first + len(lines)))
+
+
+def _running(places: list[tuple[str, set[int]]], found: dict[str, Any]) -> set[str]:
+    planner = Planner({"map": found})
     names: set[str] = set()
-    for place in places:
-        where, numbers = lines_of(place)
-        ran = planner.by_line("agent", where)
+    for where, numbers in places:
+        ran = planner.by_line("map", where)
         names.update(n for line in numbers for first in planner.statements(where, line, line)
                      for n in ran.get(first, ()))
     return names - {AT_COLLECTION}
@@ -84,19 +100,19 @@ def keyword(places: tuple[str, ...], found: dict[str, Any]) -> str:
     return " or ".join(sorted(names))
 
 
-def shared_map(root: Path) -> dict[str, Any]:
-    """The agent component's map, made by the first worker that asks and kept in `root` (the
+def shared_map(root: Path, component: str = "agent") -> dict[str, Any]:
+    """`component`'s map, made by the first worker that asks and kept in `root` (the
     directory every worker of the session shares)."""
     def make(made: Path) -> None:
-        argv = [sys.executable, "-m", "mutation.scenarios", "agent", str(made), *MAP_OPTIONS]
+        argv = [sys.executable, "-m", "mutation.scenarios", component, str(made), *MAP_OPTIONS]
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
         # Exit 1 with a map: a scenario of the reference failed in it (a flake on a busy
         # machine). The map is kept: a broken agent it leaves a scenario short of fails
         # on its own, where 45 would all fail here.
         if done.returncode not in (0, 1) or not made.exists():
-            raise RuntimeError(f"the agent component's map failed ({done.returncode}):\n"
+            raise RuntimeError(f"the {component} component's map failed ({done.returncode}):\n"
                                f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
 
-    out = made_once(root, "agent-scenario-map.json", make)
+    out = made_once(root, f"{component}-scenario-map.json", make)
     found: dict[str, Any] = json.loads(out.read_text())
     return found
