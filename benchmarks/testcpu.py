@@ -2,6 +2,8 @@
 
     python -m tests -p benchmarks.testcpu          # writes .testcpu/<worker>.jsonl
     python -m benchmarks.testcpu [DIR]             # the table, slowest module first
+    python -m benchmarks.testcpu DIR --durations tests/durations.json
+                                                   # the times `python -m tests` deals by
 
 Each worker notes, for every test, its wall time and the CPU it used: its own process's and
 that of the processes it started and waited for (harnesses, reapers, adapters, served agents,
@@ -24,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from agent_tck.kit.files import write_atomically
+
 OUT = Path(os.environ.get("AGENT_TCK_TESTCPU", ".testcpu"))
 
 
@@ -44,16 +48,29 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         file.write(json.dumps(entry) + "\n")
 
 
+def entries(where: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in sorted(where.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def durations(where: Path) -> dict[str, dict[str, float]]:
+    """The tests' wall times in kit/schedule.py's form (each test of a second or more, each
+    module's mean), which tests/conftest.py deals the tests to the workers by."""
+    from benchmarks.durations import durations as of_report
+
+    report: dict[str, object] = {
+        "scenarios": [{"nodeid": e["test"], "duration": e["wall"]} for e in entries(where)]}
+    return of_report(report)
+
+
 def table(where: Path) -> str:
     """Per module: tests, wall and CPU seconds, share of the suite's CPU; slowest first."""
     modules: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
-    for path in sorted(where.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            entry: dict[str, Any] = json.loads(line)
-            row = modules[entry["test"].split("::")[0]]
-            row[0] += 1
-            row[1] += entry["wall"]
-            row[2] += entry["cpu"]
+    for entry in entries(where):
+        row = modules[entry["test"].split("::")[0]]
+        row[0] += 1
+        row[1] += entry["wall"]
+        row[2] += entry["cpu"]
     total = sum(row[2] for row in modules.values()) or 1.0
     lines = ["| module | tests | wall s | CPU s | CPU share |", "|---|---:|---:|---:|---:|"]
     for name, (count, wall, cpu) in sorted(modules.items(), key=lambda kv: -kv[1][2]):
@@ -63,5 +80,18 @@ def table(where: Path) -> str:
     return "\n".join(lines)
 
 
+def main(argv: list[str]) -> int:
+    where = Path(argv[0]) if argv and not argv[0].startswith("--") else OUT
+    if "--durations" in argv:
+        at = argv.index("--durations")
+        if at + 1 >= len(argv):
+            print("--durations needs the file to write", file=sys.stderr)
+            return 2
+        write_atomically(Path(argv[at + 1]), json.dumps(durations(where), indent=1) + "\n")
+        return 0
+    print(table(where))
+    return 0
+
+
 if __name__ == "__main__":
-    print(table(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT))
+    sys.exit(main(sys.argv[1:]))

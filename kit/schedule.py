@@ -25,10 +25,10 @@ DURATIONS = Path(__file__).with_name("durations.json")
 
 
 @cache
-def recorded() -> tuple[dict[str, float], dict[str, float]]:
+def recorded(path: Path = DURATIONS) -> tuple[dict[str, float], dict[str, float]]:
     """Seconds a scenario took (those of a second or more) and a module's mean, by node id and
     by module file name (`benchmarks/durations.py` writes them)."""
-    data: dict[str, dict[str, float]] = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    data: dict[str, dict[str, float]] = json.loads(path.read_text(encoding="utf-8"))
     return data["scenarios"], data["modules"]
 
 
@@ -37,15 +37,16 @@ def module_of(nodeid: str) -> str:
     return nodeid.partition("::")[0].rpartition("/")[2]
 
 
-def expected(nodeid: str) -> float:
-    scenarios, modules = recorded()
+def expected(nodeid: str, path: Path = DURATIONS) -> float:
+    scenarios, modules = recorded(path)
     return scenarios.get(nodeid, modules.get(module_of(nodeid), 0.0))
 
 
-def deal(collection: list[str], workers: int) -> list[list[int]]:
-    """The indexes of `collection` for each of `workers`, longest expected first, each to the
-    worker whose hand is expected to take least so far (fewest scenarios on a tie)."""
-    times = [expected(nodeid) for nodeid in collection]
+def deal(collection: list[str], workers: int, path: Path = DURATIONS) -> list[list[int]]:
+    """The indexes of `collection` for each of `workers`, longest expected first (by the
+    times `path` records), each to the worker whose hand is expected to take least so far
+    (fewest scenarios on a tie)."""
+    times = [expected(nodeid, path) for nodeid in collection]
     hands: list[list[int]] = [[] for _ in range(workers)]
     loads = [0.0] * workers
     for index in sorted(range(len(collection)), key=lambda i: -times[i]):
@@ -56,15 +57,18 @@ def deal(collection: list[str], workers: int) -> list[list[int]]:
 
 
 class LongestFirst(WorkStealingScheduling):  # type: ignore[misc]
-    """Work stealing, with the first slices dealt by `deal`."""
+    """Work stealing, with the first slices dealt by `deal`, by the times `durations`
+    records."""
 
     dealt = False
+    durations = DURATIONS
 
     def check_schedule(self) -> None:
         if not self.dealt and self.pending and self.collection:
             self.dealt = True
             nodes = [node for node in self.node2pending if not node.shutting_down]
-            for node, hand in zip(nodes, deal(self.collection, len(nodes)), strict=True):
+            hands = deal(self.collection, len(nodes), self.durations)
+            for node, hand in zip(nodes, hands, strict=True):
                 if hand:
                     self.node2pending[node].extend(hand)
                     node.send_runtest_some(hand)
@@ -74,8 +78,16 @@ class LongestFirst(WorkStealingScheduling):  # type: ignore[misc]
 
 
 class Scheduler:
-    """A pytest plugin for the run's controller: `LongestFirst` where work stealing was asked."""
+    """A pytest plugin for the run's controller: `LongestFirst` where work stealing was asked,
+    by the times `durations` records (the project's own tests have theirs)."""
+
+    def __init__(self, durations: Path = DURATIONS) -> None:
+        self.durations = durations
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        return LongestFirst(config, log) if config.getvalue("dist") == "worksteal" else None
+        if config.getvalue("dist") != "worksteal":
+            return None
+        scheduler = LongestFirst(config, log)
+        scheduler.durations = self.durations
+        return scheduler

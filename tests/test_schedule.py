@@ -11,7 +11,7 @@ import pytest
 
 from agent_tck.kit import schedule
 from agent_tck.kit.run import hermetic, pytest_args
-from benchmarks import durations
+from benchmarks import durations, testcpu
 
 SUITE = "steps/suite/"
 
@@ -19,8 +19,8 @@ SUITE = "steps/suite/"
 @pytest.fixture
 def times(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, float]]:
     recorded: dict[str, dict[str, float]] = {"scenarios": {}, "modules": {}}
-    monkeypatch.setattr(schedule, "recorded", lambda: (recorded["scenarios"],
-                                                       recorded["modules"]))
+    monkeypatch.setattr(schedule, "recorded", lambda path=None: (recorded["scenarios"],
+                                                                 recorded["modules"]))
     return recorded
 
 
@@ -91,3 +91,25 @@ def test_the_shipped_times_name_scenarios_of_the_suite() -> None:
     scenarios, modules = schedule.recorded()
     assert found.ids and set(scenarios) <= found.ids, sorted(set(scenarios) - found.ids)
     assert set(modules) == {schedule.module_of(nodeid) for nodeid in found.ids}
+
+
+def test_the_project_tests_times_name_only_modules_they_have() -> None:
+    """tests/durations.json, which `python -m tests` deals its tests by (tests/conftest.py):
+    a module it names that is gone is a stale file, rewritten with benchmarks.testcpu."""
+    root = Path(__file__).resolve().parent.parent
+    have = {p.name for folder in ("tests", "steps/suite")
+            for p in (root / folder).glob("test_*.py")}
+    scenarios, modules = schedule.recorded(root / "tests" / "durations.json")
+    assert modules and set(modules) <= have, sorted(set(modules) - have)
+    assert {schedule.module_of(nodeid) for nodeid in scenarios} <= have
+
+
+def test_the_tests_times_are_written_from_what_each_worker_noted(tmp_path: Path) -> None:
+    noted = [{"test": "tests/test_a.py::test_long", "wall": 2.5, "cpu": 1.0},
+             {"test": "tests/test_a.py::test_short", "wall": 0.5, "cpu": 0.1}]
+    (tmp_path / "gw0.jsonl").write_text("".join(json.dumps(n) + "\n" for n in noted))
+    out = tmp_path / "durations.json"
+    assert testcpu.main([str(tmp_path), "--durations", str(out)]) == 0
+    assert json.loads(out.read_text()) == {"scenarios": {"tests/test_a.py::test_long": 2.5},
+                                           "modules": {"test_a.py": 1.5}}
+    assert testcpu.main([str(tmp_path), "--durations"]) == 2
