@@ -37,6 +37,7 @@ from collections.abc import Sequence
 import pytest
 
 from agent_tck.kit import cli, registry, run, schedule, verdicts
+from mutation import FIRST
 
 FAILING = (verdicts.FAILED, verdicts.ERRORED)
 # In-process the reference declares every component and backend and answers for every
@@ -46,7 +47,6 @@ FAILING = (verdicts.FAILED, verdicts.ERRORED)
 # Through an adapter some requirements are not applicable unmutated (AG-L1, AG-L2: the stdio
 # driver cannot hand it a failing monitor), so there only failures count.
 UNANSWERED = (*FAILING, verdicts.NA)
-FIRST = "AGENT_TCK_MUTATION_FIRST"  # a cold judge's scenarios to run first (a JSON list)
 # The longest scenario a judge runs takes 13 s (a transport one), most well under a second
 HANG = 60.0
 

@@ -16,25 +16,31 @@ conformance scenario can reach (`OUT_OF_REACH`, docs/mutation.md), by its own te
 
 `python -m mutation.kit judge ID ...`, in a worker's copy with the mutant applied, runs those
 tests, stops at the first failure, and prints the session's record as mutation.judge does:
-`{"code": 1, "failed": [[ID, "TEST", "failed"]]}` (0 survived, 1 a test failed, 2 the run
-broke). A test skipped under the mutant is caught too (`[ID, "TEST", "skipped"]`): a skip is
-no pass, and a mutant of the suite's own plugin can skip the project's tests wholesale (every
-test given an empty set of backends to run for). It imports nothing of the kit before pytest
+`{"code": 1, "failed": [[ID, "TEST", "failed"]], "by": ID}` (0 survived, 1 a test failed, 2
+the run broke; `by` the test that failed first). As mutation.judge does with scenarios, it
+runs first the tests that caught the file's last mutants (`AGENT_TCK_MUTATION_FIRST`), then
+the shortest first by the times tests/durations.json records. A test skipped under the
+mutant is caught too (`[ID, "TEST", "skipped"]`): a skip is no pass, and a mutant of the
+suite's own plugin can skip the project's tests wholesale (every test given an empty set of
+backends to run for). It imports nothing of the kit before pytest
 does (pytest must rewrite the asserts of the modules the tests import)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import coverage
 import pytest
 
-from mutation.scenarios import AT_COLLECTION, by_line
+from mutation import FIRST
+from mutation.scenarios import AT_COLLECTION, ROOT, by_line
 
 JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
            "kit/html_report.py", "kit/messages.py")
@@ -135,14 +141,42 @@ class Outcomes:
             kind.append(report.nodeid)
 
 
-def judge(ids: list[str]) -> dict[str, object]:
+@functools.cache
+def _recorded() -> tuple[dict[str, float], dict[str, float]]:
+    """tests/durations.json: seconds by test (those of a second or more) and each module's
+    mean by file name; none where it is missing (the order then costs speed only)."""
+    path = ROOT / "tests" / "durations.json"
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return data.get("scenarios", {}), data.get("modules", {})
+
+
+class InOrder:
+    """pytest plugin: the tests named in `first` first, in its order, then the shortest
+    expected first."""
+
+    def __init__(self, first: Sequence[str]) -> None:
+        self.rank = {nodeid: i for i, nodeid in enumerate(first)}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        tests, modules = _recorded()
+
+        def key(item: pytest.Item) -> tuple[int, float]:
+            expected = tests.get(item.nodeid, modules.get(item.path.name, 0.0))
+            return self.rank.get(item.nodeid, len(self.rank)), expected
+
+        items.sort(key=key)
+
+
+def judge(ids: list[str], first: Sequence[str] = ()) -> dict[str, object]:
     tests = Outcomes()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = pytest.main([*PYTEST_ARGS, *ids], plugins=[tests])
+        code = pytest.main([*PYTEST_ARGS, *ids], plugins=[tests, InOrder(first)])
     failed = [[nodeid, "TEST", "failed"] for nodeid in tests.failed] + [
         [nodeid, "TEST", "skipped"] for nodeid in tests.skipped if nodeid not in tests.failed]
     broke = not failed and code != pytest.ExitCode.OK  # a collection error, an import error
-    return {"code": 1 if failed else 2 if broke else 0, "failed": failed, "pytest": int(code)}
+    return {"code": 1 if failed else 2 if broke else 0, "failed": failed,
+            "by": failed[0][0] if failed else None, "pytest": int(code)}
 
 
 def main(argv: list[str]) -> int:
@@ -151,7 +185,7 @@ def main(argv: list[str]) -> int:
         Path(argv[1]).write_text(json.dumps(found, sort_keys=True))
         return 0 if found["passed"] else 1
     if argv[:1] == ["judge"]:
-        found = judge(argv[1:])
+        found = judge(argv[1:], json.loads(os.environ.get(FIRST, "[]")))
         print(json.dumps(found))
         return int(str(found["code"]))
     print("usage: python -m mutation.kit map OUT.json [FILE ...] | judge ID ...",

@@ -32,7 +32,7 @@ from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkResult
 
 from agent_tck.reference import strays
-from mutation.judge import FIRST
+from mutation import FIRST
 from mutation.warm import Server
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -761,6 +761,21 @@ def test_a_kit_mutant_that_skips_the_project_tests_is_caught(worker: Worker) -> 
     assert (worker.copy / where).read_text() == original
 
 
+def test_a_kit_judge_runs_first_the_tests_that_caught_the_last_mutants(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a scenario judge does (`by` names the test that failed first): the tests named
+    first, then the shortest expected (tests/durations.json)."""
+    (tmp_path / "test_two.py").write_text(
+        "def test_a():\n    assert False\n\n\ndef test_b():\n    assert False\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(kit, "_recorded", lambda: ({"test_two.py::test_a": 5.0}, {}))
+    ids = ["test_two.py::test_a", "test_two.py::test_b"]
+    assert kit.judge(ids)["by"] == "test_two.py::test_b"  # the shorter
+    found = kit.judge(ids, ["test_two.py::test_a"])
+    assert found["by"] == "test_two.py::test_a"
+    assert found["failed"] == [["test_two.py::test_a", "TEST", "failed"]]  # -x: stops there
+
+
 LISTED_FILES = sorted({e.key[0] for e in equivalents.load()})
 
 
