@@ -4,7 +4,8 @@ pytest on eight workers (pytest-xdist; the machines have two cores, and much of 
 to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the cores
 fill the waits: on the 2-core CI machine, 17 min 44 s with four workers and 16 min 2 s with
 six, the same afternoon, the two cores 81% and 90% busy; eight: docs/benchmarks.md), with branch
-coverage of `reference/` measured in every worker (pytest-cov). The coverage report is
+coverage of `reference/` measured in every worker (pytest-cov), in the tests that reach it
+(`MEASURED`, tests/conftest.py). The coverage report is
 printed whatever the tests said, and the exit code is pytest's: non-zero when a test failed,
 when nothing was collected (5), or when coverage is under `fail_under`. `-n 0` runs in one
 process.
