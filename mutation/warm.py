@@ -45,6 +45,11 @@ import pytest
 from mutation.judge import Judging, order
 
 REFERENCE = "agent_tck.reference"
+# Seconds: how soon a read sees that an interrupted session closed the server under it. A
+# descriptor closed while a select() waits on it leaves that select() to its deadline (the
+# kernel drops it from the set, and no end of file comes): under load the reading thread can
+# get there after the server's end and before the close.
+POLL = 1.0
 
 
 class Forks:
@@ -232,7 +237,7 @@ class Server:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         # Only now: a judge reading in another thread (an interrupted session) has had the
-        # server's end; a descriptor closed under its select() would keep it to its deadline.
+        # server's end, or sees the close within POLL.
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self.usable = False
@@ -248,8 +253,10 @@ class Server:
             selector.register(fd, selectors.EVENT_READ)
             while b"\n" not in self.buffer:
                 left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
+                if left <= 0 or self.proc.stdout.closed:
                     return None
+                if not selector.select(min(left, POLL)) or self.proc.stdout.closed:
+                    continue
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     return None

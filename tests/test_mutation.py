@@ -22,7 +22,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, kit, operators, plan, report, scenarios, session, workers
+from mutation import equivalents, kit, operators, plan, report, scenarios, session, warm, workers
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
@@ -677,6 +677,32 @@ def test_what_a_warm_judge_left_running_ends_with_it_and_its_folder_goes(
     finally:
         where.write_text(original)
         worker.close()
+
+
+def test_a_read_of_the_warm_judge_ends_soon_when_the_server_is_closed_under_it() -> None:
+    """The race behind an interrupted session that hung to its judge's deadline: the server's
+    output closed while a thread waits on it, with no end of file (here a process that still
+    holds the pipe; there a thread that got to its select() after the server's end)."""
+    import threading
+    import time
+
+    server = warm.Server.__new__(warm.Server)
+    server.buffer = b""
+    server.proc = subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE)
+    got: list[object] = []
+    reading = threading.Thread(target=lambda: got.append(server._read(300.0)), daemon=True)
+    try:
+        reading.start()
+        time.sleep(0.5)
+        assert server.proc.stdout is not None
+        server.proc.stdout.close()
+        closed_at = time.monotonic()
+        reading.join(timeout=30)
+        assert not reading.is_alive() and got == [None]
+        assert time.monotonic() - closed_at < 10  # POLL, on a busy machine
+    finally:
+        server.proc.kill()
+        server.proc.wait()
 
 
 def test_an_interrupted_worker_ends_its_warm_judge_at_once_and_starts_no_cold_one(
