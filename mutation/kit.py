@@ -28,7 +28,6 @@ does (pytest must rewrite the asserts of the modules the tests import)."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import json
 import os
@@ -141,28 +140,22 @@ class Outcomes:
             kind.append(report.nodeid)
 
 
-@functools.cache
-def _recorded() -> tuple[dict[str, float], dict[str, float]]:
-    """tests/durations.json: seconds by test (those of a second or more) and each module's
-    mean by file name; none where it is missing (the order then costs speed only)."""
-    path = ROOT / "tests" / "durations.json"
-    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return data.get("scenarios", {}), data.get("modules", {})
+TEST_DURATIONS = ROOT / "tests" / "durations.json"  # the times `python -m tests` deals by
 
 
 class InOrder:
     """pytest plugin: the tests named in `first` first, in its order, then the shortest
-    expected first."""
+    expected first (by TEST_DURATIONS, read as `agent-tck run -n N` reads its own)."""
 
     def __init__(self, first: Sequence[str]) -> None:
         self.rank = {nodeid: i for i, nodeid in enumerate(first)}
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        tests, modules = _recorded()
+        from agent_tck.kit import schedule  # collected by now: pytest has rewritten the kit
 
         def key(item: pytest.Item) -> tuple[int, float]:
-            expected = tests.get(item.nodeid, modules.get(item.path.name, 0.0))
+            expected = schedule.expected(item.nodeid, TEST_DURATIONS)
             return self.rank.get(item.nodeid, len(self.rank)), expected
 
         items.sort(key=key)

@@ -794,7 +794,9 @@ def test_a_kit_judge_runs_first_the_tests_that_caught_the_last_mutants(
     (tmp_path / "test_two.py").write_text(
         "def test_a():\n    assert False\n\n\ndef test_b():\n    assert False\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(kit, "_recorded", lambda: ({"test_two.py::test_a": 5.0}, {}))
+    times = tmp_path / "durations.json"
+    times.write_text(json.dumps({"scenarios": {"test_two.py::test_a": 5.0}, "modules": {}}))
+    monkeypatch.setattr(kit, "TEST_DURATIONS", times)
     ids = ["test_two.py::test_a", "test_two.py::test_b"]
     assert kit.judge(ids)["by"] == "test_two.py::test_b"  # the shorter
     found = kit.judge(ids, ["test_two.py::test_a"])
