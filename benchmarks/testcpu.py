@@ -26,8 +26,6 @@ from typing import Any
 
 import pytest
 
-from agent_tck.kit.files import write_atomically
-
 OUT = Path(os.environ.get("AGENT_TCK_TESTCPU", ".testcpu"))
 
 
@@ -81,6 +79,8 @@ def table(where: Path) -> str:
 
 
 def main(argv: list[str]) -> int:
+    from agent_tck.kit.files import write_atomically  # not at import: this is a test plugin
+
     where = Path(argv[0]) if argv and not argv[0].startswith("--") else OUT
     if "--durations" in argv:
         at = argv.index("--durations")
