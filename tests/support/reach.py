@@ -76,9 +76,11 @@ def functions_scenarios(functions: tuple[Any, ...], found: dict[str, Any]) -> se
 
 
 def _lines_of_function(function: Any) -> tuple[str, set[int]]:
+    source = inspect.getsourcefile(function)
+    if source is None:
+        raise LookupError(f"reach {function!r}: no source file")
     lines, first = inspect.getsourcelines(function)
-    where = Path(inspect.getsourcefile(function) or "").resolve().relative_to(ROOT)
-    return str(where), set(range(first, first + len(lines)))
+    return str(Path(source).resolve().relative_to(ROOT)), set(range(first, first + len(lines)))
 
 
 def _running(places: list[tuple[str, set[int]]], found: dict[str, Any]) -> set[str]:
