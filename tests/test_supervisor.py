@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -179,6 +180,35 @@ def test_the_reaper_kills_a_descendant_that_hid_every_way(rest: str, timeout: fl
     assert not _alive(hidden), f"process {hidden}, hidden from group and tag, outlived the run"
 
 
+class _HungReaper(Supervisor):
+    """A reaper that says it started its CLI, then ignores every signal it is sent and
+    never ends on its own (it sleeps 30 s)."""
+
+    reaped = True
+    reaper_command = (sys.executable, "-c", "import os, signal, sys, time\n"
+                      "for sig in (signal.SIGTERM, signal.SIGUSR1):\n"
+                      "    signal.signal(sig, signal.SIG_IGN)\n"
+                      "os.close(int(sys.argv[1]))\n"
+                      "time.sleep(30)\n")
+
+
+def test_a_reaper_that_does_not_end_is_killed_with_its_group_and_the_run_ends() -> None:
+    """Past the deadline, the grace period and the time the reaper is given to empty its
+    tree, the supervisor stops waiting for it and kills its whole group itself."""
+    out = run_process(["/bin/true"], b"", lambda _: None, cwd=None, env=None, timeout=1,
+                      grace=0.2, supervisor=_HungReaper)
+    assert out.timed_out and out.returncode == -9
+
+
+def test_an_empty_stdin_is_closed_at_once() -> None:
+    """A CLI given nothing on stdin (its prompt in argv) reads end of file at once: one that
+    reads its stdin to the end does not wait for the deadline."""
+    lines: list[str] = []
+    out = run_process(python("import sys; print(len(sys.stdin.read()))"), b"", lines.append,
+                      cwd=None, env=None, timeout=10, grace=1)
+    assert (out.returncode, out.timed_out, lines) == (0, False, ["0"])
+
+
 @pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
 @pytest.mark.parametrize(("code", "returncode"), [
     ("raise SystemExit(3)", 3),
@@ -302,6 +332,37 @@ def test_the_run_id_is_fresh_per_run_and_only_tagged_processes_are_found() -> No
     try:
         assert tagged(second) == [proc.pid]
         assert tagged(first) == []
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_run_id_fallback_signals_each_tagged_process_once_however_many_scans_it_takes(
+        tmp_path: Path) -> None:
+    """Where the kernel has no child subreapers, the supervisor's signals also go to every
+    process that carries the run's tag, scanning again while new ones appear. A process
+    already signalled is not signalled again by a later scan: a second SIGTERM makes many
+    programs give up their clean exit. The count it returns is of processes, not signals."""
+
+    from agent_tck.reference.strays import signal_tagged, tag_env
+
+    env, run = tag_env(None)
+    terms, ready = tmp_path / "terms", tmp_path / "ready"
+    proc = subprocess.Popen(python(
+        "import signal, time\n"
+        f"signal.signal(signal.SIGTERM, lambda *_: open({str(terms)!r}, 'a').write('TERM\\n'))\n"
+        f"open({str(ready)!r}, 'w').close()\n"
+        "while True: time.sleep(0.05)\n"), env=env)
+    try:
+        deadline = time.monotonic() + 10
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), "the tagged process did not start"
+        assert signal_tagged(run, signal.SIGTERM) == 1
+        while not terms.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)  # a second signal, if any, has been handled by now
+        assert terms.read_text() == "TERM\n"
     finally:
         proc.kill()
         proc.wait()
