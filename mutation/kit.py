@@ -77,7 +77,26 @@ OUT_OF_REACH = {
     # refusal of a `removes` that leads out of the base directory keeps a wrong description
     # from deleting the user's files, and the kit never sends one
     "reference/pipeline/scripted.py": ("tests/test_pipeline_orchestrator.py",),
+    # what the reference's stdio adapter answers after the last scenario (`stop`, the exit
+    # code at the end of input) and to a line that is no request: the kit's stdio driver
+    # stops the adapter whatever it answers, and never writes such a line
+    "reference/adapter.py": ("tests/test_adapter_unit.py",),
+    # the agent's recovery when its own code is interrupted in a request (KeyboardInterrupt
+    # from a Python caller): no driver can interrupt the reference's own code
+    "reference/agent.py": ("tests/test_agent_unit.py",),
+    # what the supervisor does for a CLI given nothing on stdin (every backend's prompt goes
+    # there), for a reaper that will not end, and for a line over the limit whose last piece
+    # ends it: the scenarios' CLIs are the fake harness and the real ones, under the real reaper
+    "reference/supervisor.py": ("tests/test_supervisor.py",),
+    # the core-file limit the reaper sets before it ends by its CLI's signal: the drivers run
+    # the implementation with the machine's limit (0 here), where no core is ever written
+    "reference/reaper.py": ("tests/test_reaper.py",),
 }
+# Files of which only some lines are out of reach: a mutant on a line some scenario runs is
+# judged by the scenarios alone (the file's tests would hide what the conformance run misses);
+# the lines none runs are judged by the tests above. The adapter's stdio loop counts as run
+# when the run through the adapter does not catch it.
+UNRUN_ONLY = frozenset({"reference/adapter.py", "reference/agent.py", "reference/supervisor.py"})
 
 
 def tests_of(files: list[str] | tuple[str, ...]) -> tuple[str, ...]:

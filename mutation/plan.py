@@ -17,7 +17,7 @@ from pathlib import Path
 from cosmic_ray.work_item import MutationSpec
 from coverage.parser import PythonParser
 
-from mutation.kit import OUT_OF_REACH, tests_of
+from mutation.kit import OUT_OF_REACH, UNRUN_ONLY, tests_of
 from mutation.scenarios import AT_COLLECTION, ROOT
 
 # Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
@@ -81,9 +81,10 @@ class Planner:
         if where.startswith("kit/"):
             return self._tests(where, lines)
         found = self._scenarios(where, lines)
-        if where == ADAPTER and not found.tries and lines <= self.stdio_loop:
-            return Plan((THROUGH_ADAPTER,))
-        if where not in OUT_OF_REACH:
+        through = where == ADAPTER and not found.tries and lines <= self.stdio_loop
+        if through:
+            found = Plan((THROUGH_ADAPTER,))
+        if where not in OUT_OF_REACH or (where in UNRUN_ONLY and found.tries and not through):
             return found
         # What no scenario can reach by design (docs/mutation.md): after the scenarios that
         # run the line, if any (a parser a served agent builds too), the project's tests, which

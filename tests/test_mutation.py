@@ -286,13 +286,35 @@ def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
     assert tries[:-1] == ("--component", "agent", "--component", "backends", "--component",
                           "responses", "--component", "runner", "--impl")
     assert shlex.split(tries[-1]) == [sys.executable, "-m", "agent_tck.reference.adapter"]
+    # what the suite never sends nor checks (a line that is no request, the answer to `stop`,
+    # the exit code) is judged by the adapter's own tests after the run through it
+    monkeypatch.setitem(planner.maps, "tests", {"files": {plan.ADAPTER: {
+        "5": ["tests/test_adapter_unit.py::test_stop"]}}})
+    assert planner.plan(_spec(plan.ADAPTER, 5)).tries == (
+        tries, ("--tests", "tests/test_adapter_unit.py::test_stop"))
+
+
+def test_a_file_with_some_lines_out_of_reach_gives_its_tests_only_the_lines_no_scenario_runs(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's recovery from an interrupt of its own code is judged by its unit tests;
+    a line some scenario runs is judged by the scenarios alone, so the tests cannot hide
+    what the conformance run misses."""
+    where = "reference/agent.py"
+    assert where in kit.UNRUN_ONLY and kit.OUT_OF_REACH[where] == ("tests/test_agent_unit.py",)
+    (planner.root / where).parent.mkdir(parents=True, exist_ok=True)
+    (planner.root / where).write_text("x = 1\nx = 2\n")
+    monkeypatch.setitem(planner.maps, "agent", {"files": {where: {"1": ["test_x"]}}})
+    monkeypatch.setitem(planner.maps, "tests", {"files": {where: {
+        "1": ["tests/test_agent_unit.py::t"], "2": ["tests/test_agent_unit.py::u"]}}})
+    assert planner.plan(_spec(where, 1)).tries == (("--component", "agent", "-k", "test_x"),)
+    assert planner.plan(_spec(where, 2)).tries == (("--tests", "tests/test_agent_unit.py::u"),)
 
 
 def test_the_tests_of_files_judged_by_tests_are_theirs_once_each() -> None:
     assert kit.tests_of(["kit/verdicts.py", "kit/run.py"]) == kit.JUDGING_TESTS
     assert kit.tests_of(["reference/dds/client.py", "reference/dds/cli.py"]) == (
         "tests/test_dds_cli.py", "tests/test_dds_inprocess.py")
-    assert kit.tests_of(["reference/agent.py"]) == ()
+    assert kit.tests_of(["reference/responses.py"]) == ()
     for tests in kit.OUT_OF_REACH.values():  # each names tests that exist
         assert all((ROOT / t).is_file() for t in tests), tests
 
