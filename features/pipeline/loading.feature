@@ -80,6 +80,24 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       When it is validated
       Then it is valid, or invalid with one error, at "$.data", on line 2
 
+    @req:PL-3.1
+    Scenario: A lone surrogate is read as the protocol's parser gives it, or an error where it is, never a crash
+      A lone surrogate (U+D800) is half of a UTF-16 pair, cut from its other half as a
+      JavaScript, Java or C# string's slice can leave it: no character at all, and none that
+      YAML allows. JSON carries one as an escape (`\ud800`), which is how the suite sends it.
+      A validator that reads it refuses it as any character YAML does not allow, at its line;
+      one whose JSON parser already put U+FFFD in its place was handed a valid document. Either
+      answer is right; a crash is neither. Found by mutation testing (docs/mutation.md): a
+      validator that let the encoding error escape passed every scenario, since none sent one.
+      Given a "response" document with U+D800 in place of "@":
+        """yaml
+        status: success
+        data:
+          note: "a@b"
+        """
+      When it is validated
+      Then it is valid, or invalid with one error, at "$", on line 3
+
   Rule: Only plain data is loaded
     A contract is data: maps, lists, strings, numbers, booleans, null. A tag that asks the
     loader to build something else is refused, not ignored: `!!python/object/apply` runs code
