@@ -124,6 +124,32 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         | !!set                         | {a, b}      |
 
     @req:PL-3.2
+    Scenario Outline: A tag of plain data on a node of another kind is refused (<tag> on <kind>)
+      `!!str`, `!!seq` and `!!map` are plain data's own tags, each for one kind of node: a
+      string is a scalar, a sequence a list, a map a mapping. Written on a node of another kind
+      they ask for a string made of a list, or a list made of a mapping, which no plain
+      reading gives: refused, naming the tag, as any tag that is not plain data. Found by
+      mutation testing (docs/mutation.md): a loader that took a list tagged `!!str` for its
+      raw nodes, and called the document valid, passed every scenario.
+      Given a "response" document:
+        """yaml
+        status: success
+        data: <tag> <value>
+        """
+      When it is validated
+      Then it is invalid with these errors:
+        """
+        2:7: $.data: <tag>
+        """
+
+      Examples:
+        | tag    | kind       | value    |
+        | !!str  | a list     | [a, b]   |
+        | !!str  | a mapping  | {a: 1}   |
+        | !!seq  | a mapping  | {a: 1}   |
+        | !!map  | a list     | [a, b]   |
+
+    @req:PL-3.2
     Scenario: A date written without quotes is plain data: the text as written
       YAML 1.1 reads an unquoted `2024-05-01` as a timestamp, which JSON cannot hold; whoever
       writes a date in a contract means its text, so it is kept as written, neither refused
