@@ -206,9 +206,11 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       nodes in all): within the limit, read. A sixth level makes 597,871 under `f`, refused
       where it crosses the limit. Every string counts as a node, as every list and mapping
       does (a mapping's keys do not), and each counts once: 50,001 empty lists side by side
-      are read, which counted twice would pass the limit. Found by mutation testing
-      (docs/mutation.md): counting strings twice or not at all, or lists twice, passed every
-      scenario.
+      are read, which counted twice would pass the limit; 100,001 are refused, where the list
+      that holds them passes it: an empty list is a node too, and a list counts itself beside
+      what it holds. Found by mutation testing (docs/mutation.md): counting strings twice or
+      not at all, or lists twice, and a list that did not count itself or took what it holds
+      away from its count, passed every scenario.
       Given a "response" document:
         """yaml
         status: success
@@ -237,6 +239,9 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
       Given a "response" document holding 50001 lists side by side
       When it is validated
       Then it is valid
+      Given a "response" document holding 100001 lists side by side
+      When it is validated
+      Then it is invalid with one error, at "$.data", saying "expands to more than 100000 nodes"
 
     @req:PL-3.3
     Scenario: An alias inside its own anchor is refused
