@@ -163,6 +163,15 @@ def invalid_with(pipeline: PipelineWorld, docstring: str) -> None:
         f"expected {len(expected)} errors, missing {missing}; got:\n{shown(actual)}")
 
 
+@then("its errors include:")
+def errors_include(pipeline: PipelineWorld, docstring: str) -> None:
+    """These errors, and maybe others: what else a document holds is its own to judge."""
+    expected, actual = parse_expected(docstring), pipeline.errors
+    assert pipeline.verdict is not None and pipeline.verdict["valid"] is False
+    missing = [e for e in expected if not any(error_matches(a, e) for a in actual)]
+    assert not missing, f"missing {missing}; got:\n{shown(actual)}"
+
+
 @then(parsers.parse('it is invalid with one error, at "{path}", saying "{words}"'))
 def invalid_with_one(pipeline: PipelineWorld, path: str, words: str) -> None:
     errors = pipeline.errors

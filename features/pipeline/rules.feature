@@ -188,6 +188,35 @@ Feature: Pipeline contracts: the rules JSON Schema cannot say
         45:13: $.method_waves[1].items[0].cross_class_deps[0]: PaymentProcessor#process (wave 0) depends on Payment, but Payment#validate is in wave 0
         """
 
+    @req:PL-2.7
+    Scenario: A wave item that is no mapping, or a wave numbered with no integer, is an error of the schema, not a crash
+      The order of waves is read from each wave's number and its items' classes. An item
+      written as a bare method id, or a wave whose number is a word, is already an error of
+      the schema there; the check of the order passes over what it cannot read, and the
+      validator answers with that error instead of crashing. Whatever else it says of such a
+      document (whether the summary's counts take in what is no item) is its own. Found by
+      mutation testing (docs/mutation.md): a check that read every item of a numbered wave, or
+      every item of a wave that was a mapping, crashed on these, and no scenario gave one.
+      Given a "discovery-agent" document:
+        """yaml
+        status: success
+        method_waves:
+          - wave: 0
+            items:
+              - Payment#validate
+        """
+      When it is validated
+      Then its errors include:
+        """
+        5:9: $.method_waves[0].items[0]: is not of type 'object'
+        """
+      Given the seed's example "discovery-agent.success.yml" with "wave: 1" replaced by "wave: one"
+      When it is validated
+      Then its errors include:
+        """
+        33:11: $.method_waves[1].wave: is not of type 'integer'
+        """
+
   Rule: The summary counts what the document lists
     @req:PL-2.8
     Scenario: Every count of the discovery summary is checked
