@@ -276,6 +276,11 @@ def metadata_holds(pipeline: PipelineWorld, path: str, docstring: str) -> None:
     pipeline.held[path] = docstring + "\n"
 
 
+@given(parsers.parse('the metadata file "{path}" is a folder'))
+def metadata_is_folder(pipeline: PipelineWorld, path: str) -> None:
+    (pipeline.root / path).mkdir(parents=True)
+
+
 @given(parsers.parse('a metadata file with source_mtime {mtime:d} and the markers of "{names}"'))
 def metadata_with_markers(pipeline: PipelineWorld, mtime: int, names: str) -> None:
     automation = {f"{n.replace('-', '_')}_completed": True for n in _names(names)}

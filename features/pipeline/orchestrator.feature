@@ -348,6 +348,20 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
       And "tmp/rspec_metadata" holds no other file
 
     @req:PL-4.10
+    Scenario: A write that fails at its last step leaves no temporary file behind
+      A write goes to a temporary file that is then renamed over the metadata file; when the
+      rename fails, the temporary file is removed. Here the metadata file's place is taken by
+      a folder, which no file can be renamed over. The pipeline does not complete (an error of
+      the agent whose metadata it was, or a refusal before any agent runs: either tells the
+      user), and the metadata folder holds nothing but that folder. Found by mutation testing
+      (docs/mutation.md): a reference that left the temporary file behind passed every
+      scenario, since none made a write fail after it had begun.
+      Given the metadata file "tmp/rspec_metadata/app_services_payment_processor.yml" is a folder
+      When the pipeline runs on "app/services/payment_processor.rb"
+      Then the outcome is not "completed"
+      And "tmp/rspec_metadata" holds no other file
+
+    @req:PL-4.10
     Scenario: The test-architect writes metadata too deep to be read again
       What is written is read again, by the next agent and by the cache check on the next
       run, with the limits every document has (PL-3.4: 64 levels). Metadata nested past them
