@@ -295,6 +295,20 @@ def pipeline_runs(pipeline: PipelineWorld, source: str) -> None:
     pipeline.run_pipeline(source)
 
 
+@when("the pipeline runs on an empty source path")
+def pipeline_runs_on_nothing(pipeline: PipelineWorld) -> None:
+    pipeline.run_pipeline("")
+
+
+AROUND = {"a line break after it": "{}\n", "a space before it": " {}"}
+
+
+@when(parsers.re(r'the pipeline runs on "(?P<source>[^"]+)" with '
+                 r'(?P<around>a line break after it|a space before it)$'))
+def pipeline_runs_around(pipeline: PipelineWorld, source: str, around: str) -> None:
+    pipeline.run_pipeline(AROUND[around].format(source))
+
+
 @when(parsers.parse('the pipeline is re-run from "{agent}" on "{source}"'))
 def pipeline_reruns(pipeline: PipelineWorld, agent: str, source: str) -> None:
     pipeline.run_pipeline(source, start_at=agent)

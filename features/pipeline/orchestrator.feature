@@ -404,6 +404,30 @@ Feature: The pipeline protocol: how the orchestrator runs the agents
         | /etc/payment.rb                 | must be relative           |
 
     @req:PL-4.11
+    Scenario: An empty source path, or one with white space around it, is refused
+      An empty path names no file (joined to the project, it names the project's own folder)
+      and has no slug. A path with a space or a line break around it is a path copied with
+      what surrounded it (a shell command's output ends in a line break): taken as written, it
+      names another file than the one meant, whose slug can be that one's (`payment.rb` and
+      `payment.rb` with a line break after it are both `payment`). Either is refused before
+      any agent runs or any file is written (decision D-14). Found by mutation testing
+      (docs/mutation.md): the reference crashed on an empty path, and ran the agents on a
+      path with a line break after it, when its check was turned from `or` to `and`; no
+      scenario gave either.
+      When the pipeline runs on an empty source path
+      Then the outcome is "refused"
+      And no agent ran
+      And the sandbox holds no metadata file
+      When the pipeline runs on "app/services/payment_processor.rb" with a line break after it
+      Then the outcome is "refused"
+      And no agent ran
+      And the sandbox holds no metadata file
+      When the pipeline runs on "app/services/payment_processor.rb" with a space before it
+      Then the outcome is "refused"
+      And no agent ran
+      And the sandbox holds no metadata file
+
+    @req:PL-4.11
     Scenario: A tmp folder that leads out of the project is refused
       Found by mutation testing (docs/mutation.md): the reference's check of where tmp/ leads
       could be deleted with every scenario passing.
