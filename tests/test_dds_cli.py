@@ -110,6 +110,7 @@ def test_serve_stops_cleanly_on_a_signal(rig: HarnessRig, sig: signal.Signals) -
 
 
 @pytest.mark.parametrize(("argv", "message"), [
+    ([], "the following arguments are required: command"),
     (["serve", "--backend", "nope"], "invalid choice: 'nope'"),
     (["serve"], "the following arguments are required: --backend"),
     (["ask", "hi", "--domain", "999"], "DDS domain id must be 0..232, got 999"),
