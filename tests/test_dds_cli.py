@@ -101,12 +101,18 @@ def test_a_failed_request_exits_1_with_the_error(rig: HarnessRig, served: object
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_stops_cleanly_on_a_signal(rig: HarnessRig, sig: signal.Signals) -> None:
+    """... and `--verbose` logs each state change on stderr, with its reason."""
     proc = start_served("stopper", DOMAIN, rig.path(), "--verbose")
     try:
         assert ask("ping", "--timeout", "20")[0] == 0
+        proc.send_signal(sig)
+        output = proc.communicate(timeout=15)[0].decode()
     finally:
         code = stop(proc, sig)
     assert code == 0
+    for state in ("DISCOVERING", "READY", "BUSY", "OFFLINE"):
+        assert f"stopper: {state} (" in output
+    assert f"stopper: OFFLINE (received {sig.name})" in output
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -152,8 +158,11 @@ def test_python_dash_m_reference_dds_runs(rig: HarnessRig) -> None:
     proc = start_served("dash-m", DOMAIN, rig.path(), "--backend", "codex")
     try:
         assert ask("ping", "--agent", "dash-m", "--timeout", "20")[:2] == (0, "echo: ping\n")
+        proc.terminate()
+        output = proc.communicate(timeout=15)[0].decode()
     finally:
         assert stop(proc) == 0
+    assert "dash-m:" not in output  # no state changes logged without --verbose
 
 
 def _wait(client: object, what: str, until: object, seconds: float = 30) -> None:
