@@ -202,6 +202,19 @@ def test_a_client_waiting_for_a_reply_uses_next_to_no_cpu() -> None:
         client.close()
 
 
+def test_a_client_gives_up_no_sooner_than_its_deadline() -> None:
+    """Its whole timeout is the agents' to answer in, the last second too: a one-second
+    timeout with nobody there ends in NoReplyError, a second after it was asked, not before."""
+    client = Client(DOMAIN, name="test")
+    try:
+        start = time.monotonic()
+        with pytest.raises(NoReplyError):
+            client.ask("hello", agent="nobody", timeout=1)
+        assert time.monotonic() - start >= 1
+    finally:
+        client.close()
+
+
 def test_a_request_that_fails_is_answered_with_its_status(served: Served,
                                                           rig: HarnessRig) -> None:
     rig.use(Script("claude").init().add("exit", 3))
