@@ -222,6 +222,25 @@ def test_a_request_that_fails_is_answered_with_its_status(served: Served,
     assert reply.status == 1 and "exited with code 3" in reply.response["error"]
 
 
+def test_a_failure_that_escapes_the_agent_is_still_answered_and_frees_it(
+        served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug of the agent's own code that escapes `process` (which answers what fails inside
+    it, decision D-24): the served agent still answers with status 1 naming the failure, and
+    takes the next request."""
+    process = served.service.agent.process
+
+    def buggy(message: str, session_id: str | None = None) -> dict[str, object]:
+        if message == "bug":
+            raise RuntimeError("boom")
+        return process(message, session_id)
+
+    monkeypatch.setattr(served.service.agent, "process", buggy)
+    reply = served.client.ask("bug", timeout=20)
+    assert (reply.status, reply.message) == (1, "the agent failed: RuntimeError('boom')")
+    assert reply.response["error"] == reply.message
+    assert served.client.ask("hello", timeout=20).status == 0
+
+
 def serve_until_signalled(rig: HarnessRig, monkeypatch: pytest.MonkeyPatch,
                           client_side: Callable[[Client], object]) -> tuple[int, object, Client]:
     """Run `serve` in this (main) thread; `client_side` runs in another, then SIGTERMs us."""
