@@ -144,6 +144,23 @@ def test_a_client_that_gives_up_on_a_busy_agent_says_what_it_saw(served: Served,
         served.client.ask("hello", timeout=1)
 
 
+def test_a_wake_from_another_thread_ends_a_wait_on_the_bus() -> None:
+    """`Bus.wake` is how a served agent's worker thread tells its loop that a request is done.
+    The loop mostly hears the agent's own READY status too, written just before; when it reads
+    between the two, only the wake keeps the reply from waiting for the loop's next tick."""
+    bus = Bus(DOMAIN)
+    waker = threading.Timer(0.1, bus.wake)
+    try:
+        start = time.monotonic()
+        waker.start()
+        bus.wait(10)
+        assert time.monotonic() - start < 5  # woken, not timed out
+    finally:
+        waker.cancel()
+        waker.join()
+        bus.close()
+
+
 def test_a_client_pumped_with_no_time_left_reads_what_came_and_returns() -> None:
     """`pump` is the library's loop step: a caller whose deadline has just passed gives it
     no time, or less than none, and gets control back (DDS refuses a negative wait)."""
