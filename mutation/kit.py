@@ -65,7 +65,7 @@ OUT_OF_REACH = {
     # a served agent's answer to a failure that escapes `CodingAgent.process` (`_work`): the
     # agent answers what fails inside it itself (D-24), so only a bug of its own code outside
     # that reaches it, which no scenario can cause; the rest of the file runs in every
-    # transport scenario and is judged by them first
+    # transport scenario and is judged by the scenarios alone (UNRUN_ONLY)
     "reference/dds/service.py": ("tests/test_dds_inprocess.py",),
     # a served agent's checks of the DDS configuration it is given (one that reaches the
     # network, or asks for DDS Security): the kit gives every served agent a loopback file
@@ -106,7 +106,8 @@ OUT_OF_REACH = {
 # judged by the scenarios alone (the file's tests would hide what the conformance run misses);
 # the lines none runs are judged by the tests above. The adapter's stdio loop counts as run
 # when the run through the adapter does not catch it.
-UNRUN_ONLY = frozenset({"reference/adapter.py", "reference/agent.py", "reference/supervisor.py"})
+UNRUN_ONLY = frozenset({"reference/adapter.py", "reference/agent.py", "reference/supervisor.py",
+                        "reference/dds/service.py"})
 
 
 def tests_of(files: list[str] | tuple[str, ...]) -> tuple[str, ...]:
