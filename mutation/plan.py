@@ -81,10 +81,9 @@ class Planner:
         if where.startswith("kit/"):
             return self._tests(where, lines)
         found = self._scenarios(where, lines)
-        through = where == ADAPTER and not found.tries and lines <= self.stdio_loop
-        if through:
+        if where == ADAPTER and not found.tries and lines <= self.stdio_loop:
             found = Plan((THROUGH_ADAPTER,))
-        if where not in OUT_OF_REACH or (where in UNRUN_ONLY and found.tries and not through):
+        if where not in OUT_OF_REACH or (where in UNRUN_ONLY and found.tries):
             return found
         # What no scenario can reach by design (docs/mutation.md): after the scenarios that
         # run the line, if any (a parser a served agent builds too), the project's tests, which

@@ -287,11 +287,16 @@ def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
                           "responses", "--component", "runner", "--impl")
     assert shlex.split(tries[-1]) == [sys.executable, "-m", "agent_tck.reference.adapter"]
     # what the suite never sends nor checks (a line that is no request, the answer to `stop`,
-    # the exit code) is judged by the adapter's own tests after the run through it
+    # which the last scenario's teardown runs, the exit code) is judged by the adapter's own
+    # tests after the run through it, or after the scenarios that run it
     monkeypatch.setitem(planner.maps, "tests", {"files": {plan.ADAPTER: {
-        "5": ["tests/test_adapter_unit.py::test_stop"]}}})
+        "2": ["tests/test_adapter_unit.py::test_stop"],
+        "5": ["tests/test_adapter_unit.py::test_eof"]}}})
     assert planner.plan(_spec(plan.ADAPTER, 5)).tries == (
-        tries, ("--tests", "tests/test_adapter_unit.py::test_stop"))
+        tries, ("--tests", "tests/test_adapter_unit.py::test_eof"))
+    assert planner.plan(_spec(plan.ADAPTER, 2)).tries == (
+        ("--component", "agent", "-k", "test_x"),
+        ("--tests", "tests/test_adapter_unit.py::test_stop"))
 
 
 def test_a_file_with_some_lines_out_of_reach_gives_its_tests_only_the_lines_no_scenario_runs(
