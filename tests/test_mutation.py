@@ -149,8 +149,8 @@ def test_a_mutant_is_judged_by_the_scenarios_that_run_its_lines(planner: Planner
         ("--component", "agent", "-k", "test_x"),)
     assert planner.plan(_spec("reference/a.py", 5, 6)).tries == (
         ("--component", "agent", "-k", "test_x or test_y"),)
-    assert planner.plan(_spec("reference/reaper.py", 3)).tries == (
-        ("--component", "agent", "-k", "test_y"),)
+    assert planner.plan(_spec("reference/reaper.py", 3)).tries == (  # and then its own tests
+        ("--component", "agent", "-k", "test_y"), ("--tests", "tests/test_reaper.py"))
 
 
 def test_a_line_inside_a_statement_counts_as_the_statements_first(planner: Planner) -> None:
@@ -249,17 +249,19 @@ def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
         planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/mutation.md, What no scenario can reach: in a file listed out of the suite's
     reach, a line is judged by the project's tests that run it (its file's tests, for a line
-    run at import), after the scenarios that run it if any. Elsewhere a line no scenario runs
-    is judged by nothing (`nothing runs it`)."""
+    run at import, or one no test runs in its own process: a test may run it in a process it
+    starts), after the scenarios that run it if any. Elsewhere a line no scenario runs is
+    judged by nothing (`nothing runs it`)."""
     monkeypatch.setitem(kit.OUT_OF_REACH, "reference/a.py", ("tests/test_a.py",))
     monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/a.py": {
         "1": [""], "2": ["tests/test_a.py::t"], "5": ["tests/test_a.py::u"]}}})
     assert planner.plan(_spec("reference/a.py", 2)).tries == (("--tests", "tests/test_a.py::t"),)
     assert planner.plan(_spec("reference/a.py", 5)).tries == (  # a scenario runs it, and a test
         ("--component", "agent", "-k", "test_x"), ("--tests", "tests/test_a.py::u"))
-    assert planner.plan(_spec("reference/a.py", 6)).tries == (  # no test runs it
-        ("--component", "agent", "-k", "test_x or test_y"),)
-    assert planner.plan(_spec("reference/a.py", 3)).tries == ()  # nothing runs it
+    assert planner.plan(_spec("reference/a.py", 6)).tries == (  # no test runs it in-process
+        ("--component", "agent", "-k", "test_x or test_y"), ("--tests", "tests/test_a.py"))
+    assert planner.plan(_spec("reference/a.py", 3)).tries == (  # nothing measured runs it
+        ("--tests", "tests/test_a.py"),)
     assert planner.components("reference/a.py") == ("agent", "tests")
     # a file no scenario runs at all: its import-time lines too go to its tests
     monkeypatch.setitem(kit.OUT_OF_REACH, "reference/reaper.py", ("tests/test_r.py",))
@@ -278,11 +280,13 @@ def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
         "x = 1\nx = 2\nx = 3\ndef serve():\n    return 0\n\n\n"
         "if __name__ == '__main__':\n    serve()\n")
     monkeypatch.setitem(planner.maps, "agent", {"files": {plan.ADAPTER: {"2": ["test_x"]}}})
+    unit = ("--tests", "tests/test_adapter_unit.py")  # every test of the adapter
     assert planner.plan(_spec(plan.ADAPTER, 2)).tries == (
-        ("--component", "agent", "-k", "test_x"),)
-    assert planner.plan(_spec(plan.ADAPTER, 3)).tries == ()  # a handler's line none runs
+        ("--component", "agent", "-k", "test_x"), unit)
+    assert planner.plan(_spec(plan.ADAPTER, 3)).tries == (unit,)  # a handler's line none runs
     assert planner.plan(_spec(plan.ADAPTER, 9)).tries == planner.plan(_spec(plan.ADAPTER, 5)).tries
-    (tries,) = planner.plan(_spec(plan.ADAPTER, 5)).tries
+    tries, tests = planner.plan(_spec(plan.ADAPTER, 5)).tries
+    assert tests == unit
     assert tries[:-1] == ("--component", "agent", "--component", "backends", "--component",
                           "responses", "--component", "runner", "--impl")
     assert shlex.split(tries[-1]) == [sys.executable, "-m", "agent_tck.reference.adapter"]
