@@ -87,10 +87,11 @@ class Planner:
             return found
         # What no scenario can reach by design (docs/mutation.md): after the scenarios that
         # run the line, if any (a parser a served agent builds too), the project's tests, which
-        # cost seconds, before a whole component's run. A line no test runs in its own process
-        # may run in one a test starts (the reaper, a served agent, a command line), which the
-        # tests' map does not measure: every test of the file, then.
-        tests = self._tests(where, lines).tries or (("--tests", *tests_of([where])),)
+        # cost seconds, before a whole component's run: those that run the line, then every
+        # test of the file, as a line may run in a process a test starts (the reaper, a served
+        # agent, a command line), which the tests' map does not measure.
+        whole = ("--tests", *tests_of([where]))
+        tests = tuple(dict.fromkeys((*self._tests(where, lines).tries, whole)))
         return Plan(found.tries[:1] + tests + found.tries[1:])
 
     @functools.cached_property

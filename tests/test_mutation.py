@@ -248,16 +248,18 @@ def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
 def test_what_no_scenario_can_reach_is_judged_by_the_project_tests_that_run_it(
         planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/mutation.md, What no scenario can reach: in a file listed out of the suite's
-    reach, a line is judged by the project's tests that run it (its file's tests, for a line
-    run at import, or one no test runs in its own process: a test may run it in a process it
-    starts), after the scenarios that run it if any. Elsewhere a line no scenario runs is
-    judged by nothing (`nothing runs it`)."""
+    reach, a line is judged by the project's tests that run it, then by every test of its
+    file (a test may run the line in a process it starts, which the map does not measure),
+    after the scenarios that run it if any. Elsewhere a line no scenario runs is judged by
+    nothing (`nothing runs it`)."""
     monkeypatch.setitem(kit.OUT_OF_REACH, "reference/a.py", ("tests/test_a.py",))
     monkeypatch.setitem(planner.maps, "tests", {"files": {"reference/a.py": {
         "1": [""], "2": ["tests/test_a.py::t"], "5": ["tests/test_a.py::u"]}}})
-    assert planner.plan(_spec("reference/a.py", 2)).tries == (("--tests", "tests/test_a.py::t"),)
+    whole = ("--tests", "tests/test_a.py")  # after the tests that run it, all of the file's
+    assert planner.plan(_spec("reference/a.py", 2)).tries == (
+        ("--tests", "tests/test_a.py::t"), whole)
     assert planner.plan(_spec("reference/a.py", 5)).tries == (  # a scenario runs it, and a test
-        ("--component", "agent", "-k", "test_x"), ("--tests", "tests/test_a.py::u"))
+        ("--component", "agent", "-k", "test_x"), ("--tests", "tests/test_a.py::u"), whole)
     assert planner.plan(_spec("reference/a.py", 6)).tries == (  # no test runs it in-process
         ("--component", "agent", "-k", "test_x or test_y"), ("--tests", "tests/test_a.py"))
     assert planner.plan(_spec("reference/a.py", 3)).tries == (  # nothing measured runs it
@@ -297,10 +299,10 @@ def test_the_adapters_stdio_loop_is_judged_by_the_conformance_run_through_it(
         "2": ["tests/test_adapter_unit.py::test_stop"],
         "5": ["tests/test_adapter_unit.py::test_eof"]}}})
     assert planner.plan(_spec(plan.ADAPTER, 5)).tries == (
-        tries, ("--tests", "tests/test_adapter_unit.py::test_eof"))
+        tries, ("--tests", "tests/test_adapter_unit.py::test_eof"), unit)
     assert planner.plan(_spec(plan.ADAPTER, 2)).tries == (
         ("--component", "agent", "-k", "test_x"),
-        ("--tests", "tests/test_adapter_unit.py::test_stop"))
+        ("--tests", "tests/test_adapter_unit.py::test_stop"), unit)
 
 
 def test_a_file_with_some_lines_out_of_reach_gives_its_tests_only_the_lines_no_scenario_runs(
@@ -316,7 +318,8 @@ def test_a_file_with_some_lines_out_of_reach_gives_its_tests_only_the_lines_no_s
     monkeypatch.setitem(planner.maps, "tests", {"files": {where: {
         "1": ["tests/test_agent_unit.py::t"], "2": ["tests/test_agent_unit.py::u"]}}})
     assert planner.plan(_spec(where, 1)).tries == (("--component", "agent", "-k", "test_x"),)
-    assert planner.plan(_spec(where, 2)).tries == (("--tests", "tests/test_agent_unit.py::u"),)
+    assert planner.plan(_spec(where, 2)).tries == (
+        ("--tests", "tests/test_agent_unit.py::u"), ("--tests", "tests/test_agent_unit.py"))
 
 
 def test_the_tests_of_files_judged_by_tests_are_theirs_once_each() -> None:
