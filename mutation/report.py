@@ -13,6 +13,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
+from agent_tck.kit import registry
 from agent_tck.kit.files import write_atomically
 from mutation import equivalents
 from mutation.equivalents import changed
@@ -127,19 +128,39 @@ def render(db_path: Path, folder: Path) -> str:
         ("test",)
     shown = [o for o in OUTCOMES if o not in hidden]
     by = f"{total['test']} by a project test" if kit else f"{total['must']} by a MUST"
+    survivors = [f"- {_named(m)}" + (" (nothing runs it)" if m.outcome == "unexecuted" else "")
+                 + (" (not judged: it was listed equivalent; `run --survivors` judges it)"
+                    if m.listed else "")
+                 for m in found if m.outcome in ("survived", "unexecuted")]
+    seeded = [] if kit else [
+        "", "### Caught by SHOULDs alone, of a requirement that cites a seed", "",
+        "What the seeds' MUSTs may require though no MUST caught it (docs/mutation.md, "
+        "\"MUST-level behaviour\"):", "", *seed_cited(found, registry.load())]
     lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
              *_timed(found), *_unjudged(found),
              "### Per component", "", *_table("component", by_component, shown), "",
-             "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", ""]
-    for m in found:
-        if m.outcome in ("survived", "unexecuted"):
-            lines.append(f"- `{m.where}` line {m.line}, {m.operator}: `{m.was}` -> `{m.becomes}`"
-                         + (" (nothing runs it)" if m.outcome == "unexecuted" else "")
-                         + (" (not judged: it was listed equivalent; `run --survivors` judges"
-                            " it)" if m.listed else ""))
+             "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", "",
+             *(survivors or ["None."]), *seeded]
     return "\n".join(lines)
+
+
+def _named(m: Mutant) -> str:
+    return f"`{m.where}` line {m.line}, {m.operator}: `{m.was}` -> `{m.becomes}`"
+
+
+def seed_cited(found: list[Mutant], reqs: dict[str, registry.Requirement]) -> list[str]:
+    """The mutants no MUST caught though a SHOULD that did cites a seed document: the seeds'
+    MUSTs may require what they changed (a SHOULD that cites only decisions asks for more than
+    the seeds do)."""
+    lines = []
+    for m in found:
+        ids = [f.split()[0] for f in m.failed]
+        cited = [i for i in ids if i in reqs and "/spec/" in reqs[i].source]
+        if m.outcome == "should" and cited:
+            lines.append(f"- {_named(m)} ({', '.join(cited)})")
+    return lines or ["None."]
 
 
 def _files(folder: Path, found: list[Mutant]) -> list[str]:

@@ -427,6 +427,27 @@ def test_the_report_says_how_long_the_judges_took() -> None:
     assert report._timed([untimed]) == []
 
 
+def test_the_report_lists_what_only_shoulds_caught_where_a_should_cites_a_seed() -> None:
+    """A mutant no MUST caught, caught by a SHOULD that cites a seed document, may change what
+    the seeds require: the report lists it. One caught by a MUST, or by SHOULDs that cite
+    decisions alone, is not listed."""
+    from agent_tck.kit.registry import Requirement
+
+    reqs = {"EH-1": Requirement("EH-1", "MUST", "t", "features/agent/spec/001_x.txt", "agent"),
+            "AG-1": Requirement("AG-1", "SHOULD", "t", "features/agent/spec/001_x.txt; D-4",
+                                "agent"),
+            "AG-2": Requirement("AG-2", "SHOULD", "t", "docs/decisions.md D-4", "agent")}
+
+    def mutant(outcome: str, *failed: str) -> report.Mutant:
+        return report.Mutant("reference/a.py", 3, "AddNot", "if a:", "if not a:", outcome,
+                             failed)
+
+    assert report.seed_cited([mutant("should", "AG-2 SHOULD", "AG-1 SHOULD")], reqs) == [
+        "- `reference/a.py` line 3, AddNot: `if a:` -> `if not a:` (AG-1)"]
+    assert report.seed_cited([mutant("should", "AG-2 SHOULD"), mutant("must", "EH-1 MUST"),
+                              mutant("survived")], reqs) == ["None."]
+
+
 def test_a_mutant_cosmic_ray_cannot_make_is_no_mutant() -> None:
     made_of_nothing = WorkResult(worker_outcome=WorkerOutcome.NORMAL,
                                  test_outcome=Outcome.SURVIVED, output=report.unexecuted())
