@@ -182,12 +182,14 @@ Feature: Runner: one loop iteration as one run of the claude CLI
         """
       And the run signal is "BLOCKED" with reason "npm not found"
 
-    @req:RUN-OUT-3
-    Scenario Outline: A run killed by <signal> reports exit code -1 and the signal
-      Seed 004 takes the exit code from Go's ExitError.ExitCode(), which is -1 for a process
-      killed by a signal; we keep -1 and also name the signal, so the cause is not lost.
-      SIGHUP, signal 1, is the one whose negative number is -1 itself (a closed terminal
-      sends it). Level SHOULD.
+    @req:RUN-OUT-6
+    Scenario Outline: A run killed by <signal> reports exit code -1 and keeps its output
+      Seed 004, ClaudeRunner.Run: "exitCode = exitErr.ExitCode()", which Go gives as -1 for a
+      process killed by a signal, then "}, nil // Return nil error even on non-zero exit -
+      agent may have output". SIGHUP, signal 1, is the one whose negative number is -1
+      itself (a closed terminal sends it); SIGINT and SIGPIPE are signals a process may
+      handle or ignore (Python ignores SIGPIPE): the exit code is claude's death, whatever
+      the runner itself does with them.
       Given a fake claude on PATH that prints:
         """
         partial work
@@ -195,7 +197,6 @@ Feature: Runner: one loop iteration as one run of the claude CLI
       And it dies by <signal>
       When the Claude runner runs
       Then the run exit code is -1
-      And the run was killed by "<signal>"
       And the run output is:
         """
         partial work
@@ -205,6 +206,27 @@ Feature: Runner: one loop iteration as one run of the claude CLI
         | signal  |
         | SIGKILL |
         | SIGHUP  |
+        | SIGINT  |
+        | SIGPIPE |
+
+    @req:RUN-OUT-3
+    Scenario Outline: A run killed by <signal> names the signal
+      Beside the seed's -1 (RUN-OUT-6), we name the signal, so the cause is not lost
+      (decision D-16). Level SHOULD.
+      Given a fake claude on PATH that prints:
+        """
+        partial work
+        """
+      And it dies by <signal>
+      When the Claude runner runs
+      Then the run was killed by "<signal>"
+
+      Examples:
+        | signal  |
+        | SIGKILL |
+        | SIGHUP  |
+        | SIGINT  |
+        | SIGPIPE |
 
     @req:RUN-OUT-4
     Scenario: A run that outlives its per-iteration timeout is stopped and keeps its output
