@@ -107,6 +107,11 @@ def fake_prints(run_world: RunWorld, docstring: str) -> None:
     run_world.script.add("out", docstring + "\n")
 
 
+@given("it then prints:")
+def fake_then_prints(run_world: RunWorld, docstring: str) -> None:
+    run_world.script.add("out", docstring + "\n")
+
+
 @given("it writes to stderr:")
 def fake_writes_stderr(run_world: RunWorld, docstring: str) -> None:
     run_world.script.add("err", docstring + "\n")
@@ -244,6 +249,11 @@ def run_killed_by(run_world: RunWorld, signal: str) -> None:
 @then("the run was stopped by its timeout")
 def run_timed_out(run_world: RunWorld) -> None:
     assert run_world.result()["timed_out"] is True
+
+
+@then("the run was not stopped by a timeout")
+def run_not_timed_out(run_world: RunWorld) -> None:
+    assert run_world.result()["timed_out"] is False
 
 
 @then(parsers.parse('the runner cannot start, with an error naming "{command}"'))

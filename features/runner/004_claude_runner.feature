@@ -137,19 +137,26 @@ Feature: Runner: one loop iteration as one run of the claude CLI
   Rule: The result carries the output, the exit code and the signal
 
     @req:RUN-OUT-1
-    Scenario: The output is stdout then stderr, and its signal is parsed
+    Scenario: The output is stdout then stderr, the run is waited for, and its signal is parsed
       Seed 004: "cmd.Stdout = io.MultiWriter(os.Stdout, &output); cmd.Stderr =
       io.MultiWriter(os.Stderr, &output)" then "signal, reason := ParseSignal(output.String())".
       Our output puts all of stdout first, then stderr: one buffer written by two pipes has no
-      defined order anyway.
+      defined order anyway. Without a timeout the seed sets no deadline ("if timeout > 0 {
+      ctx, cancel = context.WithTimeout(ctx, timeout) }") and "err := cmd.Run()" waits for
+      the process: a claude that takes half a real second before its last line (whatever the
+      run's time scale) is waited for, and its exit code and whole output are the run's.
       Given a fake claude on PATH that prints:
         """
         Ball 3 done.
-        <promise>COMPLETE</promise>
         """
       And it writes to stderr:
         """
         warning: slow disk
+        """
+      And it then runs for 0.5 real seconds
+      And it then prints:
+        """
+        <promise>COMPLETE</promise>
         """
       When the Claude runner runs
       Then the run output is:
@@ -159,6 +166,7 @@ Feature: Runner: one loop iteration as one run of the claude CLI
         warning: slow disk
         """
       And the run exit code is 0
+      And the run was not stopped by a timeout
       And the run signal is "COMPLETE" with an empty reason
 
     @req:RUN-OUT-2
