@@ -740,6 +740,23 @@ def message_exit_after_completion(world: AgentWorld, code: int) -> None:
         f"message = {message!r}: it must give exit code {code} and say the turn had completed"
 
 
+@then("the response status is not 0")
+def status_not_zero(world: AgentWorld) -> None:
+    status = world.response.get("status")
+    assert isinstance(status, int) and status != 0, world.response
+
+
+@then(parsers.parse("the response error gives exit code {code:d}, not a failure of the agent "
+                    "itself"))
+def error_gives_exit_code(world: AgentWorld, code: int) -> None:
+    """Seed 001: the agent "must report the error" of a CLI that exits non-zero: the error
+    says the CLI exited and with which code, in any words ("exited with code 1", "exit
+    status 1"); an error of the agent's own code in its place reports a different failure."""
+    error = str(world.response.get("error"))
+    assert "exit" in error.lower() and re.search(rf"(?<![\d.]){code}(?![\d.])", error), (
+        f"error = {error!r}: it must report that the CLI exited with code {code}")
+
+
 @then("the response does not say the turn had completed")
 def message_not_completed(world: AgentWorld) -> None:
     message = str(world.response.get("message"))

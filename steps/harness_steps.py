@@ -468,6 +468,14 @@ def harness_answers_then_fails_at_exit(world: AgentWorld, text: str, first: str,
     script.add("err", f"{first}\n{second}\n").add("exit", code)
 
 
+@given(parsers.parse('the harness answers "{text}", then exits with code {code:d} and writes '
+                      'nothing to stderr'))
+def harness_answers_then_exits_silently(world: AgentWorld, text: str, code: int) -> None:
+    """A complete turn (init, text, success result), then a bare exit code: nothing on stderr
+    says what failed, so only the agent can report it."""
+    world.new_script().init().text(text).done().add("exit", code)
+
+
 @given("the harness command is on PATH but is not executable")
 def harness_not_executable(world: AgentWorld) -> None:
     plain = world.root / "plain-bin"

@@ -404,6 +404,22 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And neither the harness nor its grandchild is left running
       And the agent is READY
 
+    @req:EH-2.1
+    Scenario: A completed turn, then exit code 1 with nothing on stderr
+      Seed 001, "Subprocess Crash": "If the subprocess exits with a non-zero return code, the
+      agent must report the error and return to READY state." The seed's own scenario gives
+      the CLI a line of stderr, which the error can simply carry; here the CLI printed a
+      whole turn and says nothing of why it failed, so the only error to report is the exit
+      code itself. Found by mutation testing (docs/mutation.md): an agent whose own code failed
+      on a one-line error answered "internal error of the agent: IndexError", which names
+      neither the CLI nor its exit code, and passed every MUST scenario.
+      Given an agent for the "claude" backend with a safety timeout of 20 seconds
+      And the harness answers "the work is done", then exits with code 1 and writes nothing to stderr
+      When the agent answers "Hello"
+      Then the response status is not 0
+      And the response error gives exit code 1, not a failure of the agent itself
+      And the agent is READY
+
 
   Rule: A CLI that cannot be started is named in a clear error, and the agent stays READY
     "No such file or directory" with no name, or a stack trace, is what users of wrappers get
