@@ -639,6 +639,12 @@ def shows_states(transport: TransportWorld, label: str, states: str) -> None:
     assert seen == [s.strip() for s in states.split(",")], f"states seen: {seen}"
 
 
+@then(parsers.parse('agent "{label}" has published no OFFLINE state.'))
+def never_offline(transport: TransportWorld, label: str) -> None:
+    seen = [s["state"] for s in transport.dds.states(transport.names[label])]
+    assert "OFFLINE" not in seen, f"states seen: {seen}"
+
+
 @then(parsers.parse("each state of agent \"{label}\" carries GENESIS's numeric value, "
                     "the state before it by name and number (none and -1 for the first) and "
                     "a reason."))

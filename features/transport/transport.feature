@@ -18,10 +18,20 @@ Feature: Transport: the agent served over DDS
       Then every reply answers its own request's message.
 
     @req:TR-2
-    Scenario: The reply has GENESIS's fields and the full response as JSON in metadata.
+    Scenario: The reply has GENESIS's fields and the full response as JSON in metadata, for each request of a conversation.
+      A request that names a conversation is an ordinary GENESIS request (seed 000: the agent
+      "receives requests via DDS RPC" and "returns the final result as a Genesis RPC
+      response"): the second request of the conversation, sent once the first is answered,
+      is answered as the first was, by an agent that is still serving. Found by mutation
+      testing (docs/mutation.md): an agent whose own bookkeeping of conversations failed after
+      the first reply stopped serving (OFFLINE) with the second request unanswered, and only
+      SHOULD scenarios failed.
       Given a served agent "A" with backend "codex".
       Given the harness answers every request with its prompt.
       When one client sends 1 request in conversation "conv-fields".
+      When one client sends 1 request in conversation "conv-fields".
+      Then every request gets exactly one reply with its own request_id.
+      Then agent "A" has published no OFFLINE state.
       Then every reply carries GENESIS's reply fields and the full response in metadata.
 
   Rule: Several agents on one domain share the load (DESIGN.md, Transport; decision D-7)
