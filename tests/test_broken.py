@@ -49,7 +49,9 @@ CASES = {
     "CountsOnFromTheLastLine": {"AG-H1"},
     # AG-H15 too: its answer, to which nothing went wrong, has no warning at all.
     "WarnsOfASkippedLineAlways": {"AG-H1", "AG-H15"},
-    "CompletedTurnIgnoresExitCode": {"AG-H9"},
+    # EH-2.1 too: a CLI that exits 1 after its turn, with nothing on stderr, is answered as a
+    # success, and seed 001 says "the agent must report the error" of a non-zero exit.
+    "CompletedTurnIgnoresExitCode": {"AG-H9", "EH-2.1"},
     # AG-C5 too: a working directory removed since creation is a launch error it does not name.
     "VagueLaunchError": {"AG-H10", "AG-C5"},
     "BlamesTheCliForItsInterpreter": {"AG-H10"},
