@@ -215,7 +215,9 @@ def emits_result(world: AgentWorld) -> None:
 def emits_mixed(world: AgentWorld) -> None:
     world.final_text = "mixed but fine"
     script = world.new_script().init("019c7199-mixed")
-    script.add("out", "{not json at all\n").text(world.final_text)
+    # A whole text line with more after it is no JSON either: its text must not leak in.
+    leaked = json.dumps(script.text_line("LEAKED"), separators=(",", ":"))
+    script.add("out", f"{leaked} [SandboxDebug]\n").text(world.final_text)
     script.add("out", "[SandboxDebug] ready\n").done()
 
 
