@@ -423,6 +423,7 @@ def response_message(world: AgentWorld, text: str) -> None:
 
 
 @then('the response contains key "status" with a non-zero value.')
+@then("the response status is not 0")
 def response_failed(world: AgentWorld) -> None:
     status = world.response.get("status")
     assert isinstance(status, int) and status != 0, f"status = {status!r}"
@@ -740,12 +741,6 @@ def message_exit_after_completion(world: AgentWorld, code: int) -> None:
     message = str(world.response.get("message"))
     assert re.search(rf"(?<![\d.]){code}(?![\d.])", message) and _says_completed(message), \
         f"message = {message!r}: it must give exit code {code} and say the turn had completed"
-
-
-@then("the response status is not 0")
-def status_not_zero(world: AgentWorld) -> None:
-    status = world.response.get("status")
-    assert isinstance(status, int) and status != 0, world.response
 
 
 @then(parsers.parse("the response error gives exit code {code:d}, not a failure of the agent "
