@@ -154,22 +154,26 @@ def contract_used(pipeline: PipelineWorld, contract: str) -> None:
         f"contract used: {pipeline.verdict and pipeline.verdict['contract']!r}"
 
 
-@then("it is invalid with these errors:")
-def invalid_with(pipeline: PipelineWorld, docstring: str) -> None:
+def _missing(pipeline: PipelineWorld, docstring: str
+             ) -> tuple[list[tuple[int, int, str, str]], int]:
+    """The expected errors the invalid verdict lacks, and how many were expected."""
     expected, actual = parse_expected(docstring), pipeline.errors
     assert pipeline.verdict is not None and pipeline.verdict["valid"] is False
-    missing = [e for e in expected if not any(error_matches(a, e) for a in actual)]
-    assert not missing and len(actual) == len(expected), (
-        f"expected {len(expected)} errors, missing {missing}; got:\n{shown(actual)}")
+    return [e for e in expected if not any(error_matches(a, e) for a in actual)], len(expected)
+
+
+@then("it is invalid with these errors:")
+def invalid_with(pipeline: PipelineWorld, docstring: str) -> None:
+    missing, count = _missing(pipeline, docstring)
+    assert not missing and len(pipeline.errors) == count, (
+        f"expected {count} errors, missing {missing}; got:\n{shown(pipeline.errors)}")
 
 
 @then("its errors include:")
 def errors_include(pipeline: PipelineWorld, docstring: str) -> None:
     """These errors, and maybe others: what else a document holds is its own to judge."""
-    expected, actual = parse_expected(docstring), pipeline.errors
-    assert pipeline.verdict is not None and pipeline.verdict["valid"] is False
-    missing = [e for e in expected if not any(error_matches(a, e) for a in actual)]
-    assert not missing, f"missing {missing}; got:\n{shown(actual)}"
+    missing, _ = _missing(pipeline, docstring)
+    assert not missing, f"missing {missing}; got:\n{shown(pipeline.errors)}"
 
 
 @then(parsers.parse('it is invalid with one error, at "{path}", saying "{words}"'))
