@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from agent_tck.kit.drivers import forkserve
 from agent_tck.kit.drivers.base import (
     INHERITED_ENV,
     ImplInfo,
@@ -35,6 +36,7 @@ from agent_tck.kit.drivers.base import (
     end_with_parent,
 )
 from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
+from agent_tck.kit.drivers.forkserve import Forked, ForkServer
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.observe import Held, held_by
@@ -55,6 +57,11 @@ MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 MAX_DOMAIN = 232
+SERVE = [sys.executable, "-m", "agent_tck.reference.dds", "serve"]
+PRELOAD = ("agent_tck.reference.dds.cli", "agent_tck.reference.dds.service")
+
+
+Process = subprocess.Popen[bytes] | Forked  # a served agent: started anew, or forked
 
 
 def default_domain() -> int:
@@ -77,9 +84,9 @@ def parse_options(options: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in options.split(";"))):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("domain", "config", "serve", "backends"):
+        if not sep or key not in ("domain", "config", "serve", "backends", "fork"):
             raise UsageError(f"--impl dds: cannot read option {item!r} "
-                             "(known: domain=N, config=FILE, serve=CMD, backends=A,B)")
+                             "(known: domain=N, config=FILE, serve=CMD, backends=A,B, fork=on|off)")
         found[key] = value
     return found
 
@@ -126,7 +133,7 @@ class Served:
 
     name: str
     argv: list[str]
-    proc: subprocess.Popen[bytes]
+    proc: Process
     log: Path
     timeout: float
     grace: float
@@ -158,8 +165,13 @@ class DdsDriver(ProtocolDriver):
         self.config = config = usable_config(Path(opts.get("config") or LOOPBACK).resolve())
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
-        self.serve = shlex.split(opts.get("serve", "")) or [
-            sys.executable, "-m", "agent_tck.reference.dds", "serve"]
+        self.serve = shlex.split(opts.get("serve", "")) or list(SERVE)
+        fork = opts.get("fork", "on")
+        if fork not in ("on", "off"):
+            raise UsageError(f"--impl dds: fork must be on or off, got {fork!r}")
+        # Only the reference's own command is forked (kit.drivers.forkserve): a command of
+        # another implementation starts as its author wrote it.
+        self.forks = fork == "on" and self.serve == SERVE
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), served_backends(opts.get("backends")))
         self.cwd = os.getcwd()
@@ -439,19 +451,35 @@ class DdsDriver(ProtocolDriver):
         """Its stdout, and its stderr unless `stderr` names a file of its own, go to its log."""
         # Served agents inherit what every implementation inherits from the suite (a nesting
         # variable, API keys): see kit.drivers.base.INHERITED_ENV.
-        env = {**os.environ, **INHERITED_ENV, **(settings.get("env") or {})}
-        env["CYCLONEDDS_URI"] = f"file://{self.config}"
+        env = self._env(settings.get("env") or {})
         env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
+        log = self.logs / f"{name}.log"
+        server = self._fork_server(env)
+        if server is not None:
+            proc: Process = server.spawn(argv, self.cwd, env, log, stderr)
+        else:
+            with log.open("wb") as out, (stderr or Path(os.devnull)).open("wb") as err:
+                proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err if stderr else subprocess.STDOUT,
+                                        preexec_fn=end_with_parent)
+        return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
+                      float(settings.get("grace_period") or DEFAULT_GRACE))
+
+    def _env(self, own: dict[str, str]) -> dict[str, str]:
+        """A served agent's environment, with `own` (the scenario's) on the suite's."""
+        env = {**os.environ, **INHERITED_ENV, **own}
+        env["CYCLONEDDS_URI"] = f"file://{self.config}"
         if CHECKOUT is not None:  # so `serve=` commands of the project's tests find `tests`
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT),
                                                               env.get("PYTHONPATH")]))
-        log = self.logs / f"{name}.log"
-        with log.open("wb") as out, (stderr or Path(os.devnull)).open("wb") as err:
-            proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err if stderr else subprocess.STDOUT,
-                                    preexec_fn=end_with_parent)
-        return Served(name, argv, proc, log, float(settings.get("timeout") or DEFAULT_TIMEOUT),
-                      float(settings.get("grace_period") or DEFAULT_GRACE))
+        return env
+
+    def _fork_server(self, env: dict[str, str]) -> ForkServer | None:
+        """The fork server to start a served agent with `env` from, or None: start it anew."""
+        if not self.forks:
+            return None
+        server = forkserve.shared(PRELOAD, self.cwd, self._env({}))
+        return server if server.fits(env) else None
 
     def _up(self, served: Served) -> bool:
         """READY (or DEGRADED) published and our event reader matched its event writer."""

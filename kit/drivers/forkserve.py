@@ -1,0 +1,272 @@
+"""Served agents forked from one warm process instead of each starting Python anew.
+
+A served agent of the reference spends about 0.3 s of CPU importing Cyclone DDS and the
+reference before it does anything; a run starts one or more per scenario (51 in the main job,
+about 600 in the project's tests). The DDS driver starts this fork server once instead
+(`python -m agent_tck.kit.drivers.forkserve MODULE...`: it imports those modules and waits),
+and has it fork each served agent: the child takes the command line, working directory,
+environment and output files the driver would have given a new process, and runs the module
+as `python -m` would. Only the interpreter's start is shared; what the agent does after it is
+its own. The driver forks only its default command, and only where the environment leaves
+what the interpreter decided at its start unchanged (`STARTUP`); `--impl "dds:fork=off"`
+starts every served agent anew.
+
+The protocol, a JSON object a line: the driver writes {"argv", "cwd", "env", "stdout",
+"stderr"} (argv: [python, "-m", module, args...]; stderr None: with stdout); the server
+answers {"pid": N} once it forked, and {"exit": N, "code": C} when that child ended (C as
+subprocess gives it: negative for a signal). The server ends when its stdin closes; its
+children have a parent-death signal, as it has.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import gc
+import importlib
+import json
+import os
+import random
+import runpy
+import select
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_tck.kit.drivers.base import end_with_parent
+from agent_tck.kit.errors import DriverError
+
+# What the interpreter reads from the environment when it starts (the path, flags, the
+# streams' encoding): a child whose environment differs there starts anew.
+STARTUP = ("PYTHON", "LANG", "LC_")
+START_TIMEOUT = 30.0
+
+
+def startup(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(STARTUP)}
+
+
+# --- the server ----------------------------------------------------------------------------
+
+def serve(preload: Sequence[str]) -> None:
+    for module in preload:
+        importlib.import_module(module)
+    gc.freeze()  # a child's collections would touch, and so copy, every page of it
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    selector = selectors.DefaultSelector()
+    selector.register(0, selectors.EVENT_READ)
+    selector.register(wake_r, selectors.EVENT_READ)
+    pending = b""
+    while True:
+        for key, _ in selector.select():
+            if key.fd == wake_r:
+                os.read(wake_r, 4096)
+                _reap()
+                continue
+            data = os.read(0, 65536)
+            if not data:
+                return
+            pending += data
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                pid = os.fork()
+                if pid == 0:
+                    _become(json.loads(line))  # never returns
+                _say({"pid": pid})
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        _say({"exit": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def _say(message: dict[str, int]) -> None:
+    os.write(1, json.dumps(message).encode() + b"\n")
+
+
+def _become(spec: dict[str, Any]) -> None:
+    """In the child: be what `python -m MODULE ARGS` started with `spec` would be, and run it.
+    An exception ends the process as it would end that one (a traceback, exit 1)."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    end_with_parent()  # the server forked it: its parent (kit.drivers.base._PARENT)
+    os.chdir(spec["cwd"])
+    os.environ.clear()
+    os.environ.update(spec["env"])
+    null = os.open(os.devnull, os.O_RDONLY)
+    out = os.open(spec["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    err = out if spec["stderr"] is None else os.open(
+        spec["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    for fd, target in ((null, 0), (out, 1), (err, 2)):
+        os.dup2(fd, target)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    random.seed()  # not the server's sequence, shared by every child
+    _, _, module, *args = spec["argv"]
+    sys.argv = [module, *args]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    sys.exit(0)
+
+
+# --- the driver's side ---------------------------------------------------------------------
+
+class Forked:
+    """A child of the fork server, with what of subprocess.Popen the DDS driver uses."""
+
+    def __init__(self, server: ForkServer, pid: int, args: list[str]) -> None:
+        self.server, self.pid, self.args = server, pid, args
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.server.pump(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+            self.server.pump(left)
+        return self.returncode  # type: ignore[return-value]  # set by pump
+
+    def send_signal(self, sig: int) -> None:
+        """As Popen's: nothing once it is known to have ended (its pid may be another's)."""
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+_SHARED: dict[tuple[object, ...], ForkServer] = {}
+
+
+def shared(preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> ForkServer:
+    """The fork server of this process for `preload` and `cwd`, started with `env` the first
+    time (what a child takes from the server's environment is what `startup` keeps): one for
+    every driver of a test session, so its start is paid once. It ends with this process."""
+    key = (tuple(preload), cwd, tuple(sorted(startup(env).items())))
+    server = _SHARED.get(key)
+    if server is None or server.proc.poll() is not None:
+        server = _SHARED[key] = ForkServer(preload, cwd, env)
+    return server
+
+
+def _forget_inherited() -> None:
+    """In a child forked from a process with fork servers (a warm mutation judge): they are
+    its parent's; the child starts its own, importing what its own path holds."""
+    for server in _SHARED.values():
+        server.forget()
+    _SHARED.clear()
+
+
+@atexit.register
+def _close_shared() -> None:
+    for server in _SHARED.values():
+        server.close()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
+class ForkServer:
+    """The server process and the children it forked for us."""
+
+    def __init__(self, preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> None:
+        self.env = startup(env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", __name__, *preload], cwd=cwd, env=dict(env),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=end_with_parent)
+        self.children: dict[int, Forked] = {}
+        self.pids: list[int] = []  # forked, not yet claimed by `spawn`
+        self.codes: dict[int, int] = {}  # ended before `spawn` claimed them
+        self.pending = b""
+        assert self.proc.stdout is not None
+        self.out = self.proc.stdout.fileno()
+        self.said = select.poll()
+        self.said.register(self.out, select.POLLIN)
+
+    def fits(self, env: Mapping[str, str]) -> bool:
+        """Whether a child with `env` would start as the server did."""
+        return self.proc.poll() is None and startup(env) == self.env
+
+    def spawn(self, argv: list[str], cwd: str, env: Mapping[str, str], stdout: Path,
+              stderr: Path | None) -> Forked:
+        spec = {"argv": argv, "cwd": cwd, "env": dict(env), "stdout": str(stdout),
+                "stderr": None if stderr is None else str(stderr)}
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(spec).encode() + b"\n")
+        self.proc.stdin.flush()
+        if not _until(lambda: bool(self.pids), self.pump, START_TIMEOUT):
+            raise DriverError(f"the fork server forked nothing in {START_TIMEOUT:g} s")
+        pid = self.pids.pop(0)
+        child = self.children[pid] = Forked(self, pid, argv)
+        child.returncode = self.codes.pop(pid, None)
+        return child
+
+    def pump(self, timeout: float | None) -> None:
+        """Read what the server said within `timeout` seconds (None: until it says something)."""
+        if not self.said.poll(None if timeout is None else max(0, int(timeout * 1000) + 1)):
+            return
+        data = os.read(self.out, 65536)
+        if not data:
+            raise DriverError(f"the fork server of served agents ended (code {self.proc.wait()})")
+        self.pending += data
+        while b"\n" in self.pending:
+            line, self.pending = self.pending.split(b"\n", 1)
+            said = json.loads(line)
+            if "pid" in said:
+                self.pids.append(said["pid"])
+            elif said["exit"] in self.children:
+                self.children.pop(said["exit"]).returncode = said["code"]
+            else:
+                self.codes[said["exit"]] = said["code"]
+
+    def forget(self) -> None:
+        """Close this process's ends of the server's pipes without stopping it."""
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+    def close(self) -> None:
+        """Its stdin closed, it ends; its children, told by their parent-death signal, too."""
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def _until(done: Callable[[], bool], pump: Callable[[float], None], within: float) -> bool:
+    end = time.monotonic() + within
+    while not done():
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        pump(left)
+    return True
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])

@@ -1,0 +1,139 @@
+"""The fork server of served agents: a forked child is what a new `python -m` process would be."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_tck.kit.drivers import forkserve
+from agent_tck.kit.drivers.base import until
+from agent_tck.kit.drivers.dds import DdsDriver
+from agent_tck.kit.errors import UsageError
+from agent_tck.kit.observe import process_state
+
+PROBE = """\
+import json, os, sys, time
+if sys.argv[1] == "sleep":
+    time.sleep(60)
+if sys.argv[1] == "raise":
+    raise RuntimeError("the probe failed")
+print(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "x": os.environ.get("X"),
+                  "ppid": os.getppid(), "stdin": sys.stdin.read(),
+                  "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}))
+sys.stderr.write("to stderr\\n")
+sys.exit(int(sys.argv[1]))
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "forkprobe.py").write_text(PROBE)
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+@pytest.fixture
+def server(tmp_path: Path, env: dict[str, str]) -> Iterator[forkserve.ForkServer]:
+    started = forkserve.ForkServer(["json"], str(tmp_path), env)
+    yield started
+    started.close()
+
+
+def probe(server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str], arg: str,
+          stderr: Path | None = None) -> forkserve.Forked:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return server.spawn([sys.executable, "-m", "forkprobe", arg], str(work), {**env, "X": arg},
+                        tmp_path / "out", stderr)
+
+
+def test_a_child_runs_its_module_with_its_own_arguments_directory_environment_and_output(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    child = probe(server, tmp_path, env, "3", stderr=tmp_path / "err")
+    assert child.wait(30) == 3
+    seen = json.loads((tmp_path / "out").read_text())
+    assert seen["argv"] == ["3"] and seen["x"] == "3"
+    assert seen["cwd"] == str(tmp_path / "work")
+    assert seen["ppid"] == server.proc.pid
+    assert seen["stdin"] == ""  # /dev/null, not the server's requests
+    assert len(seen["fds"]) == 4  # 0, 1, 2 and the listing's own: nothing of the server's
+    assert (tmp_path / "err").read_text() == "to stderr\n"
+
+
+def test_without_a_file_of_its_own_stderr_goes_with_stdout(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    assert probe(server, tmp_path, env, "0").wait(30) == 0
+    assert (tmp_path / "out").read_text().endswith("to stderr\n")
+
+
+def test_an_exception_ends_a_child_as_it_ends_python(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    assert probe(server, tmp_path, env, "raise").wait(30) == 1
+    assert "RuntimeError: the probe failed" in (tmp_path / "out").read_text()
+    assert probe(server, tmp_path, env, "5").wait(30) == 5  # the server serves on
+
+
+def test_a_signalled_child_reports_the_signal_as_popen_does(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    child = probe(server, tmp_path, env, "sleep")
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(0.2)
+    assert child.poll() is None
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(30) == -signal.SIGTERM
+    child.kill()  # ended and reaped: nothing is signalled, whoever has its pid now
+    assert child.returncode == -signal.SIGTERM
+
+
+def test_closed_the_server_ends_and_takes_its_children_along(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    child = probe(server, tmp_path, env, "sleep")
+    server.close()
+    assert server.proc.returncode == 0
+
+    # its parent-death signal ended it (whoever adopted it may not have reaped it yet)
+    assert until(lambda: process_state(child.pid) in (None, "Z"), 10.0)
+
+
+def test_an_environment_that_changes_the_interpreters_start_is_not_forked(
+        server: forkserve.ForkServer, env: dict[str, str]) -> None:
+    assert server.fits({**env, "X": "anything"})
+    for name in ("PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL"):
+        assert not server.fits({**env, name: "/elsewhere"}), name
+
+
+def test_one_server_per_process_preload_and_directory(tmp_path: Path, env: dict[str, str],
+                                                      ) -> None:
+    first = forkserve.shared(["json"], str(tmp_path), env)
+    try:
+        assert forkserve.shared(["json"], str(tmp_path), {**env, "X": "1"}) is first
+        assert forkserve.shared(["json"], str(tmp_path / ".."), env) is not first
+    finally:
+        for server in list(forkserve._SHARED.values()):
+            server.close()
+        forkserve._SHARED.clear()
+
+
+def test_the_fork_option_is_on_or_off() -> None:
+    with pytest.raises(UsageError, match="fork must be on or off, got 'maybe'"):
+        DdsDriver("fork=maybe")
+
+
+@pytest.mark.parametrize(("options", "forks"), [
+    ("", True), ("fork=off", False),
+    (f"serve={sys.executable} -m agent_tck.reference.dds serve", True),
+    (f"serve={sys.executable} tests/miniatures/dds.py twice serve", False),
+])
+def test_only_the_references_own_command_is_forked(options: str, forks: bool) -> None:
+    driver = DdsDriver(options)
+    try:
+        assert driver.forks is forks
+    finally:
+        driver.close()
