@@ -73,7 +73,7 @@ def launch(defect: str, keyword: str, domain_id: int, basetemp: Path) -> subproc
         [sys.executable, "-m", "pytest", *plugin_args(), "-q", "--no-header",
          "--basetemp", str(basetemp / defect),
          str(ROOT / "steps" / "suite" / "test_transport.py"), "-k", keyword,
-         "--impl", f"dds:serve={serve};domain={domain_id}"],
+         "--impl", f"dds:serve={serve};domain={domain_id};fork=on"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

@@ -126,12 +126,32 @@ def test_the_fork_option_is_on_or_off() -> None:
         DdsDriver("fork=maybe")
 
 
+def test_fork_on_needs_a_command_this_python_runs() -> None:
+    with pytest.raises(UsageError, match=r"fork=on needs a serve command run by .*'my-agent'"):
+        DdsDriver("serve=my-agent serve;fork=on")
+    with pytest.raises(UsageError, match="fork=on needs"):
+        DdsDriver(f"serve={sys.executable} -c pass;fork=on")
+
+
+def test_a_script_runs_as_python_runs_it(server: forkserve.ForkServer, tmp_path: Path,
+                                         env: dict[str, str]) -> None:
+    script = tmp_path / "bin" / "probe.py"
+    script.parent.mkdir()
+    script.write_text("import sys; print(sys.argv, sys.path[0]); sys.exit(7)")
+    child = server.spawn([sys.executable, str(script), "a"], str(tmp_path), env,
+                         tmp_path / "out", None)
+    assert child.wait(30) == 7
+    assert (tmp_path / "out").read_text() == f"{[str(script), 'a']} {script.parent}\n"
+
+
 @pytest.mark.parametrize(("options", "forks"), [
     ("", True), ("fork=off", False),
     (f"serve={sys.executable} -m agent_tck.reference.dds serve", True),
     (f"serve={sys.executable} tests/miniatures/dds.py twice serve", False),
+    (f"serve={sys.executable} tests/miniatures/dds.py twice serve;fork=on", True),
 ])
-def test_only_the_references_own_command_is_forked(options: str, forks: bool) -> None:
+def test_the_references_own_command_is_forked_and_another_when_told(options: str,
+                                                                     forks: bool) -> None:
     driver = DdsDriver(options)
     try:
         assert driver.forks is forks

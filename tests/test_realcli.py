@@ -296,7 +296,8 @@ def test_the_real_cli_over_dds_resumes_a_conversation_and_publishes_its_tools(
     if (reason := unavailable("claude")) is not None:
         pytest.skip(reason)
     impl = "dds" if defect is None else (
-        f"dds:serve={sys.executable} {ROOT / 'tests' / 'miniatures' / 'dds.py'} {defect} serve")
+        f"dds:serve={sys.executable} {ROOT / 'tests' / 'miniatures' / 'dds.py'} {defect} serve;"
+        "fork=on")
     verdicts = verdicts_for(impl, ["real-cli"], keyword="claude and (resumes or published)")
     assert {rid: verdicts[rid] for rid in expected} == expected
     assert {v for rid, v in verdicts.items() if rid not in expected} == {"not run"}

@@ -166,12 +166,15 @@ class DdsDriver(ProtocolDriver):
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
         self.serve = shlex.split(opts.get("serve", "")) or list(SERVE)
-        fork = opts.get("fork", "on")
-        if fork not in ("on", "off"):
+        fork = opts.get("fork")
+        if fork not in (None, "on", "off"):
             raise UsageError(f"--impl dds: fork must be on or off, got {fork!r}")
-        # Only the reference's own command is forked (kit.drivers.forkserve): a command of
-        # another implementation starts as its author wrote it.
-        self.forks = fork == "on" and self.serve == SERVE
+        if fork == "on" and not forkserve.forkable(self.serve):
+            raise UsageError(f"--impl dds: fork=on needs a serve command run by "
+                             f"{sys.executable} (a script or -m MODULE), got {self.serve}")
+        # The reference's own command is forked unless told not to (kit.drivers.forkserve);
+        # another implementation's starts as its author wrote it, unless told to fork.
+        self.forks = fork == "on" or (fork is None and self.serve == SERVE)
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), served_backends(opts.get("backends")))
         self.cwd = os.getcwd()

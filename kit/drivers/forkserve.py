@@ -7,12 +7,14 @@ about 600 in the project's tests). The DDS driver starts this fork server once i
 and has it fork each served agent: the child takes the command line, working directory,
 environment and output files the driver would have given a new process, and runs the module
 as `python -m` would. Only the interpreter's start is shared; what the agent does after it is
-its own. The driver forks only its default command, and only where the environment leaves
-what the interpreter decided at its start unchanged (`STARTUP`); `--impl "dds:fork=off"`
-starts every served agent anew.
+its own. The driver forks its default command, and another command only when told to
+(`--impl "dds:serve=CMD;fork=on"`, for a command of this interpreter: `forkable`), and only
+where the environment leaves what the interpreter decided at its start unchanged (`STARTUP`);
+`--impl "dds:fork=off"` starts every served agent anew.
 
 The protocol, a JSON object a line: the driver writes {"argv", "cwd", "env", "stdout",
-"stderr"} (argv: [python, "-m", module, args...]; stderr None: with stdout); the server
+"stderr"} (argv: [python, "-m", module, args...] or [python, script, args...]; stderr None:
+with stdout); the server
 answers {"pid": N} once it forked, and {"exit": N, "code": C} when that child ended (C as
 subprocess gives it: negative for a signal). The server ends when its stdin closes; its
 children have a parent-death signal, as it has.
@@ -45,6 +47,13 @@ from agent_tck.kit.errors import DriverError
 # streams' encoding): a child whose environment differs there starts anew.
 STARTUP = ("PYTHON", "LANG", "LC_")
 START_TIMEOUT = 30.0
+
+
+def forkable(argv: Sequence[str]) -> bool:
+    """Whether the server can run `argv`: this interpreter, with a module (`-m`) or a script,
+    and no option of the interpreter's own."""
+    return (len(argv) >= 2 and argv[0] == sys.executable
+            and ((argv[1] == "-m" and len(argv) >= 3) or not argv[1].startswith("-")))
 
 
 def startup(env: Mapping[str, str]) -> dict[str, str]:
@@ -115,9 +124,14 @@ def _become(spec: dict[str, Any]) -> None:
         os.dup2(fd, target)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     random.seed()  # not the server's sequence, shared by every child
-    _, _, module, *args = spec["argv"]
-    sys.argv = [module, *args]
-    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    _, first, *args = spec["argv"]
+    if first == "-m":
+        sys.argv = args
+        runpy.run_module(args[0], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = [first, *args]
+        sys.path[0] = os.path.dirname(os.path.abspath(first))  # as `python SCRIPT` has it
+        runpy.run_path(first, run_name="__main__")
     sys.exit(0)
 
 
