@@ -93,14 +93,10 @@ def serve(preload: Sequence[str]) -> None:
 
 
 def _reap() -> None:
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        _say({"exit": pid, "code": os.waitstatus_to_exitcode(status)})
+    """Say which children ended, without blocking."""
+    with contextlib.suppress(ChildProcessError):  # none left
+        while (ended := os.waitpid(-1, os.WNOHANG))[0]:
+            _say({"exit": ended[0], "code": os.waitstatus_to_exitcode(ended[1])})
 
 
 def _say(message: dict[str, int]) -> None:
