@@ -26,7 +26,7 @@ if sys.argv[1] == "raise":
     raise RuntimeError("the probe failed")
 print(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "x": os.environ.get("X"),
                   "ppid": os.getppid(), "stdin": sys.stdin.read(),
-                  "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}))
+                  "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd"))}), flush=True)
 sys.stderr.write("to stderr\\n")
 sys.exit(int(sys.argv[1]))
 """
