@@ -27,6 +27,7 @@ import contextlib
 import gc
 import importlib
 import json
+import math
 import os
 import random
 import runpy
@@ -220,9 +221,15 @@ class ForkServer:
         spec = {"argv": argv, "cwd": cwd, "env": dict(env), "stdout": str(stdout),
                 "stderr": None if stderr is None else str(stderr)}
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(spec).encode() + b"\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(spec).encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise DriverError(f"the fork server of served agents ended "
+                              f"(code {self.proc.wait()})") from None
         if not _until(lambda: bool(self.pids), self.pump, START_TIMEOUT):
+            # Its late answer would be taken for the next child's: no next child of it.
+            self.close()
             raise DriverError(f"the fork server forked nothing in {START_TIMEOUT:g} s")
         pid = self.pids.pop(0)
         child = self.children[pid] = Forked(self, pid, argv)
@@ -231,7 +238,7 @@ class ForkServer:
 
     def pump(self, timeout: float | None) -> None:
         """Read what the server said within `timeout` seconds (None: until it says something)."""
-        if not self.said.poll(None if timeout is None else max(0, int(timeout * 1000) + 1)):
+        if not self.said.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
             return
         data = os.read(self.out, 65536)
         if not data:
