@@ -111,14 +111,30 @@ def test_an_environment_that_changes_the_interpreters_start_is_not_forked(
 
 def test_one_server_per_process_preload_and_directory(tmp_path: Path, env: dict[str, str],
                                                       ) -> None:
-    first = forkserve.shared(["json"], str(tmp_path), env)
+    before = dict(forkserve._SHARED)  # other tests' servers, left alone
     try:
+        first = forkserve.shared(["json"], str(tmp_path), env)
         assert forkserve.shared(["json"], str(tmp_path), {**env, "X": "1"}) is first
         assert forkserve.shared(["json"], str(tmp_path / ".."), env) is not first
     finally:
-        for server in list(forkserve._SHARED.values()):
-            server.close()
-        forkserve._SHARED.clear()
+        for key in set(forkserve._SHARED) - set(before):
+            forkserve._SHARED.pop(key).close()
+
+
+@pytest.mark.parametrize(("options", "forked"), [("", True), ("fork=off", False)])
+def test_the_driver_starts_a_served_agent_from_its_fork_server(options: str,
+                                                               forked: bool) -> None:
+    pytest.importorskip("cyclonedds")
+    driver = DdsDriver(options)
+    try:
+        name, _ = driver.agent_create({"backend": "claude"})
+        parent = int(Path(f"/proc/{driver.pid(name)}/stat").read_text().rsplit(")", 1)[1]
+                     .split()[1])
+        servers = {server.proc.pid for server in forkserve._SHARED.values()}
+        assert (parent in servers) is forked
+        assert (parent == os.getpid()) is not forked
+    finally:
+        driver.close()
 
 
 def test_the_fork_option_is_on_or_off() -> None:
