@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ import pytest
 from agent_tck.kit.drivers import forkserve
 from agent_tck.kit.drivers.base import until
 from agent_tck.kit.drivers.dds import DdsDriver
-from agent_tck.kit.errors import UsageError
+from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.observe import process_state
 
 PROBE = """\
@@ -104,9 +105,100 @@ def test_closed_the_server_ends_and_takes_its_children_along(
 
 def test_an_environment_that_changes_the_interpreters_start_is_not_forked(
         server: forkserve.ForkServer, env: dict[str, str]) -> None:
-    assert server.fits({**env, "X": "anything"})
-    for name in ("PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL"):
-        assert not server.fits({**env, name: "/elsewhere"}), name
+    argv = [sys.executable, "-m", "forkprobe"]
+    assert server.fits(argv, {**env, "X": "anything"})
+    for name in ("PYTHONPATH", "PYTHONHASHSEED", "LANG", "LC_ALL", "LD_PRELOAD",
+                 "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "TZ", "HOME", "CYCLONEDDS_HOME"):
+        assert not server.fits(argv, {**env, name: "/elsewhere"}), name
+
+
+@pytest.mark.parametrize("what", ["a long argument", "a long variable", "a large environment",
+                                  "a NUL", "a name with ="])
+def test_what_exec_would_refuse_is_not_forked(server: forkserve.ForkServer,
+                                              env: dict[str, str], what: str) -> None:
+    """A new process would fail to start (E2BIG, or Popen's ValueError): so must this one."""
+    argv = [sys.executable, "-m", "forkprobe"]
+    args, extra = [], {}
+    if what == "a long argument":
+        args = ["x" * forkserve.MAX_ARG_STRLEN]
+    elif what == "a long variable":
+        extra = {"X": "x" * forkserve.MAX_ARG_STRLEN}
+    elif what == "a large environment":
+        extra = {f"X{i}": "x" * 60_000 for i in range(os.sysconf("SC_ARG_MAX") // 60_000 + 1)}
+    elif what == "a NUL":
+        extra = {"X": "a\0b"}
+    else:
+        extra = {"X=Y": "1"}
+    assert server.fits([*argv, "x" * (forkserve.MAX_ARG_STRLEN - 1)], env)  # just fits
+    assert not server.fits([*argv, *args], {**env, **extra})
+    with pytest.raises((OSError, ValueError)) as raised:
+        subprocess.run([*argv, *args], env={**env, **extra}, check=False)
+    assert not isinstance(raised.value, OSError) or raised.value.errno == errno.E2BIG
+
+
+def test_an_ended_child_keeps_its_pid_until_its_end_is_seen(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    """As Popen's: a zombie until `poll` sees it, so a signal sent by pid reaches no other."""
+    child = probe(server, tmp_path, env, "4")
+    assert until(lambda: process_state(child.pid) in (None, "Z"), 30.0)
+    assert process_state(child.pid) == "Z"
+    assert child.poll() == 4
+    assert until(lambda: process_state(child.pid) is None, 10.0)
+
+
+def test_a_server_that_died_ends_its_children_and_forks_no_more(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    child = probe(server, tmp_path, env, "sleep")
+    server.proc.kill()
+    assert child.wait(30) == -signal.SIGTERM  # its parent-death signal; no exception
+    assert child.poll() == -signal.SIGTERM
+    assert not server.fits([sys.executable, "-m", "forkprobe"], env)
+    with pytest.raises(DriverError, match="fork server of served agents ended"):
+        probe(server, tmp_path, env, "0")
+
+
+@pytest.mark.parametrize("where", ["cwd", "stdout", "stderr"])
+def test_a_directory_or_output_that_cannot_be_opened_raises_as_popen_does(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str], where: str) -> None:
+    missing = tmp_path / "missing" / "x"
+    paths = {"cwd": str(tmp_path), "stdout": tmp_path / "out", "stderr": tmp_path / "err",
+             where: missing}
+    with pytest.raises(FileNotFoundError) as raised:
+        server.spawn([sys.executable, "-m", "forkprobe", "0"], str(paths["cwd"]), env,
+                     Path(paths["stdout"]), Path(paths["stderr"]))
+    assert raised.value.filename == str(missing)
+    assert probe(server, tmp_path, env, "6").wait(30) == 6  # the server serves on
+
+
+def test_a_module_finds_modules_in_its_own_directory_as_python_m_does(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.py").write_text("import sys; print(sys.path[0]); sys.exit(9)")
+    child = server.spawn([sys.executable, "-m", "mine"], str(work), env, tmp_path / "out", None)
+    assert child.wait(30) == 9
+    assert (tmp_path / "out").read_text() == f"{work}\n"
+
+
+def test_a_forked_process_lets_go_of_its_parents_servers(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    """A warm mutation judge forks: its copies of the pipes go to /dev/null (what it writes
+    reaches no server of its parent's), and it starts servers of its own."""
+    before = dict(forkserve._SHARED)
+    mine = forkserve.shared(["json"], str(tmp_path), env)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            null = os.stat(os.devnull).st_rdev
+            ok = (not forkserve._SHARED and mine in forkserve._FORGOTTEN
+                  and all(os.fstat(fd).st_rdev == null for fd in mine.fds()))
+            os._exit(0 if ok else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert forkserve._SHARED.get(next(iter(set(forkserve._SHARED) - set(before)))) is mine
+        assert probe(mine, tmp_path, env, "2").wait(30) == 2  # the parent's still serves
+    finally:
+        for key in set(forkserve._SHARED) - set(before):
+            forkserve._SHARED.pop(key).close()
 
 
 def test_one_server_per_process_preload_and_directory(tmp_path: Path, env: dict[str, str],

@@ -457,7 +457,7 @@ class DdsDriver(ProtocolDriver):
         env = self._env(settings.get("env") or {})
         env["AGENT_TCK_AGENT"] = name  # the harness records it: which agent ran it
         log = self.logs / f"{name}.log"
-        server = self._fork_server(env)
+        server = self._fork_server(argv, env)
         if server is not None:
             proc: Process = server.spawn(argv, self.cwd, env, log, stderr)
         else:
@@ -477,12 +477,12 @@ class DdsDriver(ProtocolDriver):
                                                               env.get("PYTHONPATH")]))
         return env
 
-    def _fork_server(self, env: dict[str, str]) -> ForkServer | None:
-        """The fork server to start a served agent with `env` from, or None: start it anew."""
+    def _fork_server(self, argv: list[str], env: dict[str, str]) -> ForkServer | None:
+        """The fork server to start `argv` with `env` from, or None: start it anew."""
         if not self.forks:
             return None
         server = forkserve.shared(PRELOAD, self.cwd, self._env({}))
-        return server if server.fits(env) else None
+        return server if server.fits(argv, env) else None
 
     def _up(self, served: Served) -> bool:
         """READY (or DEGRADED) published and our event reader matched its event writer."""

@@ -14,10 +14,17 @@ where the environment leaves what the interpreter decided at its start unchanged
 
 The protocol, a JSON object a line: the driver writes {"argv", "cwd", "env", "stdout",
 "stderr"} (argv: [python, "-m", module, args...] or [python, script, args...]; stderr None:
-with stdout); the server
-answers {"pid": N} once it forked, and {"exit": N, "code": C} when that child ended (C as
-subprocess gives it: negative for a signal). The server ends when its stdin closes; its
-children have a parent-death signal, as it has.
+with stdout; paths absolute) and the server answers {"pid": N} once it forked, or {"errno",
+"error", "filename"} when the directory or an output file cannot be opened (the OSError
+Popen would raise). It says {"exit": N, "code": C} when that child ended (C as subprocess
+gives it: negative for a signal) and keeps it a zombie, so its pid is nobody else's, until
+the driver, having seen the code, writes {"reap": N}: as Popen's child stays until `poll`
+sees it end. The server ends when its stdin closes; its children have a parent-death signal
+(SIGTERM), as it has.
+
+Where a forked child still differs from a new process: /proc/PID/cmdline and environ show
+the server's (the child's own are in `sys.argv` and `os.environ`), and every child has the
+server's hash seed (a PYTHONHASHSEED of its own starts it anew).
 """
 
 from __future__ import annotations
@@ -44,10 +51,14 @@ from typing import Any
 from agent_tck.kit.drivers.base import end_with_parent
 from agent_tck.kit.errors import DriverError
 
-# What the interpreter reads from the environment when it starts (the path, flags, the
-# streams' encoding): a child whose environment differs there starts anew.
-STARTUP = ("PYTHON", "LANG", "LC_")
+# What the interpreter, the C library and Cyclone DDS's import read from the environment when
+# a process starts (the path, flags, the streams' encoding, the loader, the allocator, the
+# time zone, the user site, the library's home): a child whose environment differs there
+# starts anew.
+STARTUP = ("PYTHON", "LANG", "LC_", "LD_", "GLIBC_TUNABLES", "MALLOC_", "TZ", "HOME",
+           "CYCLONEDDS_HOME")
 START_TIMEOUT = 30.0
+MAX_ARG_STRLEN = 32 * 4096  # Linux: the longest argument or variable exec takes, with its NUL
 
 
 def forkable(argv: Sequence[str]) -> bool:
@@ -59,6 +70,18 @@ def forkable(argv: Sequence[str]) -> bool:
 
 def startup(env: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(STARTUP)}
+
+
+def execable(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Whether exec would take this command line and environment, by a count that errs on the
+    side of no: a forked child must not start where a new process would fail (E2BIG, or
+    Popen's ValueError for a NUL or a name with "=")."""
+    if any(not k or "=" in k for k in env):
+        return False
+    strings = [os.fsencode(s) for s in (*argv, *(f"{k}={v}" for k, v in env.items()))]
+    pointer = 8
+    return (all(b"\0" not in s and len(s) + 1 <= MAX_ARG_STRLEN for s in strings)
+            and sum(len(s) + 1 + pointer for s in strings) <= os.sysconf("SC_ARG_MAX"))
 
 
 # --- the server ----------------------------------------------------------------------------
@@ -74,12 +97,13 @@ def serve(preload: Sequence[str]) -> None:
     selector = selectors.DefaultSelector()
     selector.register(0, selectors.EVENT_READ)
     selector.register(wake_r, selectors.EVENT_READ)
+    live: set[int] = set()  # forked, their end not said yet
     pending = b""
     while True:
         for key, _ in selector.select():
             if key.fd == wake_r:
                 os.read(wake_r, 4096)
-                _reap()
+                _ended(live)
                 continue
             data = os.read(0, 65536)
             if not data:
@@ -87,36 +111,68 @@ def serve(preload: Sequence[str]) -> None:
             pending += data
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
-                pid = os.fork()
-                if pid == 0:
-                    _become(json.loads(line))  # never returns
-                _say({"pid": pid})
+                _answer(json.loads(line), live)
 
 
-def _reap() -> None:
-    """Say which children ended, without blocking."""
-    with contextlib.suppress(ChildProcessError):  # none left
-        while (ended := os.waitpid(-1, os.WNOHANG))[0]:
-            _say({"exit": ended[0], "code": os.waitstatus_to_exitcode(ended[1])})
+def _answer(request: dict[str, Any], live: set[int]) -> None:
+    if "reap" in request:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(request["reap"], 0)
+        return
+    try:
+        fds = _opened(request)
+    except OSError as error:
+        _say({"errno": error.errno, "error": error.strerror, "filename": error.filename})
+        return
+    pid = os.fork()
+    if pid == 0:
+        _become(request, *fds)  # never returns
+    for fd in set(fds):
+        os.close(fd)
+    live.add(pid)
+    _say({"pid": pid})
 
 
-def _say(message: dict[str, int]) -> None:
+def _opened(spec: dict[str, Any]) -> tuple[int, int, int]:
+    """Its working directory and output files, opened here, where a failure can be told."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    opened: list[int] = []
+    try:
+        opened.append(os.open(spec["cwd"], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        opened.append(os.open(spec["stdout"], flags, 0o666))
+        if spec["stderr"] is not None:
+            opened.append(os.open(spec["stderr"], flags, 0o666))
+    except OSError:
+        for fd in opened:
+            os.close(fd)
+        raise
+    return opened[0], opened[1], opened[-1]
+
+
+def _ended(live: set[int]) -> None:
+    """Say which children ended, without blocking, and leave them zombies."""
+    for pid in sorted(live):
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        if info is not None:
+            live.discard(pid)
+            code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+            _say({"exit": pid, "code": code})
+
+
+def _say(message: dict[str, Any]) -> None:
     os.write(1, json.dumps(message).encode() + b"\n")
 
 
-def _become(spec: dict[str, Any]) -> None:
+def _become(spec: dict[str, Any], cwd: int, out: int, err: int) -> None:
     """In the child: be what `python -m MODULE ARGS` started with `spec` would be, and run it.
     An exception ends the process as it would end that one (a traceback, exit 1)."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     end_with_parent()  # the server forked it: its parent (kit.drivers.base._PARENT)
-    os.chdir(spec["cwd"])
+    os.fchdir(cwd)
     os.environ.clear()
     os.environ.update(spec["env"])
     null = os.open(os.devnull, os.O_RDONLY)
-    out = os.open(spec["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-    err = out if spec["stderr"] is None else os.open(
-        spec["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     for fd, target in ((null, 0), (out, 1), (err, 2)):
         os.dup2(fd, target)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -124,6 +180,7 @@ def _become(spec: dict[str, Any]) -> None:
     _, first, *args = spec["argv"]
     if first == "-m":
         sys.argv = args
+        sys.path[0] = os.getcwd()  # as `python -m` has it
         runpy.run_module(args[0], run_name="__main__", alter_sys=True)
     else:
         sys.argv = [first, *args]
@@ -165,6 +222,7 @@ class Forked:
 
 
 _SHARED: dict[tuple[object, ...], ForkServer] = {}
+_FORGOTTEN: list[ForkServer] = []  # a forked child's copies of its parent's: never finalized
 
 
 def shared(preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> ForkServer:
@@ -179,10 +237,15 @@ def shared(preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> ForkServ
 
 
 def _forget_inherited() -> None:
-    """In a child forked from a process with fork servers (a warm mutation judge): they are
-    its parent's; the child starts its own, importing what its own path holds."""
+    """In a child forked from a process with fork servers (a warm mutation judge, or a Popen
+    child before its exec): they are its parent's. Their pipes here become /dev/null, so
+    nothing of the child's reaches them, and the child starts its own servers."""
+    null = os.open(os.devnull, os.O_RDWR)
     for server in _SHARED.values():
-        server.forget()
+        for fd in server.fds():
+            os.dup2(null, fd)
+    os.close(null)
+    _FORGOTTEN.extend(_SHARED.values())
     _SHARED.clear()
 
 
@@ -204,62 +267,86 @@ class ForkServer:
             [sys.executable, "-m", __name__, *preload], cwd=cwd, env=dict(env),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=end_with_parent)
         self.children: dict[int, Forked] = {}
-        self.pids: list[int] = []  # forked, not yet claimed by `spawn`
+        self.answers: list[dict[str, Any]] = []  # to spawn requests, not yet claimed
         self.codes: dict[int, int] = {}  # ended before `spawn` claimed them
+        self.ended = False  # its output closed: it is gone, and its children with it
         self.pending = b""
         assert self.proc.stdout is not None
         self.out = self.proc.stdout.fileno()
         self.said = select.poll()
         self.said.register(self.out, select.POLLIN)
 
-    def fits(self, env: Mapping[str, str]) -> bool:
-        """Whether a child with `env` would start as the server did."""
-        return self.proc.poll() is None and startup(env) == self.env
+    def fits(self, argv: Sequence[str], env: Mapping[str, str]) -> bool:
+        """Whether a child of `argv` with `env` would start as the server did, and as a new
+        process would start at all."""
+        return (self.proc.poll() is None and startup(env) == self.env
+                and execable(argv, env))
 
     def spawn(self, argv: list[str], cwd: str, env: Mapping[str, str], stdout: Path,
               stderr: Path | None) -> Forked:
-        spec = {"argv": argv, "cwd": cwd, "env": dict(env), "stdout": str(stdout),
-                "stderr": None if stderr is None else str(stderr)}
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(spec).encode() + b"\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise DriverError(f"the fork server of served agents ended "
-                              f"(code {self.proc.wait()})") from None
-        if not _until(lambda: bool(self.pids), self.pump, START_TIMEOUT):
+        spec = {"argv": argv, "cwd": os.path.abspath(cwd), "env": dict(env),
+                "stdout": os.path.abspath(stdout),
+                "stderr": None if stderr is None else os.path.abspath(stderr)}
+        self._tell(spec)
+        if not _until(lambda: bool(self.answers) or self.ended, self.pump, START_TIMEOUT):
             # Its late answer would be taken for the next child's: no next child of it.
             self.close()
             raise DriverError(f"the fork server forked nothing in {START_TIMEOUT:g} s")
-        pid = self.pids.pop(0)
+        if not self.answers:
+            raise DriverError(f"the fork server of served agents ended "
+                              f"(code {self.proc.wait()})")
+        answer = self.answers.pop(0)
+        if "errno" in answer:
+            raise OSError(answer["errno"], answer["error"], answer["filename"])
+        pid = answer["pid"]
         child = self.children[pid] = Forked(self, pid, argv)
-        child.returncode = self.codes.pop(pid, None)
+        if pid in self.codes:
+            self._ended(pid, self.codes.pop(pid))
         return child
 
     def pump(self, timeout: float | None) -> None:
         """Read what the server said within `timeout` seconds (None: until it says something)."""
-        if not self.said.poll(None if timeout is None else max(0, math.ceil(timeout * 1000))):
+        if self.ended or not self.said.poll(
+                None if timeout is None else max(0, math.ceil(timeout * 1000))):
             return
         data = os.read(self.out, 65536)
         if not data:
-            raise DriverError(f"the fork server of served agents ended (code {self.proc.wait()})")
+            # Its children had its death as a signal (SIGTERM): their own codes went with it.
+            self.ended = True
+            for child in self.children.values():
+                child.returncode = -signal.SIGTERM
+            self.children.clear()
+            return
         self.pending += data
         while b"\n" in self.pending:
             line, self.pending = self.pending.split(b"\n", 1)
             said = json.loads(line)
-            if "pid" in said:
-                self.pids.append(said["pid"])
+            if "exit" not in said:
+                self.answers.append(said)
             elif said["exit"] in self.children:
-                self.children.pop(said["exit"]).returncode = said["code"]
+                self._ended(said["exit"], said["code"])
             else:
                 self.codes[said["exit"]] = said["code"]
 
-    def forget(self) -> None:
-        """Close this process's ends of the server's pipes without stopping it."""
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
+    def _ended(self, pid: int, code: int) -> None:
+        """Its code is seen: its pid may go (Popen frees it when `poll` sees the end)."""
+        self.children.pop(pid).returncode = code
+        with contextlib.suppress(DriverError):  # a server gone has no zombies to keep
+            self._tell({"reap": pid})
+
+    def _tell(self, request: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: its pipe closed here
+            raise DriverError(f"the fork server of served agents ended "
+                              f"(code {self.proc.wait()})") from None
+
+    def fds(self) -> list[int]:
+        """This process's ends of the server's pipes."""
+        return [pipe.fileno() for pipe in (self.proc.stdin, self.proc.stdout)
+                if pipe is not None and not pipe.closed]
 
     def close(self) -> None:
         """Its stdin closed, it ends; its children, told by their parent-death signal, too."""
