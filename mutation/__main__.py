@@ -10,36 +10,31 @@
     python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
-    python -m mutation check              # the listed equivalent mutants still survive?
+    python -m mutation check [--jobs N]   # the listed equivalent mutants still survive?
 
 A session lives in `.mutation/` (`--session DIR`). See docs/mutation.md."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from mutation import equivalents, operators, report, session
+from mutation import equivalents, operators, pool, report, session
 from mutation.kit import JUDGING, OUT_OF_REACH
 from mutation.plan import COMPONENTS, TESTS, Planner
-from mutation.workers import ROOT, Worker, diff_of, make_copy, sandbox
+from mutation.pool import MAX_JOBS
+from mutation.workers import ROOT, diff_of
 
 DEFAULT_SESSION = ROOT / ".mutation"
-TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
-MAX_JOBS = 50  # DDS domains 100..199, two for each judge (mutation.workers)
+Tries = tuple[tuple[str, ...], ...]
 KILLERS = 8  # the scenarios that caught a file's last mutants, run first for its next ones
 
 
@@ -56,20 +51,21 @@ def main(argv: list[str] | None = None) -> int:
                       help="map and judge by this component's scenarios only (repeatable; "
                       "default: every component, about 25 minutes to map)")
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
-    run.add_argument("--jobs", type=int, default=6, metavar="N",
-                     help="judges at a time (default 6: a judge mostly waits on its scenarios; "
-                     "each has DDS domains of its own, so at most 50)")
+    check = sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 "
+                           "if one is gone or caught")
+    for judging in (run, check):
+        judging.add_argument("--jobs", type=int, default=6, metavar="N",
+                             help="judges at a time (default 6: a judge mostly waits on its "
+                             "scenarios; each has DDS domains of its own, so at most 50)")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
                      "(after a new scenario or test)")
     run.add_argument("--cold", action="store_true", help="a process per mutant, no warm judges "
                      "(slower; to compare with them)")
-    sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 if one is "
-                   "gone or caught")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
     out.add_argument("--out", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
-    if args.command == "run" and not 1 <= args.jobs <= MAX_JOBS:
+    if args.command in ("run", "check") and not 1 <= args.jobs <= MAX_JOBS:
         parser.error(f"--jobs {args.jobs}: from 1 to {MAX_JOBS} judges at a time")
     operators.register()
     if args.command == "init":
@@ -80,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
-        return equivalents.check(args.session)
+        return equivalents.check(args.session, args.jobs)
     if args.command == "run":
         return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
                     warm=not args.cold)
@@ -134,46 +130,31 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
         pending = to_judge(db, files, survivors)
         total, started = len(pending), time.monotonic()
         print(f"{total} mutants pending, {jobs} at a time", flush=True)
-        copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
-        shutil.rmtree(copies, ignore_errors=True)
-        copies.mkdir()
-        isolated = sandbox()
-        if not isolated:
-            print("mutation: this machine allows no PID namespaces (unshare): judges run "
-                  "beside your other processes, which a mutant of the code that signals "
-                  "processes (reference/strays.py, reference/reaper.py) may reach",
-                  file=sys.stderr, flush=True)
-        workers = [Worker(make_copy(copies), TIMEOUT, warm, slot, isolated)
-                   for slot in range(jobs)]
-        idle = list(workers)
-        running: dict[Future[WorkResult], tuple[WorkItem, Worker]] = {}
-        killers: dict[str, list[str]] = {}  # file -> what caught its last mutants, latest first
         done = 0
-        signal.signal(signal.SIGTERM, _interrupt)
-        with ThreadPoolExecutor(jobs) as pool, _stopping(workers):
-            while pending or running:
-                while pending and idle:
-                    item = pending.pop(0)
-                    plan = planner.plan(item.mutations[0])
-                    unjudged = _unjudged(item, plan.tries, equivalent)
-                    if unjudged is not None:  # listed equivalent, or no scenario runs it
-                        db.set_result(item.job_id, unjudged)
-                        done += 1
-                        continue
-                    worker = idle.pop()
-                    first = killers.get(str(item.mutations[0].module_path), [])
-                    running[pool.submit(worker.judge, item.mutations[0], plan.tries,
-                                        first)] = (item, worker)  # (replaced, never changed)
-                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
-                for future in finished:
-                    item, worker = running.pop(future)
-                    idle.append(worker)
-                    result = future.result()
-                    _remember(killers, item, result)
-                    db.set_result(item.job_id, result)
-                    done += 1
-                    print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
-                          f"{report.describe(item, result)}", flush=True)
+        judging: list[tuple[WorkItem, Tries]] = []
+        for item in pending:
+            tries = planner.plan(item.mutations[0]).tries
+            unjudged = _unjudged(item, tries, equivalent)
+            if unjudged is None:
+                judging.append((item, tries))
+            else:  # listed equivalent, or no scenario runs it
+                db.set_result(item.job_id, unjudged)
+                done += 1
+        killers: dict[str, list[str]] = {}  # file -> what caught its last mutants, latest first
+
+        def task(job: tuple[WorkItem, Tries]) -> pool.Task:
+            mutation = job[0].mutations[0]
+            return mutation, job[1], killers.get(str(mutation.module_path), [])
+
+        def judged(job: tuple[WorkItem, Tries], result: WorkResult) -> None:
+            nonlocal done
+            _remember(killers, job[0], result)
+            db.set_result(job[0].job_id, result)
+            done += 1
+            print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
+                  f"{report.describe(job[0], result)}", flush=True)
+
+        pool.judge_all(folder, jobs, judging, task, judged, warm)
     return 0
 
 
@@ -209,26 +190,6 @@ def to_judge(db: WorkDB, files: set[str], survivors: bool) -> list[WorkItem]:
              if result.test_outcome == TestOutcome.SURVIVED] if survivors else []
     return [item for item in [*db.pending_work_items, *again]
             if not files or str(item.mutations[0].module_path) in files]
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def _stopping(workers: list[Worker]) -> Iterator[None]:
-    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending.
-    Either way the workers' warm judges end with the session."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        for worker in workers:
-            worker.stop()
-        print("interrupted: `python -m mutation run` resumes", file=sys.stderr)
-        raise SystemExit(130) from None
-    finally:
-        for worker in workers:
-            worker.close()
 
 
 if __name__ == "__main__":

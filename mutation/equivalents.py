@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 from cosmic_ray.commands.init import _all_work_items
 from cosmic_ray.plugins import OPERATOR_PROVIDERS
-from cosmic_ray.work_item import MutationSpec, TestOutcome
+from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkResult
 
 from agent_tck.kit.plainyaml import load as load_yaml
 from mutation.workers import ROOT, diff_of
@@ -92,28 +92,39 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
     return tuple(item.mutations[0] for item in _all_work_items([path], {}))
 
 
-def check(session: Path) -> int:
-    """Judge every listed mutant again; 1 if one is missing or caught."""
+def check(session: Path, jobs: int) -> int:
+    """Judge every listed mutant again, `jobs` at a time; 1 if one is missing or caught."""
+    from mutation import pool
     from mutation.plan import Planner
-    from mutation.workers import Worker, make_copy, sandbox
 
     planner = Planner.load(session)
-    worker = Worker(make_copy(session), timeout=600, sandbox=sandbox())
     bad = 0
+    judging: list[tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]]] = []
     for listed in load():
         mutation = find(listed.key, within=listed.within)
         if mutation is None:
-            print(f"gone: {listed.key}")
+            print(f"gone: {listed.key}", flush=True)
             bad += 1
             continue
         tries = planner.plan(mutation).tries
         if not tries:  # no scenario runs its lines: it survives without a run
             print(f"survives: {listed.key[0]}:{mutation.start_pos[0]} {listed.key[1]} "
-                  "(no scenario runs it)")
+                  "(no scenario runs it)", flush=True)
             continue
-        result = worker.judge(mutation, tries)
+        judging.append((listed, mutation, tries))
+    print(f"{len(judging)} listed mutants to judge, {jobs} at a time", flush=True)
+
+    def judged(job: tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]],
+               result: WorkResult) -> None:
+        nonlocal bad
+        listed, mutation, _ = job
         caught = result.test_outcome != TestOutcome.SURVIVED
         print(f"{'CAUGHT' if caught else 'survives'}: {listed.key[0]}:"
-              f"{mutation.start_pos[0]} {listed.key[1]} {result.output if caught else ''}")
+              f"{mutation.start_pos[0]} {listed.key[1]} {result.output if caught else ''}",
+              flush=True)
         bad += caught
+
+    # a listed mutant survives: each judge runs every scenario of its plan, a whole component
+    pool.judge_all(session / "check", jobs, judging, lambda job: (job[1], job[2], []), judged,
+                   timeout=600.0)
     return 1 if bad else 0

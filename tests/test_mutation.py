@@ -510,6 +510,45 @@ def test_a_listed_equivalent_mutant_is_not_judged_by_run(
         folder / "session.sqlite", folder)
 
 
+def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or_gone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        ) -> None:
+    """`check --jobs N` judges the list N at a time, each judge in its own copy; a listed
+    mutant that a scenario now catches, or that today's source no longer has, fails it."""
+    monkeypatch.chdir(ROOT)
+    folder = tmp_path / "session"
+    folder.mkdir()
+    where = Path("reference/pipeline/slug.py")
+    session.create(folder / "session.sqlite", [where])
+    with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
+        first, second = [item.mutations[0] for item in db.pending_work_items][:2]
+    ran = {str(where): {str(m.start_pos[0]): ["test_x"] for m in (first, second)}}
+    (folder / "pipeline.json").write_text(json.dumps({"files": ran, "spawned": {}}))
+    listed = [equivalents.Listed(equivalents.key_of(m, workers.diff_of(m)), "why")
+              for m in (first, second)]
+    gone = equivalents.Listed((str(where), "AddNot", "no such line", "not one"), "why")
+    judges: set[Path] = set()
+
+    def judge(worker: Worker, spec: MutationSpec, tries: object, _: object) -> WorkResult:
+        judges.add(worker.copy)
+        caught = spec == first
+        return _result(Outcome.KILLED if caught else Outcome.SURVIVED,
+                       [["PL-1", "MUST", "failed"]] if caught else [], code=int(caught))
+
+    monkeypatch.setattr(Worker, "judge", judge)
+    monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
+    judges.clear()
+    monkeypatch.setattr(equivalents, "load", lambda: [*listed, gone])
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 1
+    said = capsys.readouterr().out
+    assert f"CAUGHT: {where}:{first.start_pos[0]}" in said
+    assert f"survives: {where}:{second.start_pos[0]}" in said
+    assert "gone: ('reference/pipeline/slug.py', 'AddNot', 'no such line'" in said
+    assert len(judges) == 2 and all(copy.parent == folder / "check" / "workers"
+                                    for copy in judges)
+
+
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
     """The same line in two functions: an entry that says which lists that one only."""
     key = ("reference/a.py", "AddNot", "if a:", "if not a:")
@@ -915,7 +954,7 @@ def test_each_judge_has_dds_domains_of_its_own(tmp_path: Path,
     """Two judges side by side must not share a domain (their served agents would answer
     each other's scenarios): each has a pair, within the judges' 100..199."""
     from agent_tck.kit.drivers.dds import default_domain
-    from mutation.__main__ import MAX_JOBS
+    from mutation.pool import MAX_JOBS
 
     domains = []
     for slot in range(MAX_JOBS):
