@@ -10,7 +10,8 @@
     python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
-    python -m mutation check [--jobs N]   # the listed equivalent mutants still survive?
+    python -m mutation check [--jobs N] [--again]  # the listed equivalent mutants still
+                                          # survive? (resumes; --again: from the start)
 
 A session lives in `.mutation/` (`--session DIR`). See docs/mutation.md."""
 
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("run", help="judge the pending mutants (of FILEs only, if given)")
     check = sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 "
                            "if one is gone or caught")
+    check.add_argument("--again", action="store_true", help="forget the verdicts of an "
+                       "earlier check (kept per file's source) and judge every mutant")
     for judging in (run, check):
         judging.add_argument("--jobs", type=int, default=6, metavar="N",
                              help="judges at a time (default 6: a judge mostly waits on its "
@@ -76,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
-        return equivalents.check(args.session, args.jobs)
+        return equivalents.check(args.session, args.jobs, args.again)
     if args.command == "run":
         return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
                     warm=not args.cold)

@@ -3,7 +3,10 @@ and judged again on demand (`python -m mutation check`)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,12 +95,19 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
     return tuple(item.mutations[0] for item in _all_work_items([path], {}))
 
 
-def check(session: Path, jobs: int) -> int:
-    """Judge every listed mutant again, `jobs` at a time; 1 if one is missing or caught."""
+def check(session: Path, jobs: int, again: bool = False) -> int:
+    """Judge every listed mutant again, `jobs` at a time; 1 if one is missing or caught.
+    Each verdict is kept in DIR/check/judged.jsonl as it comes, with the digest of its file's
+    source: an interrupted check resumes, judging only what it has no verdict on for today's
+    source (`again`: every mutant, after a change to the scenarios)."""
     from mutation import pool
     from mutation.plan import Planner
 
     planner = Planner.load(session)
+    record = session / "check" / "judged.jsonl"
+    if again:
+        record.unlink(missing_ok=True)
+    before = _judged(record)
     bad = 0
     judging: list[tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]]] = []
     for listed in load():
@@ -106,25 +116,54 @@ def check(session: Path, jobs: int) -> int:
             print(f"gone: {listed.key}", flush=True)
             bad += 1
             continue
+        if not planner.covers(listed.key[0]):
+            print(f"not judged: {_where(listed, mutation)} (the session has no map of its "
+                  "file: `init` it, or `init --kit` for the kit's)", flush=True)
+            continue
         tries = planner.plan(mutation).tries
         if not tries:  # no scenario runs its lines: it survives without a run
-            print(f"survives: {listed.key[0]}:{mutation.start_pos[0]} {listed.key[1]} "
-                  "(no scenario runs it)", flush=True)
-            continue
-        judging.append((listed, mutation, tries))
+            print(f"survives: {_where(listed, mutation)} (no scenario runs it)", flush=True)
+        elif (seen := before.get(_mark(listed))) is not None:
+            print(f"{'CAUGHT' if seen else 'survives'}: {_where(listed, mutation)} "
+                  f"(judged before: {record})", flush=True)
+            bad += seen
+        else:
+            judging.append((listed, mutation, tries))
     print(f"{len(judging)} listed mutants to judge, {jobs} at a time", flush=True)
+    record.parent.mkdir(parents=True, exist_ok=True)
 
     def judged(job: tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]],
                result: WorkResult) -> None:
         nonlocal bad
         listed, mutation, _ = job
         caught = result.test_outcome != TestOutcome.SURVIVED
-        print(f"{'CAUGHT' if caught else 'survives'}: {listed.key[0]}:"
-              f"{mutation.start_pos[0]} {listed.key[1]} {result.output if caught else ''}",
-              flush=True)
+        print(f"{'CAUGHT' if caught else 'survives'}: {_where(listed, mutation)} "
+              f"{result.output if caught else ''}", flush=True)
+        with record.open("a") as out:
+            out.write(json.dumps({"mark": _mark(listed), "caught": caught}) + "\n")
         bad += caught
 
     # a listed mutant survives: each judge runs every scenario of its plan, a whole component
     pool.judge_all(session / "check", jobs, judging, lambda job: (job[1], job[2], []), judged,
                    timeout=600.0)
     return 1 if bad else 0
+
+
+def _where(listed: Listed, mutation: MutationSpec) -> str:
+    return f"{listed.key[0]}:{mutation.start_pos[0]} {listed.key[1]}"
+
+
+def _mark(listed: Listed, root: Path = ROOT) -> str:
+    """What a kept verdict holds for: the entry and its file's source today."""
+    digest = hashlib.sha256((root / listed.key[0]).read_bytes()).hexdigest()
+    return json.dumps([*listed.key, listed.within, digest])
+
+
+def _judged(record: Path) -> dict[str, bool]:
+    """The verdicts kept (a line cut short by an interruption is left out)."""
+    kept: dict[str, bool] = {}
+    for line in record.read_text().splitlines() if record.exists() else []:
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            entry = json.loads(line)
+            kept[entry["mark"]] = bool(entry["caught"])
+    return kept

@@ -70,6 +70,11 @@ class Planner:
                 found.setdefault(int(line), set()).update(names)
         return found
 
+    def covers(self, where: str) -> bool:
+        """Whether a map of the session has `where` (a session of other files does not)."""
+        return any(where in found.get(kind, {}) for found in self.maps.values()
+                   for kind in ("files", "spawned"))
+
     def components(self, where: str) -> tuple[str, ...]:
         """The components whose scenarios run some line of `where`."""
         return tuple(c for c in self.maps

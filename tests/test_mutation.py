@@ -537,16 +537,36 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
 
     monkeypatch.setattr(Worker, "judge", judge)
     monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
-    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
+    assert main(["--session", str(folder), "check", "--jobs", "2", "--again"]) == 0
     judges.clear()
     monkeypatch.setattr(equivalents, "load", lambda: [*listed, gone])
-    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 1
+    assert main(["--session", str(folder), "check", "--jobs", "2", "--again"]) == 1
     said = capsys.readouterr().out
     assert f"CAUGHT: {where}:{first.start_pos[0]}" in said
     assert f"survives: {where}:{second.start_pos[0]}" in said
     assert "gone: ('reference/pipeline/slug.py', 'AddNot', 'no such line'" in said
     assert len(judges) == 2 and all(copy.parent == folder / "check" / "workers"
                                     for copy in judges)
+
+    # Resumed, it keeps the verdicts it has (while the file is unchanged): the caught one
+    # still fails it, and nothing is judged again.
+    judges.clear()
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 1
+    said = capsys.readouterr().out
+    assert said.count("(judged before:") == 2 and not judges
+    with (folder / "check" / "judged.jsonl").open("a") as record:
+        record.write('{"mark": "cut sh')  # an interrupted write: left out, not an error
+    monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
+    assert not judges
+
+    # A file no map of the session has (a kit file, in a session of reference/): not judged,
+    # and said so, rather than called a survivor.
+    kit_entry = equivalents.Listed(("kit/verdicts.py", "AddNot", "x", "y"), "why")
+    monkeypatch.setattr(equivalents, "find", lambda key, within=None: first)
+    monkeypatch.setattr(equivalents, "load", lambda: [kit_entry])
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
+    assert "not judged: kit/verdicts.py" in capsys.readouterr().out and not judges
 
 
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
