@@ -72,7 +72,7 @@ def _stopping(workers: list[Worker]) -> Iterator[None]:
     except KeyboardInterrupt:
         for worker in workers:
             worker.stop()
-        print("interrupted: `python -m mutation run` resumes", file=sys.stderr)
+        print("interrupted: the same command resumes", file=sys.stderr)
         raise SystemExit(130) from None
     finally:
         for worker in workers:
