@@ -51,7 +51,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Each report carries its scenario's outcome, read where it ran (verdicts.outcome)."""
+    """Each report carries its scenario's outcome, read where it ran (verdicts.outcome), its
+    traceback without pytest's own frames (verdicts.prune)."""
+    if call.excinfo is not None:
+        verdicts.prune(call.excinfo)
     report: pytest.TestReport = yield
     if item.get_closest_marker("component") is not None:
         report.user_properties.append((verdicts.KEY, verdicts.outcome(item, report, call)))

@@ -11,11 +11,17 @@ scenarios did not run counts as failed; SHOULD failures make the run not conform
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
 from typing import Any, NoReturn
 
+import _pytest
+import pluggy
 import pytest
+from _pytest._code import Traceback
 from pytest_bdd import reporting as bdd_reporting
 
 from agent_tck.kit.errors import DriverError, SuiteError
@@ -181,6 +187,33 @@ def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
         result.verdict, result.evidence = kind, data["evidence"]
     elif kind in (FAILED, ERRORED) and result.verdict not in (FAILED, ERRORED):
         result.verdict, result.evidence, result.error = kind, data["evidence"], data["error"]
+
+
+# pytest's and pluggy's own frames: between pytest-bdd and a step, pytest's call of the step
+# function (`call_fixture_func`) says nothing of the scenario, and showing a frame makes pytest
+# parse its whole file (`_pytest/fixtures.py`, 2,000 lines): a quarter of the CPU of a run
+# that fails many scenarios (docs/benchmarks.md).
+MACHINERY = tuple(str(Path(module.__file__ or "").parent) + os.sep for module in (_pytest, pluggy))
+
+
+def prune(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Take pytest's and pluggy's frames out of the exception's traceback, past the first frame
+    of another's (pytest cuts what comes before the test itself), keeping the frame that
+    raised it. In the traceback itself: pytest reads it again from there when it reports."""
+    tb: TracebackType | None = excinfo.tb
+    while tb is not None and _machinery(tb):
+        tb = tb.tb_next
+    while tb is not None:
+        after = tb.tb_next
+        while after is not None and after.tb_next is not None and _machinery(after):
+            after = after.tb_next
+        tb.tb_next = after
+        tb = after
+    excinfo.traceback = Traceback(excinfo.tb)
+
+
+def _machinery(tb: TracebackType) -> bool:
+    return tb.tb_frame.f_code.co_filename.startswith(MACHINERY)
 
 
 def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:

@@ -249,3 +249,41 @@ def test_a_scenario_interrupted_while_it_runs_is_not_run_not_passed(tmp_path: Pa
     code, results = collected(tmp_path, "test_interrupted", INTERRUPTED, PhaseTimes())
     assert code == pytest.ExitCode.INTERRUPTED
     assert [(r.name, r.verdict) for r in results] == [("test_is_interrupted", NOT_RUN)]
+
+
+THROUGH = compile("def through(f):\n    return f()\n", verdicts.MACHINERY[0] + "calls.py", "exec")
+
+
+def _failure(callback: object) -> pytest.ExceptionInfo[BaseException]:
+    space: dict[str, object] = {}
+    exec(THROUGH, space)
+    through = space["through"]
+
+    def outer() -> object:
+        return through(callback)  # type: ignore[operator]
+
+    try:
+        through(outer)  # type: ignore[operator]
+    except Exception:
+        return pytest.ExceptionInfo.from_current()
+    raise AssertionError("no failure")
+
+
+def test_evidence_shows_the_steps_frames_not_pytests_calls_between_them() -> None:
+    """pytest calls each step (`call_fixture_func`): its frames are no evidence, and showing
+    one costs pytest a parse of its whole file."""
+    def step() -> None:
+        raise ValueError("the step failed")
+
+    excinfo = _failure(step)
+    assert [e.name for e in excinfo.traceback] == ["_failure", "through", "outer", "through",
+                                                   "step"]
+    verdicts.prune(excinfo)
+    assert [e.name for e in excinfo.traceback] == ["_failure", "outer", "step"]
+    assert "calls.py" not in str(excinfo.getrepr(style="short"))
+    # pytest's own frames before the first of another's are pytest's to cut; the one that
+    # raised is kept, whoever's it is (here: pytest's, calling what is no function).
+    excinfo = _failure(None)
+    verdicts.prune(excinfo)
+    assert [e.name for e in excinfo.traceback] == ["_failure", "outer", "through"]
+    assert excinfo.errisinstance(TypeError)
