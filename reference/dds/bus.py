@@ -86,10 +86,12 @@ class Bus:
         self._conditions.append(condition)
         return Inbox(reader)
 
-    def wait(self, seconds: float) -> None:
-        """Until a reader has samples, `wake` is called, or `seconds` pass."""
-        self.waitset.wait(duration(seconds=max(0.0, seconds)))
+    def wait(self, seconds: float) -> bool:
+        """Until a reader has samples, `wake` is called, or `seconds` pass; whether one of the
+        first two ended it."""
+        triggered: int = self.waitset.wait(duration(seconds=max(0.0, seconds)))
         self.guard.set(False)
+        return triggered > 0
 
     def wake(self) -> None:
         self.guard.set(True)
