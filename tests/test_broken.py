@@ -247,3 +247,14 @@ def test_an_agent_that_omits_claudes_verbose_fails_every_claude_request_and_noth
     assert others == [], others
     refused = "requires --verbose"
     assert any(refused in r.evidence for r in failed), [r.evidence[:300] for r in failed[:3]]
+
+
+def test_an_agent_that_omits_codexs_exec_fails_every_codex_request() -> None:
+    """`codex --json ... -` without `exec` is the interactive CLI, which refuses `--json` (exit
+    2, before any line): the fake refuses it as the real CLI does, so every codex request
+    fails. (Its defect is in the codex command line alone: the codex scenarios judge it.)"""
+    results = scenario_results("python:tests.miniatures.agent:OmitsExec", ["agent"], "codex")
+    failed = [r for r in results if r.verdict in ("failed", "errored")]
+    assert {"RP-1.2", "RP-2.1", "EH-3.1"} <= {rid for r in failed for rid in r.reqs}
+    refused = "error: unexpected argument '--json' found"
+    assert any(refused in r.evidence for r in failed), [r.evidence[:300] for r in failed[:3]]

@@ -33,6 +33,8 @@ TAKEN = {
         ["exec", "--experimental-json", "--cd", "/tmp", "--skip-git-repo-check", "--sandbox",
          "workspace-write", "-c", "model_reasoning_effort=high", "--model", "gpt-5"],
         ["exec", "--json", "--skip-git-repo-check", "resume", "019c7199-0000", "-"],
+        ["e", "--json", "--skip-git-repo-check", "-"],  # exec's alias
+        ["-c", "model=gpt-5", "exec", "--json", "-"],  # the CLI's own options first
     ],
 }
 REFUSED = {
@@ -51,6 +53,10 @@ REFUSED = {
         ["exec", "-c"],
         ["exec", "resume", "--bogus"],
         ["exec", "--json", "one", "two"],
+        # Without `exec`: the interactive CLI, which takes no --json and needs a terminal.
+        ["--json", "-"],
+        ["-m", "gpt-5", "hi"],
+        [],
     ],
 }
 
@@ -77,6 +83,13 @@ def test_refusals_have_the_real_clis_words_and_exit_codes() -> None:
         "error: invalid value 'x' for '--sandbox <SANDBOX_MODE>'\n  [possible values: read-only,")
     code, message = refusal(START["codex"], ["exec", "resume", "--bogus"], COMMANDS) or (0, "")
     assert code == 2 and "Usage: codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]" in message
+    assert refusal(START["codex"], ["-m", "gpt-5", "hi"], COMMANDS) == (
+        1, "Error: stdin is not a terminal\n")
+    code, message = refusal(START["codex"], ["--json", "-"], COMMANDS) or (0, "")
+    assert code == 2 and "Usage: codex [OPTIONS] [PROMPT]" in message
+    code, message = refusal(START["codex"], ["exec", "resume", "s", "p", "x"], COMMANDS) or (0, "")
+    assert code == 2 and message.startswith("error: unexpected argument 'x' found")
+    assert refusal(START["codex"], ["exec", "review", "--anything"], COMMANDS) is None
 
 
 needs_real = pytest.mark.skipif(

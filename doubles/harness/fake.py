@@ -469,12 +469,24 @@ def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]
     """(exit code, stderr) as the real CLI refuses `argv`; None when it takes it. `start`:
     the CLI's start facts from its profile (its subcommand, options and parser)."""
     sub = start.get("subcommand", [])
-    if start.get("options") not in commands or argv[:len(sub)] != sub:
+    if start.get("options") not in commands:
         return None
-    rest = argv[len(sub):]
     if start["parser"] == "commander":
-        return _commander(rest, commands[start["options"]], start.get("requires", []))
-    return _clap(rest, commands, start["options"])
+        return None if argv[:len(sub)] != sub else _commander(
+            argv[len(sub):], commands[start["options"]], start.get("requires", []))
+    top = start["options"].split()[0]
+    if top not in commands:  # a table without the CLI's own command: its subcommand's alone
+        return None if argv[:len(sub)] != sub else _clap(argv[len(sub):], commands,
+                                                          start["options"])
+    command, refused = _clap_parse(argv, commands, top)
+    if refused is None and command == top:
+        # No subcommand: the interactive CLI, which needs a terminal; a wrapper's CLI has a
+        # pipe or /dev/null (codex, run so: exit 1 and this line).
+        return 1, INTERACTIVE
+    return refused
+
+
+INTERACTIVE = "Error: stdin is not a terminal\n"
 
 
 def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -530,8 +542,14 @@ CLAP_HINT = "\nFor more information, try '--help'.\n"
 
 
 def _clap(argv: list[str], commands: dict[str, Any], base: str) -> tuple[int, str] | None:
-    """A clap parser (codex exec): a first positional that names a subcommand of `base`
-    (`codex exec resume`) is that subcommand."""
+    return _clap_parse(argv, commands, base)[1]
+
+
+def _clap_parse(argv: list[str], commands: dict[str, Any], base: str
+                ) -> tuple[str, tuple[int, str] | None]:
+    """A clap parser (codex): the command `argv` comes to and its refusal, or None. A first
+    positional that names a subcommand of the command so far, or an alias of one (`codex e`),
+    is that subcommand (`codex exec resume`); one the table does not have is taken as it is."""
     command, positionals, i = base, [], 0
     while i < len(argv):
         arg, i = argv[i], i + 1
@@ -539,32 +557,42 @@ def _clap(argv: list[str], commands: dict[str, Any], base: str) -> tuple[int, st
             positionals += argv[i:]
             break
         if not arg.startswith("-") or arg == "-":
-            if command == base and not positionals and f"{base} {arg}" in commands:
-                command = f"{base} {arg}"
-            else:
+            named = commands[command].get("subcommands", {}).get(arg)
+            if positionals or named is None:
                 positionals.append(arg)
+            elif f"{command} {named}" in commands:
+                command = f"{command} {named}"
+            else:
+                return f"{command} {named}", None
             continue
         name, eq, value = arg.partition("=")
         option = _table(commands[command]).get(name)
         if option is None:
             usage = "\n".join(commands[command]["usage"])
-            return 2, (f"error: unexpected argument '{name}' found\n\n  tip: to pass '{name}' "
-                       f"as a value, use '-- {name}'\n\n{usage}\n{CLAP_HINT}")
+            return command, (2, f"error: unexpected argument '{name}' found\n\n  tip: to pass "
+                                f"'{name}' as a value, use '-- {name}'\n\n{usage}\n{CLAP_HINT}")
         if option["value"] == "none":
             continue
         if not eq:
             if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
-                return 2, (f"error: a value is required for '{option['flags']}' but none was "
-                           f"supplied\n{CLAP_HINT}")
+                return command, (2, f"error: a value is required for '{option['flags']}' but "
+                                    f"none was supplied\n{CLAP_HINT}")
             value, i = argv[i], i + 1
         if option["choices"] and value not in option["choices"]:
-            return 2, (f"error: invalid value '{value}' for '{option['flags']}'\n  [possible "
-                       f"values: {', '.join(option['choices'])}]\n{CLAP_HINT}")
-    limit = 1 if command == base else 2  # [PROMPT]; a subcommand: [SESSION_ID] [PROMPT]
+            return command, (2, f"error: invalid value '{value}' for '{option['flags']}'\n  "
+                                f"[possible values: {', '.join(option['choices'])}]\n{CLAP_HINT}")
+    limit = _positionals(commands[command]["usage"][0])
     if len(positionals) > limit:
         usage = "\n".join(commands[command]["usage"])
-        return 2, f"error: unexpected argument '{positionals[limit]}' found\n\n{usage}\n{CLAP_HINT}"
-    return None
+        return command, (2, f"error: unexpected argument '{positionals[limit]}' found\n\n"
+                            f"{usage}\n{CLAP_HINT}")
+    return command, None
+
+
+def _positionals(usage: str) -> int:
+    """How many positionals a usage line takes: `codex exec resume [OPTIONS] [SESSION_ID]
+    [PROMPT]`, two."""
+    return sum(1 for word in usage.split() if word.startswith("[") and word != "[OPTIONS]")
 
 
 def _option(argv: list[str], name: str) -> str | None:

@@ -1,7 +1,7 @@
 """The command-line options of the pinned real CLIs, read from their own `--help`.
 
-`python -m agent_tck.doubles.realcli.options` runs `claude --help`, `codex exec --help` and
-`codex exec resume --help` in the loopback-only namespace and writes
+`python -m agent_tck.doubles.realcli.options` runs `claude --help`, `codex --help`,
+`codex exec --help` and `codex exec resume --help` in the loopback-only namespace and writes
 fixtures/cli-options.json: for each command, its usage lines and every option (its flags as
 the help prints them, whether it takes a value, the allowed choices). The fake harness reads
 that file and refuses an argv the real CLI refuses, with the real CLI's message and exit
@@ -36,11 +36,15 @@ CLAUDE_SDK_FLAGS = ("--max-turns", "--max-thinking-tokens", "--permission-prompt
                     "--thinking-display")
 # Values the pinned claude takes without listing them among the choices (the SDKs send them).
 UNLISTED_CHOICES = {"--permission-mode": ["default"]}
+RUST_DEBUG = ("RUST_BACKTRACE", "RUST_LIB_BACKTRACE")
 MISSING = re.compile(r"error: option '(--[\w-]+) (<[^>]+>)' argument missing")
 # Commander (claude): "  -p, --print   text", "  --allowedTools, --allowed-tools <tools...>".
 CLAUDE_OPTION = re.compile(r"^  ((?:-\w, )?--[\w-]+(?:, --[\w-]+)?)(?: ([<\[][^>\]]+[>\]]))?")
 # clap (codex): "  -c, --config <key=value>", "      --json".
 CODEX_OPTION = re.compile(r"^\s{2,6}((?:-\w, )?--[\w-]+)(?: <([^>]+)>(\.\.\.)?)?\s*$")
+# clap's list of subcommands: "  exec              Run Codex non-interactively [aliases: e]".
+CODEX_COMMAND = re.compile(r"^  ([a-z][\w-]*)\s")
+ALIASES = re.compile(r"\[aliases: ([^\]]+)\]")
 CHOICES = re.compile(r'\(choices: ((?:"[^"]*"(?:, )?)+)')
 POSSIBLE = re.compile(r"\[possible values: ([^\]]+)\]")
 
@@ -59,7 +63,8 @@ def parse_claude(text: str) -> dict[str, Any]:
 
 
 def parse_codex(text: str) -> dict[str, Any]:
-    """Options of `codex exec [resume] --help` (clap)."""
+    """Options of `codex [exec [resume]] --help` (clap), and the subcommands it lists (each
+    name and alias, to the name)."""
     options = []
     for match, words in _blocks(text, CODEX_OPTION):
         names = match[1].split(", ")
@@ -68,7 +73,13 @@ def parse_codex(text: str) -> dict[str, Any]:
         options.append({"flags": f"{names[-1]} <{match[2]}>" if match[2] else names[-1],
                         "names": names, "value": value,
                         "choices": [c.strip() for c in found[1].split(",")] if found else []})
-    return {"usage": _usage(text), "options": options}
+    subcommands: dict[str, str] = {}
+    for line in _section(text, "Commands:") if "Commands:" in text.splitlines() else []:
+        if named := CODEX_COMMAND.match(line):
+            aliases = ALIASES.search(line)
+            for name in [named[1], *(aliases[1].split(", ") if aliases else [])]:
+                subcommands[name] = named[1]
+    return {"usage": _usage(text), "options": options, "subcommands": subcommands}
 
 
 def _blocks(text: str, option: re.Pattern[str]) -> list[tuple[re.Match[str], str]]:
@@ -111,7 +122,9 @@ def run_real(backend: str, *words: str, timeout: float = 60) -> subprocess.Compl
     script = 'ip link set lo up && exec "$@"'
     argv = [*isolation.unshare_argv(), "sh", "-c", script, "sh", str(binary), *words]
     with tempfile.TemporaryDirectory(prefix=f"agent-tck-{backend}-home-") as home:
-        env = {name: value for name, value in os.environ.items() if not re.match(SCRUBBED, name)}
+        # A backtrace asked for (codex prints one after its error) is the user's, not the CLI's.
+        env = {name: value for name, value in os.environ.items()
+               if not re.match(SCRUBBED, name) and name not in RUST_DEBUG}
         env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home, ".config")))
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -146,6 +159,7 @@ def probe_claude(flag: str) -> dict[str, Any] | None:
 
 def measure() -> dict[str, Any]:
     commands = {"claude": parse_claude(help_text("claude")),
+                "codex": parse_codex(help_text("codex")),
                 "codex exec": parse_codex(help_text("codex", "exec")),
                 "codex exec resume": parse_codex(help_text("codex", "exec", "resume"))}
     for command, extra in HIDDEN.items():

@@ -293,10 +293,22 @@ class PromptAsArgument(_Broken):
         agent.backend = _PromptArgument(agent.backend)
 
 
-class _NoVerbose(_Backend):
+class _Omits(_Backend):
+    """Leaves one word out of its CLI's command line."""
+
+    word = ""
+
     def build(self, prompt: str, options: RunOptions) -> Invocation:
         built = self.inner.build(prompt, options)
-        return replace(built, argv=tuple(a for a in built.argv if a != "--verbose"))
+        return replace(built, argv=tuple(a for a in built.argv if a != self.word))
+
+
+class _NoVerbose(_Omits):
+    word = "--verbose"
+
+
+class _NoExec(_Omits):
+    word = "exec"
 
 
 class OmitsVerbose(_Broken):
@@ -307,6 +319,16 @@ class OmitsVerbose(_Broken):
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _NoVerbose(agent.backend)
+
+
+class OmitsExec(_Broken):
+    """Runs `codex --json ... -` without `exec`: the real CLI's interactive mode, which takes
+    no `--json` (exit 2) and, without options it refuses, needs a terminal (exit 1)."""
+
+    backends = ("claude", "codex", "gemini")  # its test checks the others' runs still pass
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        agent.backend = _NoExec(agent.backend)
 
 
 class ParsesStderrToo(_Supervised):
