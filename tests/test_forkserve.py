@@ -20,8 +20,10 @@ from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.observe import process_state
 
 PROBE = """\
-import json, os, sys, time
-if sys.argv[1] == "sleep":
+import json, os, signal, sys, time
+if sys.argv[1] == "deaf":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if sys.argv[1] in ("sleep", "deaf"):
     time.sleep(60)
 if sys.argv[1] == "raise":
     raise RuntimeError("the probe failed")
@@ -148,13 +150,40 @@ def test_an_ended_child_keeps_its_pid_until_its_end_is_seen(
 
 def test_a_server_that_died_ends_its_children_and_forks_no_more(
         server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    """Its children had its death as a signal (SIGTERM); one that ignores it is killed, so
+    nothing is left running, and a poll never raises."""
     child = probe(server, tmp_path, env, "sleep")
+    deaf = probe(server, tmp_path, env, "deaf")
+    assert until(lambda: "SigIgn" in _signals(deaf.pid), 30.0)
     server.proc.kill()
-    assert child.wait(30) == -signal.SIGTERM  # its parent-death signal; no exception
+    assert child.wait(30) == -signal.SIGTERM
+    assert deaf.wait(30) == -signal.SIGKILL
     assert child.poll() == -signal.SIGTERM
+    for pid in (child.pid, deaf.pid):  # gone, or a zombie for its new parent to reap
+        assert process_state(pid) in (None, "Z")
+    deaf.kill()  # ended: nothing is signalled
     assert not server.fits([sys.executable, "-m", "forkprobe"], env)
     with pytest.raises(DriverError, match="fork server of served agents ended"):
         probe(server, tmp_path, env, "0")
+
+
+def _signals(pid: int) -> str:
+    """Its ignored signals' line of /proc/PID/status, when SIGTERM is among them."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:") and int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+            return line
+    return ""
+
+
+def test_a_closed_server_reports_the_codes_it_had_said(
+        server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
+    """An end the server reported before it was closed is that child's code, not the
+    parent-death signal of those still running."""
+    ended = probe(server, tmp_path, env, "3")
+    assert until(lambda: process_state(ended.pid) == "Z", 30.0)
+    running = probe(server, tmp_path, env, "sleep")
+    server.close()
+    assert (ended.poll(), running.poll()) == (3, -signal.SIGTERM)
 
 
 @pytest.mark.parametrize("where", ["cwd", "stdout", "stderr"])
@@ -191,7 +220,8 @@ def test_a_forked_process_lets_go_of_its_parents_servers(
         if pid == 0:
             null = os.stat(os.devnull).st_rdev
             ok = (not forkserve._SHARED and mine in forkserve._FORGOTTEN
-                  and all(os.fstat(fd).st_rdev == null for fd in mine.fds()))
+                  and all(os.fstat(fd).st_rdev == null and not os.get_inheritable(fd)
+                          for fd in mine.fds()))
             os._exit(0 if ok else 1)
         assert os.waitpid(pid, 0)[1] == 0
         assert forkserve._SHARED.get(next(iter(set(forkserve._SHARED) - set(before)))) is mine
@@ -265,3 +295,14 @@ def test_the_references_own_command_is_forked_and_another_when_told(options: str
         assert driver.forks is forks
     finally:
         driver.close()
+
+
+def test_a_safe_path_is_left_as_python_m_leaves_it(tmp_path: Path, env: dict[str, str]) -> None:
+    """With PYTHONSAFEPATH, `python -m` puts no directory of its own first on the path: the
+    first is PYTHONPATH's, here where the module is."""
+    safe = {**env, "PYTHONSAFEPATH": "1"}
+    server = forkserve.ForkServer(["json"], str(tmp_path), safe)
+    try:
+        assert probe(server, tmp_path, safe, "8").wait(30) == 8
+    finally:
+        server.close()

@@ -20,7 +20,7 @@ Popen would raise). It says {"exit": N, "code": C} when that child ended (C as s
 gives it: negative for a signal) and keeps it a zombie, so its pid is nobody else's, until
 the driver, having seen the code, writes {"reap": N}: as Popen's child stays until `poll`
 sees it end. The server ends when its stdin closes; its children have a parent-death signal
-(SIGTERM), as it has.
+(SIGTERM), as it has, and the driver kills what of them is left (`ForkServer._settle`).
 
 Where a forked child still differs from a new process: /proc/PID/cmdline and environ show
 the server's (the child's own are in `sys.argv` and `os.environ`), and every child has the
@@ -58,6 +58,7 @@ from agent_tck.kit.errors import DriverError
 STARTUP = ("PYTHON", "LANG", "LC_", "LD_", "GLIBC_TUNABLES", "MALLOC_", "TZ", "HOME",
            "CYCLONEDDS_HOME")
 START_TIMEOUT = 30.0
+GRACE = 2.0  # for the children of a server that ended, to end on their SIGTERM
 MAX_ARG_STRLEN = 32 * 4096  # Linux: the longest argument or variable exec takes, with its NUL
 
 
@@ -124,13 +125,18 @@ def _answer(request: dict[str, Any], live: set[int]) -> None:
     except OSError as error:
         _say({"errno": error.errno, "error": error.strerror, "filename": error.filename})
         return
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError as error:  # EAGAIN, ENOMEM: what Popen would raise
+        _say({"errno": error.errno, "error": error.strerror, "filename": None})
+        pid = -1
     if pid == 0:
         _become(request, *fds)  # never returns
     for fd in set(fds):
         os.close(fd)
-    live.add(pid)
-    _say({"pid": pid})
+    if pid > 0:
+        live.add(pid)
+        _say({"pid": pid})
 
 
 def _opened(spec: dict[str, Any]) -> tuple[int, int, int]:
@@ -138,7 +144,8 @@ def _opened(spec: dict[str, Any]) -> tuple[int, int, int]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
     opened: list[int] = []
     try:
-        opened.append(os.open(spec["cwd"], os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        # O_PATH: as chdir, it needs the right to search the directory, not to read it
+        opened.append(os.open(spec["cwd"], os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
         opened.append(os.open(spec["stdout"], flags, 0o666))
         if spec["stderr"] is not None:
             opened.append(os.open(spec["stderr"], flags, 0o666))
@@ -178,13 +185,18 @@ def _become(spec: dict[str, Any], cwd: int, out: int, err: int) -> None:
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     random.seed()  # not the server's sequence, shared by every child
     _, first, *args = spec["argv"]
+    # As `python -m` and `python SCRIPT` have it, unless the path is safe (PYTHONSAFEPATH,
+    # which the server has as its children do: `STARTUP`), where sys.path[0] is no directory
+    # of the command's.
     if first == "-m":
         sys.argv = args
-        sys.path[0] = os.getcwd()  # as `python -m` has it
+        if not sys.flags.safe_path:
+            sys.path[0] = os.getcwd()
         runpy.run_module(args[0], run_name="__main__", alter_sys=True)
     else:
         sys.argv = [first, *args]
-        sys.path[0] = os.path.dirname(os.path.abspath(first))  # as `python SCRIPT` has it
+        if not sys.flags.safe_path:
+            sys.path[0] = os.path.dirname(os.path.abspath(first))
         runpy.run_path(first, run_name="__main__")
     sys.exit(0)
 
@@ -197,6 +209,9 @@ class Forked:
     def __init__(self, server: ForkServer, pid: int, args: list[str]) -> None:
         self.server, self.pid, self.args = server, pid, args
         self.returncode: int | None = None
+        # Taken while the server keeps its pid (a zombie at worst): this process for good,
+        # even once the server is gone and the pid is free.
+        self.pidfd = os.pidfd_open(pid)
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -215,14 +230,19 @@ class Forked:
     def send_signal(self, sig: int) -> None:
         """As Popen's: nothing once it is known to have ended (its pid may be another's)."""
         if self.poll() is None:
-            os.kill(self.pid, sig)
+            with contextlib.suppress(ProcessLookupError):  # ended since: as Popen's
+                signal.pidfd_send_signal(self.pidfd, sig)
+
+    def settle(self, code: int) -> None:
+        self.returncode = code
+        os.close(self.pidfd)
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
 
 
 _SHARED: dict[tuple[object, ...], ForkServer] = {}
-_FORGOTTEN: list[ForkServer] = []  # a forked child's copies of its parent's: never finalized
+_FORGOTTEN: list[ForkServer] = []  # a forked child's copies of its parent's: kept, not closed
 
 
 def shared(preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> ForkServer:
@@ -243,7 +263,7 @@ def _forget_inherited() -> None:
     null = os.open(os.devnull, os.O_RDWR)
     for server in _SHARED.values():
         for fd in server.fds():
-            os.dup2(null, fd)
+            os.dup2(null, fd, inheritable=False)
     os.close(null)
     _FORGOTTEN.extend(_SHARED.values())
     _SHARED.clear()
@@ -279,7 +299,7 @@ class ForkServer:
     def fits(self, argv: Sequence[str], env: Mapping[str, str]) -> bool:
         """Whether a child of `argv` with `env` would start as the server did, and as a new
         process would start at all."""
-        return (self.proc.poll() is None and startup(env) == self.env
+        return (not self.ended and self.proc.poll() is None and startup(env) == self.env
                 and execable(argv, env))
 
     def spawn(self, argv: list[str], cwd: str, env: Mapping[str, str], stdout: Path,
@@ -311,11 +331,7 @@ class ForkServer:
             return
         data = os.read(self.out, 65536)
         if not data:
-            # Its children had its death as a signal (SIGTERM): their own codes went with it.
-            self.ended = True
-            for child in self.children.values():
-                child.returncode = -signal.SIGTERM
-            self.children.clear()
+            self._settle()
             return
         self.pending += data
         while b"\n" in self.pending:
@@ -330,9 +346,33 @@ class ForkServer:
 
     def _ended(self, pid: int, code: int) -> None:
         """Its code is seen: its pid may go (Popen frees it when `poll` sees the end)."""
-        self.children.pop(pid).returncode = code
+        self.children.pop(pid).settle(code)
         with contextlib.suppress(DriverError):  # a server gone has no zombies to keep
             self._tell({"reap": pid})
+
+    def _settle(self) -> None:
+        """The server is gone (all it said read), and the codes of its children that had not
+        ended with it. They had its death as a signal (SIGTERM): one that ends within `GRACE`
+        seconds is reported so (-SIGTERM), one that does not is killed (-SIGKILL). Nothing of
+        them outlives the server."""
+        self.ended = True
+        with contextlib.suppress(KeyError):
+            self.said.unregister(self.out)
+        left = {child.pidfd: child for child in self.children.values()}
+        ending = select.poll()
+        for pidfd in left:
+            ending.register(pidfd, select.POLLIN)
+        end = time.monotonic() + GRACE
+        while left and (wait := end - time.monotonic()) > 0:
+            for pidfd, _ in ending.poll(math.ceil(wait * 1000)):
+                ending.unregister(pidfd)
+                left.pop(pidfd).settle(-signal.SIGTERM)
+        for child in left.values():
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+            select.select([child.pidfd], [], [])  # killed: it ends at once
+            child.settle(-signal.SIGKILL)
+        self.children.clear()
 
     def _tell(self, request: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -349,7 +389,8 @@ class ForkServer:
                 if pipe is not None and not pipe.closed]
 
     def close(self) -> None:
-        """Its stdin closed, it ends; its children, told by their parent-death signal, too."""
+        """Its stdin closed, it ends; its children, told by their parent-death signal, too
+        (`_settle`)."""
         if self.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
@@ -358,6 +399,8 @@ class ForkServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        while not self.ended:  # the ends it said before its own, then `_settle`
+            self.pump(None)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
