@@ -97,9 +97,9 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
 
 def check(session: Path, jobs: int, again: bool = False) -> int:
     """Judge every listed mutant again, `jobs` at a time; 1 if one is missing or caught.
-    Each verdict is kept in DIR/check/judged.jsonl as it comes, with the digest of its file's
-    source: an interrupted check resumes, judging only what it has no verdict on for today's
-    source (`again`: every mutant, after a change to the scenarios)."""
+    Each verdict is kept in DIR/check/judged.jsonl as it comes, with a digest of the mutant's
+    file and of what judges it (`JUDGES`): a check resumes, judging only what it has no
+    verdict on for today's code and scenarios (`again`: every mutant, whatever was kept)."""
     from mutation import pool
     from mutation.plan import Planner
 
@@ -108,8 +108,10 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
     if again:
         record.unlink(missing_ok=True)
     before = _judged(record)
+    judges = _digest(sorted(p for d in JUDGES for p in (ROOT / d).rglob("*")
+                            if p.is_file() and "__pycache__" not in p.parts))
     bad = 0
-    judging: list[tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]]] = []
+    judging: list[tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...], str]] = []
     for listed in load():
         mutation = find(listed.key, within=listed.within)
         if mutation is None:
@@ -123,24 +125,27 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
         tries = planner.plan(mutation).tries
         if not tries:  # no scenario runs its lines: it survives without a run
             print(f"survives: {_where(listed, mutation)} (no scenario runs it)", flush=True)
-        elif (seen := before.get(_mark(listed))) is not None:
+        elif (seen := before.get(mark := _mark(listed, judges))) is not None:
             print(f"{'CAUGHT' if seen else 'survives'}: {_where(listed, mutation)} "
                   f"(judged before: {record})", flush=True)
             bad += seen
         else:
-            judging.append((listed, mutation, tries))
+            judging.append((listed, mutation, tries, mark))
     print(f"{len(judging)} listed mutants to judge, {jobs} at a time", flush=True)
     record.parent.mkdir(parents=True, exist_ok=True)
+    if record.exists() and not record.read_bytes().endswith(b"\n"):  # cut short: end it
+        with record.open("a") as out:
+            out.write("\n")
 
-    def judged(job: tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...]],
+    def judged(job: tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...], str],
                result: WorkResult) -> None:
         nonlocal bad
-        listed, mutation, _ = job
+        listed, mutation, _, mark = job
         caught = result.test_outcome != TestOutcome.SURVIVED
         print(f"{'CAUGHT' if caught else 'survives'}: {_where(listed, mutation)} "
               f"{result.output if caught else ''}", flush=True)
         with record.open("a") as out:
-            out.write(json.dumps({"mark": _mark(listed), "caught": caught}) + "\n")
+            out.write(json.dumps({"mark": mark, "caught": caught}) + "\n")
         bad += caught
 
     # a listed mutant survives: each judge runs every scenario of its plan, a whole component
@@ -153,10 +158,21 @@ def _where(listed: Listed, mutation: MutationSpec) -> str:
     return f"{listed.key[0]}:{mutation.start_pos[0]} {listed.key[1]}"
 
 
-def _mark(listed: Listed, root: Path = ROOT) -> str:
-    """What a kept verdict holds for: the entry and its file's source today."""
-    digest = hashlib.sha256((root / listed.key[0]).read_bytes()).hexdigest()
-    return json.dumps([*listed.key, listed.within, digest])
+# What judges a mutant of reference/: the scenarios, their steps, the kit that runs them, the
+# fake harness, the miniatures and tests (a kit mutant's judges).
+JUDGES = ("features", "steps", "kit", "doubles", "tests", "fixtures")
+
+
+def _mark(listed: Listed, judges: str) -> str:
+    """What a kept verdict holds for: the entry, its file's source and its judges today."""
+    return json.dumps([*listed.key, listed.within, _digest([ROOT / listed.key[0]]), judges])
+
+
+def _digest(paths: list[Path]) -> str:
+    found = hashlib.sha256()
+    for path in paths:
+        found.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return found.hexdigest()
 
 
 def _judged(record: Path) -> dict[str, bool]:

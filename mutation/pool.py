@@ -32,6 +32,9 @@ def judge_all(folder: Path, jobs: int, items: list[Item], task: Callable[[Item],
     hears each result as it comes. A judge past `timeout` seconds counts its mutant killed.
     Interrupted (Ctrl-C, SIGTERM), the running judges end and
     the process exits 130."""
+    jobs = min(jobs, len(items))
+    if not jobs:
+        return
     copies = folder / "workers"  # fresh: an interrupted session may have left a mutant
     shutil.rmtree(copies, ignore_errors=True)
     copies.mkdir(parents=True)

@@ -559,6 +559,13 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
     monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
     assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
     assert not judges
+    assert (folder / "check" / "judged.jsonl").read_text().count("\n") == 3  # cut line ended
+
+    # What judges it changed (here: what counts as its judges): judged again.
+    monkeypatch.setattr(equivalents, "JUDGES", ("features",))
+    assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
+    assert len(judges) == 1
+    judges.clear()
 
     # A file no map of the session has (a kit file, in a session of reference/): not judged,
     # and said so, rather than called a survivor.
