@@ -35,6 +35,7 @@ TAKEN = {
         ["exec", "--json", "--skip-git-repo-check", "resume", "019c7199-0000", "-"],
         ["e", "--json", "--skip-git-repo-check", "-"],  # exec's alias
         ["-c", "model=gpt-5", "exec", "--json", "-"],  # the CLI's own options first
+        ["--version"],  # a wrapper's probe: no interactive CLI
     ],
 }
 REFUSED = {

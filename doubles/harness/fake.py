@@ -479,7 +479,8 @@ def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]
         return None if argv[:len(sub)] != sub else _clap(argv[len(sub):], commands,
                                                           start["options"])
     command, refused = _clap_parse(argv, commands, top)
-    if refused is None and command == top:
+    asks = set(argv[:argv.index("--")] if "--" in argv else argv) & ABOUT_ITSELF
+    if refused is None and command == top and not asks:
         # No subcommand: the interactive CLI, which needs a terminal; a wrapper's CLI has a
         # pipe or /dev/null (codex, run so: exit 1 and this line).
         return 1, INTERACTIVE
@@ -487,6 +488,7 @@ def refusal(start: dict[str, Any], argv: list[str], commands: dict[str, Any]
 
 
 INTERACTIVE = "Error: stdin is not a terminal\n"
+ABOUT_ITSELF = {"-h", "--help", "-V", "--version"}  # answered, and no interactive CLI
 
 
 def _table(command: dict[str, Any]) -> dict[str, dict[str, Any]]:
