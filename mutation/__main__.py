@@ -31,11 +31,10 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 from mutation import equivalents, operators, pool, report, session
 from mutation.kit import JUDGING, OUT_OF_REACH
 from mutation.plan import COMPONENTS, TESTS, Planner
-from mutation.pool import MAX_JOBS
+from mutation.pool import MAX_JOBS, Tries
 from mutation.workers import ROOT, diff_of
 
 DEFAULT_SESSION = ROOT / ".mutation"
-Tries = tuple[tuple[str, ...], ...]
 KILLERS = 8  # the scenarios that caught a file's last mutants, run first for its next ones
 
 
@@ -55,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="judge the listed equivalent mutants again: exit 1 "
                            "if one is gone or caught")
     check.add_argument("--again", action="store_true", help="forget the verdicts of an "
-                       "earlier check (kept per file's source) and judge every mutant")
+                       "earlier check (kept while the mutant's file and its judges are "
+                       "unchanged) and judge every mutant")
     for judging in (run, check):
         judging.add_argument("--jobs", type=int, default=6, metavar="N",
                              help="judges at a time (default 6: a judge mostly waits on its "
@@ -173,7 +173,7 @@ def _remember(killers: dict[str, list[str]], item: WorkItem, result: WorkResult)
         killers[where] = [by, *rest][:KILLERS]
 
 
-def _unjudged(item: WorkItem, tries: tuple[tuple[str, ...], ...],
+def _unjudged(item: WorkItem, tries: Tries,
               equivalent: list[equivalents.Listed]) -> WorkResult | None:
     """The record of a mutant not to judge: listed equivalent, or on a line nothing runs."""
     mutation = item.mutations[0]

@@ -111,7 +111,7 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
     judges = _digest(sorted(p for d in JUDGES for p in (ROOT / d).rglob("*")
                             if p.is_file() and "__pycache__" not in p.parts))
     bad = 0
-    judging: list[tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...], str]] = []
+    judging: list[tuple[Listed, MutationSpec, pool.Tries, str]] = []
     for listed in load():
         mutation = find(listed.key, within=listed.within)
         if mutation is None:
@@ -137,7 +137,7 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
         with record.open("a") as out:
             out.write("\n")
 
-    def judged(job: tuple[Listed, MutationSpec, tuple[tuple[str, ...], ...], str],
+    def judged(job: tuple[Listed, MutationSpec, pool.Tries, str],
                result: WorkResult) -> None:
         nonlocal bad
         listed, mutation, _, mark = job

@@ -20,8 +20,9 @@ TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
 MAX_JOBS = 50  # DDS domains 100..199, two for each judge (mutation.workers)
 
 Item = TypeVar("Item")
+Tries = tuple[tuple[str, ...], ...]  # the scenarios to try in turn (mutation.plan)
 # What to judge: the mutant, the scenarios to try (mutation.plan), those to try first.
-Task = tuple[MutationSpec, tuple[tuple[str, ...], ...], list[str]]
+Task = tuple[MutationSpec, Tries, list[str]]
 
 
 def judge_all(folder: Path, jobs: int, items: list[Item], task: Callable[[Item], Task],
