@@ -216,7 +216,7 @@ def supervise(cli: int, parent: int) -> None:
                 signal_tree(signal.SIGTERM, outside_group=cli)
         elif sig == signal.SIGUSR1:
             signal_tree(signal.SIGKILL)
-            terminating = False
+            terminating = False  # all were just killed: none is left to wait for
         for pid, status in reap():
             if pid == cli:
                 ended = status
