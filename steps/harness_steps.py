@@ -215,6 +215,13 @@ def harness_ignores_term_escaped_ignoring(world: AgentWorld) -> None:
         .add("sleep", 10_000)
 
 
+@given(parsers.parse("the harness ignores SIGTERM, starts {count:d} processes in its own "
+                     "process group that note each SIGTERM and go on, then never finishes"))
+def harness_ignores_term_group(world: AgentWorld, count: int) -> None:
+    world.new_script().add("on_term", "ignore").add("spawn_group_noting", count).init() \
+        .add("sleep", 10_000)
+
+
 @given("the harness ignores SIGTERM and never finishes")
 def harness_ignores_sigterm(world: AgentWorld) -> None:
     world.new_script().add("on_term", "ignore").init().add("sleep", 10_000)
@@ -326,6 +333,16 @@ def received_sigterm_once(harness_rig: HarnessRig) -> None:
     """SIGTERM, and no second one before the SIGKILL (which no process can catch)."""
     signals = harness_rig.signals(harness_rig.last_start()["pid"])
     assert signals == ["SIGTERM"], f"the harness caught {signals or 'no signal'}, not one SIGTERM"
+
+
+@then("each process of its group received SIGTERM once")
+def group_received_sigterm_once(harness_rig: HarnessRig) -> None:
+    """Each process the harness started in its own group caught one SIGTERM, no more."""
+    group = [e["pid"] for e in harness_rig.record() if e["what"] == "grandchild" and e.get("group")]
+    assert group, "the harness started no process in its group (the scenario's premise)"
+    caught = {pid: harness_rig.signals(pid) for pid in group}
+    wrong = {pid: signals for pid, signals in caught.items() if signals != ["SIGTERM"]}
+    assert not wrong, f"processes of the CLI's group that did not catch one SIGTERM: {wrong}"
 
 
 # --- Hostile harnesses (features/agent/hostile.feature) -----------------------------------

@@ -36,6 +36,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
       Code's Bash tool: no signal to the harness's process group reaches it)
   spawn_escaped_noting: seconds (the same, but it notes a SIGTERM in the record, as
       {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
+  spawn_group_noting: count (that many processes in the harness's own group, each noting
+      every SIGTERM as the one above does and going on: only SIGKILL ends them)
   spawn_escaped_noting_below: seconds (the noting process one level further down, started
       by a process in a session of its own that the harness starts)
   spawn_hidden: seconds (a grandchild in a session of its own, with an empty environment,
@@ -397,16 +399,39 @@ class Harness:
                   f"time.sleep({seconds * self.scale})\n")
         self._spawn_noting(launch, self._noting(seconds))
 
-    def _noting(self, seconds: float) -> str:
+    def op_spawn_group_noting(self, count: int) -> None:
+        """`count` processes in the harness's own process group, as a CLI's workers are, each
+        noting every SIGTERM it receives and going on (only SIGKILL ends them). Started side
+        by side with SIGTERM blocked, as `_spawn_noting` starts one; the harness goes on once
+        each has set its handler."""
+        import subprocess
+
+        code = self._noting(10_000, exits=False)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            children = [subprocess.Popen(
+                [sys.executable, "-c", code, str(self.record_fd), GRANDCHILD],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                pass_fds=(self.record_fd,)) for _ in range(count)]
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        for child in children:
+            assert child.stdout is not None
+            child.stdout.readline()
+            child.stdout.close()
+            self.note(what="grandchild", pid=child.pid, group=True)
+
+    def _noting(self, seconds: float, exits: bool = True) -> str:
         """The code of a process that notes a SIGTERM (by the record's fd, its first
-        argument) and exits on it, and prints `ready` once its handler is set."""
+        argument) and exits on it (or goes on, not `exits`), and prints `ready` once its
+        handler is set."""
         return ("import json, os, signal, sys, time\n"
                 "fd = int(sys.argv[1])\n"
                 "def term(signum, frame):\n"
                 "    entry = {'what': 'signal', 'signal': 'SIGTERM', 'by': 'grandchild',\n"
                 "             'pid': os.getpid(), 't': time.monotonic()}\n"
                 "    os.write(fd, (json.dumps(entry) + '\\n').encode())\n"
-                "    os._exit(0)\n"
+                + ("    os._exit(0)\n" if exits else "") +
                 "signal.signal(signal.SIGTERM, term)\n"
                 "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
                 "print('ready', flush=True)\n"

@@ -524,6 +524,23 @@ Feature: Agent decisions where the seeds are silent
       And the answer came within the timeout plus the grace period
       And neither the harness nor its grandchild is left running
 
+    # The CLI's workers share its process group (Node's child processes, a shell's jobs), and
+    # the SIGTERM sent to the group reaches each of them once. An agent that also signals every
+    # descendant it finds sends them a second one a few milliseconds later, which a worker
+    # that has already handled the first one catches. Whether a single process handles the
+    # first in time depends on scheduling; with eight, at least one does. The timeout is longer
+    # than the other scenarios': all eight have started before the deadline.
+    @req:AG-D6.2
+    Scenario: Each process of the CLI's group is sent SIGTERM once
+      Given an agent for the "codex" backend with a timeout of 100 seconds
+      And a grace period of 3 real seconds
+      And the harness ignores SIGTERM, starts 8 processes in its own process group that note each SIGTERM and go on, then never finishes
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the harness received SIGTERM once
+      And each process of its group received SIGTERM once
+      And neither the harness nor its grandchild is left running
+
     @req:AG-D6.3
     Scenario: A megabyte of stderr before any stdout
       Given an agent for the "claude" backend
