@@ -197,19 +197,21 @@ MACHINERY = tuple(str(Path(module.__file__ or "").parent) + os.sep for module in
 
 
 def prune(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-    """Take pytest's and pluggy's frames out of the exception's traceback, past the first frame
-    of another's (pytest cuts what comes before the test itself), keeping the frame that
-    raised it. In the traceback itself: pytest reads it again from there when it reports."""
-    tb: TracebackType | None = excinfo.tb
-    while tb is not None and _machinery(tb):
-        tb = tb.tb_next
+    """Take pytest's and pluggy's frames out of the exception's traceback, keeping the frame
+    that raised it: the traceback starts at the first frame of another's (the test's own, or
+    pytest-bdd's call of it), and none of theirs is left between the frames after it. In the
+    traceback itself: pytest reads it again from there when it reports."""
+    start: TracebackType = excinfo.tb
+    while start.tb_next is not None and _machinery(start):
+        start = start.tb_next
+    tb: TracebackType | None = start
     while tb is not None:
         after = tb.tb_next
         while after is not None and after.tb_next is not None and _machinery(after):
             after = after.tb_next
         tb.tb_next = after
         tb = after
-    excinfo.traceback = Traceback(excinfo.tb)
+    excinfo.traceback = Traceback(start)
 
 
 def _machinery(tb: TracebackType) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import _pytest.fixtures
 import pytest
 
 from agent_tck.kit import registry, verdicts
@@ -243,6 +244,31 @@ def test_is_interrupted():
 """
 
 
+THROUGH_PYTEST = """
+import pytest
+from _pytest.fixtures import call_fixture_func
+
+pytestmark = pytest.mark.component("agent")
+
+def step():
+    raise AssertionError("the step failed")
+
+@pytest.mark.req("AG-D1.1")
+def test_calls_a_step_as_pytest_bdd_does():
+    call_fixture_func(step, None, {})
+"""
+
+
+def test_a_failures_evidence_leaves_out_pytests_call_of_the_step(tmp_path: Path) -> None:
+    """Through the suite's own plugin: pytest-bdd has pytest call each step function, and that
+    call is no evidence of what the scenario did."""
+    code, results = collected(tmp_path, "test_steps_called", THROUGH_PYTEST, PhaseTimes())
+    assert code == pytest.ExitCode.TESTS_FAILED
+    (result,) = results
+    assert "the step failed" in result.evidence and "def step" in result.evidence
+    assert "fixtures.py" not in result.evidence, result.evidence  # no frame of pytest's
+
+
 def test_a_scenario_interrupted_while_it_runs_is_not_run_not_passed(tmp_path: Path) -> None:
     """Its setup passed, and then the run was stopped (Ctrl-C, SIGTERM): it never showed
     anything, whatever its setup did."""
@@ -251,7 +277,10 @@ def test_a_scenario_interrupted_while_it_runs_is_not_run_not_passed(tmp_path: Pa
     assert [(r.name, r.verdict) for r in results] == [("test_is_interrupted", NOT_RUN)]
 
 
-THROUGH = compile("def through(f):\n    return f()\n", verdicts.MACHINERY[0] + "calls.py", "exec")
+# A function in pytest's own fixtures module, as far as a traceback can tell: frames of code
+# compiled under that file name are pytest's frames.
+PYTEST_FILE = _pytest.fixtures.__file__
+THROUGH = compile("def through(f):\n    return f()\n", PYTEST_FILE, "exec")
 
 
 def _failure(callback: object) -> pytest.ExceptionInfo[BaseException]:
@@ -280,7 +309,15 @@ def test_evidence_shows_the_steps_frames_not_pytests_calls_between_them() -> Non
                                                    "step"]
     verdicts.prune(excinfo)
     assert [e.name for e in excinfo.traceback] == ["_failure", "outer", "step"]
-    assert "calls.py" not in str(excinfo.getrepr(style="short"))
+    assert PYTEST_FILE not in str(excinfo.getrepr(style="short"))
+    # A traceback that starts in pytest's frames (pytest cuts them when it reports, and a
+    # failure's first frames may be its own): they go too, up to the first of another's.
+    excinfo = _failure(step)
+    assert excinfo.tb.tb_next is not None
+    excinfo = pytest.ExceptionInfo.from_exc_info((excinfo.type, excinfo.value,
+                                                  excinfo.tb.tb_next))
+    verdicts.prune(excinfo)
+    assert [e.name for e in excinfo.traceback] == ["outer", "step"]
     # pytest's own frames before the first of another's are pytest's to cut; the one that
     # raised is kept, whoever's it is (here: pytest's, calling what is no function).
     excinfo = _failure(None)
