@@ -536,11 +536,15 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
                        [["PL-1", "MUST", "failed"]] if caught else [], code=int(caught))
 
     monkeypatch.setattr(Worker, "judge", judge)
+    monkeypatch.setattr(equivalents, "CHECKED", tmp_path / "checked.json")
     monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
     assert main(["--session", str(folder), "check", "--jobs", "2", "--again"]) == 0
+    assert not equivalents.unchecked(str(where))  # all its listed mutants survived: noted
     judges.clear()
+    equivalents.CHECKED.unlink()
     monkeypatch.setattr(equivalents, "load", lambda: [*listed, gone])
     assert main(["--session", str(folder), "check", "--jobs", "2", "--again"]) == 1
+    assert equivalents.unchecked(str(where))  # one caught: not noted as checked
     said = capsys.readouterr().out
     assert f"CAUGHT: {where}:{first.start_pos[0]}" in said
     assert f"survives: {where}:{second.start_pos[0]}" in said
@@ -943,6 +947,16 @@ def test_each_listed_equivalent_mutant_of_a_file_still_exists(where: str) -> Non
         else:
             assert not found.module_path.is_absolute()
     assert missing == [], f"no such mutants in today's source of {where}: {missing}"
+
+
+@pytest.mark.parametrize("where", LISTED_FILES)
+def test_each_listed_file_was_checked_since_it_last_changed(where: str) -> None:
+    """A change to a file can make its listed mutants' reasons false: a check must have
+    judged them all surviving on today's source (mutation/checked.json, which it writes)."""
+    assert not equivalents.unchecked(where), (
+        f"{where} changed since its listed equivalent mutants were last judged: judge them "
+        f"again (docs/mutation.md, 'Checking the list': `python -m mutation --session DIR "
+        f"init {where}` then `check`, and commit mutation/checked.json)")
 
 
 def test_each_equivalent_mutant_is_listed_once() -> None:
