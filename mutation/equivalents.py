@@ -29,20 +29,26 @@ Key = tuple[str, str, str, str]  # file, operator (without its provider), was, b
 @dataclass(frozen=True)
 class Listed:
     """`within`: the function the mutant is in, for a line a file has in more than one
-    function (an entry without it names the line wherever it is)."""
+    function (an entry without it names the line wherever it is); `nth`: which of that
+    function's mutants with this key, counted from 1 in the file's order, for a line the
+    function has more than once (an entry without it names each)."""
 
     key: Key
     reason: str
     within: str | None = None
+    nth: int | None = None
 
-    def names(self, key: Key, definition: str | None) -> bool:
-        return key == self.key and self.within in (None, definition)
+    def names(self, key: Key, mutation: MutationSpec) -> bool:
+        """This entry lists `mutation`, whose key is `key`."""
+        if key != self.key or self.within not in (None, mutation.definition_name):
+            return False
+        return self.nth is None or ordinal(key, mutation) == self.nth
 
 
 def load(path: Path = LIST) -> list[Listed]:
     entries = load_yaml(path, "the list of equivalent mutants") if path.exists() else []
-    return [Listed((e["file"], e["operator"], e["was"], e["becomes"]), e["reason"], e.get("in"))
-            for e in entries or []]
+    return [Listed((e["file"], e["operator"], e["was"], e["becomes"]), e["reason"], e.get("in"),
+                   e.get("nth")) for e in entries or []]
 
 
 def changed(diff: str) -> tuple[str, str]:
@@ -66,19 +72,34 @@ def is_listed(mutation: MutationSpec, entries: list[Listed]) -> bool:
     if not near:
         return False
     key = key_of(mutation, diff_of(mutation))
-    return any(entry.names(key, mutation.definition_name) for entry in near)
+    return any(entry.names(key, mutation) for entry in near)
 
 
-def find(key: Key, root: Path = ROOT, within: str | None = None) -> MutationSpec | None:
+def find(key: Key, root: Path = ROOT, within: str | None = None,
+         nth: int | None = None) -> MutationSpec | None:
     """The mutant `key` names in today's source of its file (in the function `within`, when
-    given), or None if there is none."""
+    given; the `nth` there, when given), or None if there is none."""
+    found = _matching(key, root, within)
+    return found[(nth or 1) - 1] if len(found) >= (nth or 1) else None
+
+
+def ordinal(key: Key, mutation: MutationSpec, root: Path = ROOT) -> int:
+    """Which of its function's mutants with the key `key` `mutation` is, from 1 in the file's
+    order (0: none in today's source)."""
+    places = [m.start_pos for m in _matching(key, root, mutation.definition_name)]
+    return places.index(mutation.start_pos) + 1 if mutation.start_pos in places else 0
+
+
+def _matching(key: Key, root: Path, within: str | None) -> list[MutationSpec]:
+    """The mutants `key` names in today's source of its file (in the function `within`)."""
     where, operator, was, becomes = key
     path = root / where
     if not path.is_file():
-        return None
+        return []
     source = path.read_text()
     lines = source.splitlines()
     known = tuple(f"{p}/{name}" for p, names in OPERATOR_PROVIDERS.items() for name in names)
+    found = []
     for mutation in _all_mutants(path, source, known):
         if mutation.operator_name.split("/", 1)[1] != operator:
             continue
@@ -88,8 +109,8 @@ def find(key: Key, root: Path = ROOT, within: str | None = None) -> MutationSpec
         if line <= len(lines) and lines[line - 1].strip() not in was:
             continue
         if changed(diff_of(mutation, root)) == (was, becomes):
-            return attrs.evolve(mutation, module_path=Path(where))  # relative, as sessions are
-    return None
+            found.append(attrs.evolve(mutation, module_path=Path(where)))  # relative
+    return found
 
 
 @functools.lru_cache(maxsize=8)
@@ -118,7 +139,7 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
     held: dict[str, bool] = {}  # a listed file: every listed mutant of it survived
     for listed in load():
         where = listed.key[0]
-        mutation = find(listed.key, within=listed.within)
+        mutation = find(listed.key, within=listed.within, nth=listed.nth)
         if mutation is None:
             print(f"gone: {listed.key}", flush=True)
             held[where] = False
@@ -195,7 +216,8 @@ JUDGES = ("features", "steps", "kit", "doubles", "tests", "fixtures")
 
 def _mark(listed: Listed, judges: str) -> str:
     """What a kept verdict holds for: the entry, its file's source and its judges today."""
-    return json.dumps([*listed.key, listed.within, _digest([ROOT / listed.key[0]]), judges])
+    nth = [listed.nth] if listed.nth else []  # an entry without it keeps its kept verdict
+    return json.dumps([*listed.key, listed.within, _digest([ROOT / listed.key[0]]), judges, *nth])
 
 
 def _digest(paths: list[Path]) -> str:

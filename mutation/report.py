@@ -81,7 +81,7 @@ def classify(item: WorkItem, result: WorkResult, equivalent: list[equivalents.Li
                     mutation.operator_name.split("/", 1)[1], was, becomes, outcome, failed,
                     bool(seen.get("listed")), seen.get("seconds"))
     if outcome in ("survived", "unexecuted") and any(
-            listed.names(mutant.key, mutation.definition_name) for listed in equivalent):
+            listed.names(mutant.key, mutation) for listed in equivalent):
         return dataclasses.replace(mutant, outcome="equivalent")
     return mutant
 

@@ -574,7 +574,7 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
     # A file no map of the session has (a kit file, in a session of reference/): not judged,
     # and said so, rather than called a survivor.
     kit_entry = equivalents.Listed(("kit/verdicts.py", "AddNot", "x", "y"), "why")
-    monkeypatch.setattr(equivalents, "find", lambda key, within=None: first)
+    monkeypatch.setattr(equivalents, "find", lambda key, within=None, nth=None: first)
     monkeypatch.setattr(equivalents, "load", lambda: [kit_entry])
     assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
     assert "not judged: kit/verdicts.py" in capsys.readouterr().out and not judges
@@ -592,6 +592,24 @@ def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
     lines = {within: equivalents.find(kill, within=within) for within in ("_enforce", "_finish")}
     assert all(lines.values()) and len({m.start_pos for m in lines.values() if m}) == 2
     assert equivalents.find(kill, within="_loop") is None
+
+
+def test_an_entry_of_the_nth_same_line_of_a_function_lists_that_one_alone() -> None:
+    """A function with one line twice (the served agent's /proc scan `continue`s after a name
+    that is no pid and after a process gone meanwhile): `nth` says which of them."""
+    key = ("reference/dds/service.py", "ReplaceContinueWithBreak", "continue", "break")
+    first, second = (equivalents.find(key, within="_children", nth=n) for n in (1, 2))
+    assert first is not None and second is not None and first.start_pos < second.start_pos
+    assert equivalents.find(key, within="_children", nth=3) is None
+    assert equivalents.find(key, within="_children") == first
+    assert [equivalents.ordinal(key, m) for m in (first, second)] == [1, 2]
+    entry = equivalents.Listed(key, "why", "_children", nth=2)
+    assert not entry.names(key, first) and entry.names(key, second)
+    assert equivalents.Listed(key, "why", "_children").names(key, first)
+    survivor = attrs.evolve(_result(Outcome.SURVIVED, [], code=0), diff=None)  # its own diff
+    outcomes = [report.classify(WorkItem.single("job", m), survivor, [entry]) for m in (first,
+                                                                                      second)]
+    assert [m.outcome if m else None for m in outcomes] == ["survived", "equivalent"]
 
 
 @pytest.fixture(scope="module")
@@ -941,7 +959,7 @@ def test_each_listed_equivalent_mutant_of_a_file_still_exists(where: str) -> Non
         if listed.key[0] != where:
             continue
         assert listed.reason.strip(), listed.key
-        found = equivalents.find(listed.key, within=listed.within)
+        found = equivalents.find(listed.key, within=listed.within, nth=listed.nth)
         if found is None:
             missing.append((listed.key, listed.within))
         else:
@@ -962,7 +980,7 @@ def test_each_listed_file_was_checked_since_it_last_changed(where: str) -> None:
 def test_each_equivalent_mutant_is_listed_once() -> None:
     """A second entry for a mutant is a second reason to keep current, and it hides which
     one the report gives."""
-    keys = [(e.key, e.within) for e in equivalents.load()]
+    keys = [(e.key, e.within, e.nth) for e in equivalents.load()]
     assert [k for k in keys if keys.count(k) > 1] == []
 
 
