@@ -17,6 +17,7 @@ from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
+from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import agent_with_running_timeout, creation_refused
 from agent_tck.steps.world import AgentWorld
 
@@ -63,6 +64,18 @@ def harness_replays(world: AgentWorld, name: str) -> None:
     for line in transcript.lines():
         script.emitted.append(json.loads(line))
         script.add("out", line + "\n")
+
+
+@given("the harness replays the CLI's recorded transcript of a text answer")
+def harness_replays_text(world: AgentWorld) -> None:
+    """The scenario's backend's `<backend>-text` transcript; not applicable to a CLI with none."""
+    from agent_tck.doubles.realcli.fixtures import index
+
+    name = f"{world.backend}-text"
+    if not any(t.name == name for t in index()):
+        not_applicable(f"no recorded transcript of a {world.backend} text answer "
+                       "(fixtures/transcripts)")
+    harness_replays(world, name)
 
 
 @then("the response's session_id is the one the recorded CLI reported")

@@ -98,6 +98,35 @@ Feature: Agent decisions where the seeds are silent
         | tool_calls | 2                  |
       And the response's session_id is the one the recorded CLI reported
 
+    # The two below check seed 000's MUSTs on turns as the real CLIs print them. A fake turn
+    # prints the answer alone; the real Codex prints an error item (a warning about the
+    # model's metadata) before its turn and a reasoning item with text of its own, and the
+    # real Claude Code a thinking block and an unknown system line, the real Gemini CLI its
+    # echo of the prompt. Found by mutation testing (docs/mutation.md): a Codex parser that
+    # took the text of any completed item as the answer, or counted every item that is no
+    # agent message as a tool, failed only these transcripts' SHOULDs. A CLI with no
+    # recorded text answer is not applicable.
+    @req:RP-1.2
+    Scenario: A text answer as the real Codex prints it is the answer alone
+      Given an agent for the "codex" backend
+      And the harness replays the CLI's recorded transcript of a text answer
+      When the agent answers "What is 2 + 2?"
+      Then the response has:
+        | key     | value              |
+        | message | "The answer is 4." |
+        | status  | 0                  |
+        | backend | "codex"            |
+
+    @req:RP-3.2
+    Scenario: A text answer as the real CLI prints it reports zero tool calls
+      Given an agent for the "claude" backend
+      And the harness replays the CLI's recorded transcript of a text answer
+      When the agent answers "What is 2 + 2?"
+      Then the response has:
+        | key        | value |
+        | status     | 0     |
+        | tool_calls | 0     |
+
   Rule: D-3 tool_calls counts each tool invocation once, of every kind
     The seed counts "tool calls the harness made". Codex reports commands, file changes, MCP
     calls and web searches as items, some as started and completed, some as completed only;
