@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,27 +81,28 @@ def find(key: Key, root: Path = ROOT, within: str | None = None,
          nth: int | None = None) -> MutationSpec | None:
     """The mutant `key` names in today's source of its file (in the function `within`, when
     given; the `nth` there, when given), or None if there is none."""
-    found = _matching(key, root, within)
-    return found[(nth or 1) - 1] if len(found) >= (nth or 1) else None
+    return next(itertools.islice(_matching(key, root, within), (nth or 1) - 1, None), None)
 
 
 def ordinal(key: Key, mutation: MutationSpec, root: Path = ROOT) -> int:
     """Which of its function's mutants with the key `key` `mutation` is, from 1 in the file's
     order (0: none in today's source)."""
-    places = [m.start_pos for m in _matching(key, root, mutation.definition_name)]
-    return places.index(mutation.start_pos) + 1 if mutation.start_pos in places else 0
+    for number, found in enumerate(_matching(key, root, mutation.definition_name), 1):
+        if found.start_pos == mutation.start_pos:
+            return number
+    return 0
 
 
-def _matching(key: Key, root: Path, within: str | None) -> list[MutationSpec]:
-    """The mutants `key` names in today's source of its file (in the function `within`)."""
+def _matching(key: Key, root: Path, within: str | None) -> Iterator[MutationSpec]:
+    """The mutants `key` names in today's source of its file (in the function `within`), in
+    the file's order: made as they are asked for, since each is a parse of the file."""
     where, operator, was, becomes = key
     path = root / where
     if not path.is_file():
-        return []
+        return
     source = path.read_text()
     lines = source.splitlines()
     known = tuple(f"{p}/{name}" for p, names in OPERATOR_PROVIDERS.items() for name in names)
-    found = []
     for mutation in _all_mutants(path, source, known):
         if mutation.operator_name.split("/", 1)[1] != operator:
             continue
@@ -109,8 +112,7 @@ def _matching(key: Key, root: Path, within: str | None) -> list[MutationSpec]:
         if line <= len(lines) and lines[line - 1].strip() not in was:
             continue
         if changed(diff_of(mutation, root)) == (was, becomes):
-            found.append(attrs.evolve(mutation, module_path=Path(where)))  # relative
-    return found
+            yield attrs.evolve(mutation, module_path=Path(where))  # relative, as sessions are
 
 
 @functools.lru_cache(maxsize=8)
