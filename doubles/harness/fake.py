@@ -72,6 +72,7 @@ import time
 TYPE_CHECKING = False  # typing costs a start more than the rest of this file
 if TYPE_CHECKING:
     import signal
+    import subprocess
     from typing import Any
 else:
     signal = __import__("_signal")
@@ -402,23 +403,9 @@ class Harness:
     def op_spawn_group_noting(self, count: int) -> None:
         """`count` processes in the harness's own process group, as a CLI's workers are, each
         noting every SIGTERM it receives and going on (only SIGKILL ends them). Started side
-        by side with SIGTERM blocked, as `_spawn_noting` starts one; the harness goes on once
-        each has set its handler."""
-        import subprocess
-
-        code = self._noting(10_000, exits=False)
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-        try:
-            children = [subprocess.Popen(
-                [sys.executable, "-c", code, str(self.record_fd), GRANDCHILD],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                pass_fds=(self.record_fd,)) for _ in range(count)]
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-        for child in children:
-            assert child.stdout is not None
-            child.stdout.readline()
-            child.stdout.close()
+        by side; the harness goes on once each has set its handler."""
+        for child in self._start_noting(self._noting(10_000, exits=False), count=count):
+            self._ready(child)
             self.note(what="grandchild", pid=child.pid, group=True)
 
     def _noting(self, seconds: float, exits: bool = True) -> str:
@@ -439,25 +426,39 @@ class Harness:
                 f"time.sleep({seconds * self.scale})\n")
 
     def _spawn_noting(self, code: str, *args: str) -> None:
-        """Start `code` in a session of its own with SIGTERM blocked, given the record's fd
-        and `args`; go on once it prints a line, noting its pid and the one the line names,
-        if any (a launcher's child)."""
+        """Start `code` in a session of its own (`_start_noting`), given `args`; go on once it
+        prints a line, noting its pid and the one the line names, if any (a launcher's
+        child)."""
+        (child,) = self._start_noting(code, *args, session=True)
+        told = self._ready(child)
+        self.note(what="grandchild", pid=child.pid)
+        if told.isdigit():
+            self.note(what="grandchild", pid=int(told))
+
+    def _start_noting(self, code: str, *args: str, count: int = 1,
+                      session: bool = False) -> list[subprocess.Popen[bytes]]:
+        """`count` processes running `code` with the record's fd and `args`, SIGTERM blocked
+        (the harness blocks it around the start, and a signal mask is inherited), so that a
+        SIGTERM sent while one is still starting waits for its handler instead of killing it
+        unnoted; in a session of their own, or in the harness's group."""
         import subprocess
 
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         try:
-            child = subprocess.Popen(
+            return [subprocess.Popen(
                 [sys.executable, "-c", code, str(self.record_fd), *args, GRANDCHILD],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                start_new_session=True, pass_fds=(self.record_fd,))
+                start_new_session=session, pass_fds=(self.record_fd,)) for _ in range(count)]
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+    @staticmethod
+    def _ready(child: subprocess.Popen[bytes]) -> str:
+        """The line `child` prints once its handler is set (its stdout is closed after)."""
         assert child.stdout is not None
-        told = child.stdout.readline().strip()
+        told = child.stdout.readline().decode().strip()
         child.stdout.close()
-        self.note(what="grandchild", pid=child.pid)
-        if told.isdigit():
-            self.note(what="grandchild", pid=int(told))
+        return told
 
     def _spawn(self, seconds: float, escaped: bool, ignoring: bool = False) -> None:
         """A sleeping grandchild: holding our stdout and stderr, or in a session of its own
