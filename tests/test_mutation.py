@@ -46,6 +46,39 @@ def test_a_call_statement_is_deleted_and_nothing_else_is() -> None:
         source.replace("p.kill()", "pass"), source.replace("os.close(3)", "pass")]
 
 
+EVERY_KIND = '''\
+@decorated
+def f(p, *, q=1):
+    if p < 2 and not q or p >= -3:
+        p.kill()
+    while p != 0:
+        p = p - 1 * 4 // 2
+        break
+    try:
+        return q is None
+    except (OSError, ValueError):
+        continue_ = [x for x in range(5) if x in p]
+    return lambda y: y % 2
+'''
+
+
+def test_each_mutant_made_from_one_parse_is_cosmic_rays_own(tmp_path: Path) -> None:
+    """mutation/equivalents.py numbers a file's mutants over one list of its nodes, and
+    mutation/workers.py applies each to a copy of one parse tree: both as cosmic-ray's own
+    `init` and `mutate_code` do, for every operator kept and every construct they touch."""
+    from cosmic_ray.commands.init import _all_work_items
+
+    path = tmp_path / "every_kind.py"
+    path.write_text(EVERY_KIND)
+    made = equivalents._all_mutants(path, EVERY_KIND, ("every kind",))
+    assert made == tuple(item.mutations[0] for item in _all_work_items([path], {}))
+    assert len({m.operator_name for m in made}) >= 10, made
+    for mutation in made:
+        operator = get_operator(mutation.operator_name)(**mutation.operator_args)
+        assert workers._mutated(EVERY_KIND, mutation) == mutate_code(
+            EVERY_KIND, operator, mutation.occurrence), mutation
+
+
 def test_only_the_operators_that_model_a_defect_are_kept() -> None:
     assert operators.kept("core/AddNot")
     assert operators.kept("core/ReplaceComparisonOperator_Lt_LtE")
