@@ -7,8 +7,8 @@ while the suite is collected (imports, module constants, default arguments) belo
 scenario: their mutants get the whole component.
 
 Processes a scenario starts are measured too: the reaper (started per request, so its context
-is exact; it saves what it ran before it ends by a signal: `mutation.coverreaper`, and its
-forked child saves what it ran before it execs the CLI: `patch = execv`) and served
+is exact; `mutation.coverreaper` traces it, and saves what it ran before it ends by a signal,
+and what its forked child ran before it execs the CLI) and served
 DDS agents (which take the context of the scenario that started them; one kept for a later
 scenario is credited to the first). Their lines go to `spawned`, which the planner treats as an
 approximation.
@@ -57,8 +57,8 @@ class Contexts:
     """pytest plugin: the coverage context is the scenario's test function while it runs, in
     this process and in those it starts."""
 
-    def __init__(self, cov: coverage.Coverage, rcfile: Path) -> None:
-        self.cov, self.rcfile = cov, rcfile
+    def __init__(self, cov: coverage.Coverage, reapers: Path) -> None:
+        self.cov, self.reapers = cov, reapers
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -68,10 +68,10 @@ class Contexts:
         self.cov.switch_context(name)
         os.environ[SCENARIO] = name
         # The reaper gets the CLI's environment (often a configured one) and runs isolated:
-        # started under coverage with the context on its command line instead, saving what it
-        # ran before it ends by a signal (mutation.coverreaper).
+        # traced with the context on its command line instead (mutation.coverreaper).
         supervisor.REAPER = (  # type: ignore[assignment]  # a longer command line
-            sys.executable, "-I", str(COVER_REAPER), str(self.rcfile), name, reaper.__file__)
+            sys.executable, "-I", "-S", str(COVER_REAPER), str(self.reapers), name,
+            reaper.__file__)
         yield
         self.cov.switch_context(AT_COLLECTION)
         os.environ[SCENARIO] = AT_COLLECTION
@@ -89,19 +89,20 @@ def measure(component: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
     collector = verdicts.Collector()
     with tempfile.TemporaryDirectory(prefix="agent-tck-map-") as tmp:
         rcfile = Path(tmp) / "spawned.rc"
-        data = Path(tmp) / "data"
+        data, reapers = Path(tmp) / "data", Path(tmp) / "reapers"
         data.mkdir()
+        reapers.mkdir()
         rcfile.write_text(SPAWNED_RC.format(source=REFERENCE, data=data / "spawned"))
         os.environ["COVERAGE_PROCESS_START"] = str(rcfile)  # served agents
         with run.hermetic(), run.private_basetemp() as basetemp:
             code = pytest.main([*run.pytest_args(args), *basetemp],
-                               plugins=[collector, Contexts(cov, rcfile)])
+                               plugins=[collector, Contexts(cov, reapers)])
         cov.stop()
         del os.environ["COVERAGE_PROCESS_START"]
         spawned = coverage.Coverage(config_file=str(rcfile))
         spawned.combine([str(data)], keep=True)
         found = {"passed": code == pytest.ExitCode.OK, "files": by_line(cov.get_data()),
-                 "spawned": by_line(spawned.get_data())}
+                 "spawned": with_reapers(by_line(spawned.get_data()), reapers)}
     return found
 
 
@@ -112,6 +113,21 @@ def by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
         contexts = data.contexts_by_lineno(measured)
         files[where] = {str(line): sorted(set(names)) for line, names in contexts.items()}
     return files
+
+
+def with_reapers(files: dict[str, dict[str, list[str]]], reapers: Path, root: Path = ROOT
+                 ) -> dict[str, dict[str, list[str]]]:
+    """`files` and the lines the traced reapers saved in `reapers` (mutation.coverreaper), by
+    their files' paths under `root`."""
+    for saved in sorted(reapers.glob("reaper.*.json")):
+        record = json.loads(saved.read_text())
+        where = str(Path(record["file"]).resolve().relative_to(root))
+        for line in record["lines"]:
+            names = files.setdefault(where, {}).setdefault(str(line), [])
+            if record["context"] not in names:
+                names.append(record["context"])
+    return {where: {line: sorted(names) for line, names in by.items()}
+            for where, by in files.items()}
 
 
 def _import_reference() -> None:

@@ -15,7 +15,6 @@ import pytest
 
 pytest.importorskip("cosmic_ray")
 
-import coverage
 from cosmic_ray.mutating import mutate_code
 from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
@@ -219,23 +218,25 @@ def test_a_line_no_scenario_runs_is_not_judged(planner: Planner) -> None:
     assert planner.components("reference/nowhere.py") == ()
 
 
+def _traced(tmp_path: Path, context: str, script: Path, *args: str) -> dict[str, list[str]]:
+    """The lines of `script` the map gets from running it as the reaper, traced."""
+    data = tmp_path / "data"
+    data.mkdir()
+    subprocess.run([sys.executable, "-I", "-S", str(scenarios.COVER_REAPER), str(data), context,
+                    str(script), *args], check=False, timeout=60)
+    return scenarios.with_reapers({}, data, root=tmp_path).get(script.name, {})
+
+
 @pytest.mark.parametrize("ending", ["os.kill(os.getpid(), signal.SIGTERM)", "os._exit(3)",
                                     "raise SystemExit(0)"])
 def test_a_reaper_that_ends_by_a_signal_keeps_its_lines_in_the_map(tmp_path: Path,
                                                                   ending: str) -> None:
     """The reaper re-raises the signal that killed its CLI: `coverage run` saved nothing then."""
     script = tmp_path / "reaper.py"
-    script.write_text(f"import os, signal, sys\nassert sys.argv[1:] == ['7', 'cli']\n{ending}\n")
-    data = tmp_path / "data"
-    data.mkdir()
-    rcfile = tmp_path / "spawned.rc"
-    rcfile.write_text(scenarios.SPAWNED_RC.format(source=tmp_path, data=data / "spawned"))
-    subprocess.run([sys.executable, "-I", str(scenarios.COVER_REAPER), str(rcfile), "test_timeout",
-                    str(script), "7", "cli"], check=False, timeout=60)
-    combined = coverage.Coverage(config_file=str(rcfile))
-    combined.combine([str(data)])
-    lines = combined.get_data().contexts_by_lineno(str(script))
-    assert lines.get(3) == ["test_timeout"], lines
+    script.write_text(f"import os, signal, sys\nassert sys.argv[1:] == ['7', 'cli']\n{ending}\n"
+                      "after = 'not run'\n")
+    lines = _traced(tmp_path, "test_timeout", script, "7", "cli")
+    assert lines == {"1": ["test_timeout"], "2": ["test_timeout"], "3": ["test_timeout"]}
 
 
 def test_the_lines_a_forked_child_runs_before_its_exec_are_in_the_map(tmp_path: Path) -> None:
@@ -249,16 +250,19 @@ def test_the_lines_a_forked_child_runs_before_its_exec_are_in_the_map(tmp_path: 
                       "    child = 'ran'\n"
                       "    os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"
                       "os.waitpid(pid, 0)\n")
-    data = tmp_path / "data"
-    data.mkdir()
-    rcfile = tmp_path / "spawned.rc"
-    rcfile.write_text(scenarios.SPAWNED_RC.format(source=tmp_path, data=data / "spawned"))
-    subprocess.run([sys.executable, "-I", str(scenarios.COVER_REAPER), str(rcfile), "test_start",
-                    str(script)], check=True, timeout=60)
-    combined = coverage.Coverage(config_file=str(rcfile))
-    combined.combine([str(data)])
-    lines = combined.get_data().contexts_by_lineno(str(script))
-    assert lines.get(4) == ["test_start"], lines
+    lines = _traced(tmp_path, "test_start", script)
+    assert lines.get("4") == ["test_start"] and lines.get("6") == ["test_start"], lines
+
+
+def test_the_map_gets_a_reapers_lines_once_each_beside_what_coverage_measured(
+        tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    for pid, context, lines in ((1, "test_a", [2, 3]), (2, "test_b", [3]), (3, "test_a", [3])):
+        (tmp_path / "data" / f"reaper.{pid}.json").write_text(json.dumps(
+            {"context": context, "file": str(tmp_path / "r.py"), "lines": lines}))
+    measured = {"r.py": {"3": ["test_c"]}, "s.py": {"1": ["test_c"]}}
+    assert scenarios.with_reapers(measured, tmp_path / "data", root=tmp_path) == {
+        "r.py": {"2": ["test_a"], "3": ["test_a", "test_b", "test_c"]}, "s.py": {"1": ["test_c"]}}
 
 
 def test_a_kit_mutant_is_judged_by_the_tests_that_run_its_lines(
