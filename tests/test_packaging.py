@@ -150,27 +150,30 @@ def ci_steps(title: str) -> list[str]:
     return runs + re.findall(r"^\s*- (.+)$", script, re.M)
 
 
-@pytest.mark.parametrize("title", ["GitHub Actions", "GitLab CI"])
-def test_the_readmes_ci_jobs_run_as_written(
-        built: tuple[Path, Path], tmp_path: Path, title: str) -> None:
-    """The job's own shell steps, with the wheel as AGENT_TCK and the example adapter as the
-    user's: pipx installs agent-tck, the run passes and the JUnit report is written."""
+def test_the_readmes_ci_jobs_run_as_written(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """Each job's own shell steps, with the wheel as AGENT_TCK and the example adapter as the
+    user's: pipx installs agent-tck, the run passes and the JUnit report is written. The jobs
+    install the same way, so they share the tools and pipx's home: the second job's `pipx run`
+    takes the environment the first one's made (pipx's own cache; 9 s of CPU less)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("not run: Node.js is not installed (the example adapter is JavaScript)")
-    steps = ci_steps(title)
-    assert any("pipx run" in step for step in steps), steps
-    work, tools = tmp_path / "repo", tmp_path / "tools"
-    work.mkdir()
-    shutil.copy((CHECKOUT or Path()) / "examples" / "node-codex-parser" / "adapter.js", work)
+    tools = tmp_path / "tools"
     subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=120)
     env = {**_env(), "PATH": f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}",
            "AGENT_TCK": str(built[1]), "PIPX_HOME": str(tmp_path / "pipx"),
            "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
            "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md")}
-    for step in steps:
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", step], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=900, check=False)
-        assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-    suites = ElementTree.parse(work / "junit.xml").getroot()
-    assert int(suites.get("tests") or suites[0].get("tests") or 0) > 0
+    for title in ("GitHub Actions", "GitLab CI"):
+        steps = ci_steps(title)
+        assert any("pipx run" in step for step in steps), (title, steps)
+        work = tmp_path / title.replace(" ", "-")
+        work.mkdir()
+        shutil.copy((CHECKOUT or Path()) / "examples" / "node-codex-parser" / "adapter.js", work)
+        for step in steps:
+            done = subprocess.run(["bash", "-euo", "pipefail", "-c", step], cwd=work, env=env,
+                                  capture_output=True, text=True, timeout=900, check=False)
+            assert done.returncode == 0, (f"{title}: {step}\n{done.stdout[-2000:]}\n"
+                                          f"{done.stderr[-2000:]}")
+        suites = ElementTree.parse(work / "junit.xml").getroot()
+        assert int(suites.get("tests") or suites[0].get("tests") or 0) > 0, title
