@@ -1,12 +1,22 @@
 """Self-tests of the `runner` suite: each miniature (tests/miniatures/runner.py) has one defect,
-and the suite fails exactly the requirements that defect breaks."""
+and the suite fails exactly the requirements that defect breaks.
+
+Each is judged on the scenarios that call the reference's commands it answers in place of
+(tests/support/reach.py, from a map of the runner component made once per test session): the
+others run the reference, whose verdicts are the control's. AGENT_TCK_BROKEN=whole runs every
+scenario for each, the check that no reach is too narrow.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from agent_tck.kit.registry import load
-from tests.support.runsuite import failing, verdicts_for
+from tests.miniatures import runner as miniatures
+from tests.support import once, reach
+from tests.support.runsuite import failing, failing_in, scenario_results, verdicts_for
 
 # Nested conformance runs of the broken runners: each scenario has its own deadline in it; the
 # project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -54,9 +64,23 @@ CASES = {
 }
 
 
+@pytest.fixture(scope="session")
+def runner_map(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
+    return reach.shared_map(once.session_dir(tmp_path_factory, worker_id), "runner")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_broken_runner_fails_exactly_its_requirements(name: str) -> None:
-    assert failing(f"python:tests.miniatures.runner:{name}", ["runner"]) == CASES[name]
+def test_broken_runner_fails_exactly_its_requirements(name: str,
+                                                      request: pytest.FixtureRequest) -> None:
+    impl = f"python:tests.miniatures.runner:{name}"
+    if reach.WHOLE:
+        assert failing(impl, ["runner"]) == CASES[name]
+        return
+    functions = getattr(miniatures, name).functions
+    names = reach.functions_scenarios(functions, request.getfixturevalue("runner_map"))
+    assert names, f"no runner scenario calls the reach of {name}: {functions}"
+    results = scenario_results(impl, ["runner"], " or ".join(sorted(names)))
+    assert failing_in(results, ["runner"], selected=True) == CASES[name]
 
 
 def test_reference_passes_every_requirement() -> None:

@@ -3,7 +3,9 @@ a loop or a scripted runner, each the reference with one defect.
 
 Each class is a driver for `--impl python:tests.miniatures.runner:<Name>`;
 tests/test_broken_runner.py checks that the suite fails exactly the requirements its defect
-breaks.
+breaks. Each answers one command of the protocol its own way and leaves the others to the
+reference: its `functions` are the reference's commands it answers in place of, and it is
+judged on the scenarios that call them (a scenario that calls none runs the reference).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from agent_tck.reference.runner.loop import all_balls_complete
 
 class SignalMiniature(InProcessDriver, ABC):
     """A ParseSignal given by `parse`."""
+
+    functions = (commands.signal_parse,)
 
     def signal_parse(self, output: str) -> dict[str, Any]:
         signal, reason = self.parse(output)
@@ -129,6 +133,8 @@ class Normalizing(SignalMiniature):
 class RunnerMiniature(InProcessDriver):
     """The runner made by `runner`, its answer rewritten by `after`; what it refuses, it
     refuses as the reference's adapter does (an `error` answer)."""
+
+    functions = (commands.runner_run,)
 
     def __init__(self) -> None:
         super().__init__()
@@ -321,6 +327,7 @@ def broken_loop(defect: str) -> Callable[..., LoopResult]:
 class LoopMiniature(InProcessDriver):
     """A loop with the defect `defect`."""
 
+    functions = (commands.loop_run,)
     defect = ""
 
     def loop_run(self, session: dict[str, Any], script: list[dict[str, Any]],
@@ -414,6 +421,8 @@ class _ExhaustedNone(ScriptedRunner):
 
 class ExhaustedNone(InProcessDriver):
     """A scripted runner that answers NONE once its results are used up."""
+
+    functions = (commands.loop_run,)
 
     def loop_run(self, session: dict[str, Any], script: list[dict[str, Any]],
                  settings: dict[str, Any]) -> dict[str, Any]:
