@@ -3,10 +3,10 @@ REAPER_FILE REAPER_ARGS...`.
 
 Runs REAPER_FILE as `__main__` with the standard library's line tracing on its frames alone,
 and writes the lines it ran, as coverage records them (the line of each `line` event), to
-DATA_DIR/reaper.PID.json: {"context", "file", "lines"}. `mutation.scenarios` adds them to the
-map's `spawned` lines. Until 2026-11-29 this was coverage itself, at 110 ms of CPU a reaper
-(importing coverage, and its SQLite data written twice): 34 s of the 56 s a map of the agent
-component took, against about 5 ms now.
+DATA_DIR/reaper.PID.UNIQUE.json: {"context", "file", "lines"}, whole or not at all.
+`mutation.scenarios` adds them to the map's `spawned` lines. Until 2026-11-29 this was
+coverage itself, at 110 ms of CPU a reaper (importing coverage, and its SQLite data written
+twice): 34 s of the 56 s a map of the agent component took, against about 5 ms now.
 
 A process that ends by a signal saves nothing of its own accord. The reaper ends that way on
 purpose: when the CLI was killed by a signal, `reaper.exit_as` kills the reaper with the same
@@ -26,6 +26,8 @@ import json
 import os
 import runpy
 import sys
+import uuid
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -34,11 +36,20 @@ def main(argv: list[str]) -> None:
     data, context, reaper_file, *rest = argv
     lines: set[int] = set()
 
+    name = uuid.uuid4().hex  # a pid can be used again within a map's run
+
     def save() -> None:
+        """Written to a file of its own, then renamed: a reaper killed while it writes leaves
+        no half a record. A save that fails loses the record, never changes what the reaper
+        does (its forked child's exec would report the error as the CLI's)."""
         record = {"context": context, "file": reaper_file, "lines": sorted(lines)}
-        path = os.path.join(data, f"reaper.{os.getpid()}.json")
-        with open(path, "w", encoding="utf-8") as out:
-            json.dump(record, out)
+        path = os.path.join(data, f"reaper.{os.getpid()}.{name}.json")
+        try:
+            with open(f"{path}.part", "w", encoding="utf-8") as out:
+                json.dump(record, out)
+            os.replace(f"{path}.part", path)
+        except OSError:
+            pass
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "line":
@@ -58,9 +69,10 @@ def main(argv: list[str]) -> None:
         save()
 
 
-def _save_before(save: Any) -> None:
-    """`save` before the ends that run no `finally`: os._exit, an exec, a signal to itself."""
-    real_exit, real_execv, real_kill = os._exit, os.execv, os.kill
+def _save_before(save: Callable[[], None]) -> None:
+    """`save` before the ends that run no `finally`: os._exit, an exec (os.execv and
+    os.execve, through which the other exec functions go), a signal to itself."""
+    real_exit, real_execv, real_execve, real_kill = os._exit, os.execv, os.execve, os.kill
 
     def _exit(code: int) -> None:
         save()
@@ -70,12 +82,17 @@ def _save_before(save: Any) -> None:
         save()
         real_execv(path, args)
 
+    def execve(path: Any, args: Any, env: Any) -> None:
+        save()
+        real_execve(path, args, env)
+
     def kill(pid: int, sig: int) -> None:
         if pid == os.getpid():
             save()
         real_kill(pid, sig)
 
-    os._exit, os.execv, os.kill = _exit, execv, kill  # type: ignore[assignment]
+    os._exit, os.kill = _exit, kill  # type: ignore[assignment]
+    os.execv, os.execve = execv, execve  # type: ignore[assignment]
 
 
 if __name__ == "__main__":

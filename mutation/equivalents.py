@@ -129,8 +129,8 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
                      definition_name=ASTQuery(node).get_definition_name())
         for name, args, operator in _operators({})
         for occurrence, (node, start, end) in enumerate(
-            (node, start, end) for node in nodes
-            for start, end in operator.mutation_positions(node)))
+            (each, first, last) for each in nodes
+            for first, last in operator.mutation_positions(each)))
 
 
 def check(session: Path, jobs: int, again: bool = False) -> int:

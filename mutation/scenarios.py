@@ -49,7 +49,6 @@ data_file = {data}
 context = ${{AGENT_TCK_SCENARIO}}
 patch =
     _exit
-    execv
 """
 
 
@@ -118,16 +117,16 @@ def by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
 def with_reapers(files: dict[str, dict[str, list[str]]], reapers: Path, root: Path = ROOT
                  ) -> dict[str, dict[str, list[str]]]:
     """`files` and the lines the traced reapers saved in `reapers` (mutation.coverreaper), by
-    their files' paths under `root`."""
+    their files' paths under `root`; `files` itself is left as it was."""
+    found = {where: {line: set(names) for line, names in by.items()}
+             for where, by in files.items()}
     for saved in sorted(reapers.glob("reaper.*.json")):
         record = json.loads(saved.read_text())
         where = str(Path(record["file"]).resolve().relative_to(root))
         for line in record["lines"]:
-            names = files.setdefault(where, {}).setdefault(str(line), [])
-            if record["context"] not in names:
-                names.append(record["context"])
+            found.setdefault(where, {}).setdefault(str(line), set()).add(record["context"])
     return {where: {line: sorted(names) for line, names in by.items()}
-            for where, by in files.items()}
+            for where, by in found.items()}
 
 
 def _import_reference() -> None:

@@ -245,9 +245,10 @@ def _mutated(source: str, mutation: MutationSpec) -> str | None:
     visitor = MutationVisitor(mutation.occurrence, operator)
     try:
         tree = visitor.walk(pickle.loads(_parsed(source)))
+        mutated: str | None = tree.get_code() if visitor.mutation_applied else None
     except (AttributeError, IndexError, TypeError, ValueError):
         return None
-    return tree.get_code() if visitor.mutation_applied else None
+    return mutated
 
 
 @functools.lru_cache(maxsize=8)
