@@ -164,9 +164,12 @@ def test_the_readmes_ci_jobs_run_as_written(built: tuple[Path, Path], tmp_path: 
            "AGENT_TCK": str(built[1]), "PIPX_HOME": str(tmp_path / "pipx"),
            "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
            "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md")}
-    for title in ("GitHub Actions", "GitLab CI"):
-        steps = ci_steps(title)
-        assert any("pipx run" in step for step in steps), (title, steps)
+    jobs = {title: ci_steps(title) for title in ("GitHub Actions", "GitLab CI")}
+    installs = {title: [s.split(" agent-tck run ")[0] for s in steps if "pipx" in s]
+                for title, steps in jobs.items()}
+    assert len(set(map(tuple, installs.values()))) == 1, installs  # what lets them share
+    assert any("pipx run" in step for step in installs["GitLab CI"]), installs
+    for title, steps in jobs.items():
         work = tmp_path / title.replace(" ", "-")
         work.mkdir()
         shutil.copy((CHECKOUT or Path()) / "examples" / "node-codex-parser" / "adapter.js", work)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_tck.kit.paths import ROOT
 
 
@@ -38,6 +40,19 @@ def test_ci_runs_exactly_the_readme_s_second_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert len(commands) == 2 and commands[1] == ci, (commands, ci)
     assert commands[0].endswith("agent-tck run -n auto") and "install-clis" in commands[0]
+
+
+def test_the_runner_deals_to_eight_workers_unless_told_otherwise(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What CI runs; the tests below give their own number of workers."""
+    import tests.__main__ as runner
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(runner.subprocess, "run", lambda argv, **_: started.append(argv)
+                        or subprocess.CompletedProcess(argv, 0))
+    assert runner.main(["-k", "x"]) == 0 and runner.main(["-n", "2"]) == 0
+    assert started[0][3:7] == ["-n", "8", "--dist", "worksteal"], started[0]
+    assert started[1].count("-n") == 1 and "8" not in started[1], started[1]
 
 
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
