@@ -76,10 +76,9 @@ def test_broken_runner_fails_exactly_its_requirements(name: str,
     if reach.WHOLE:
         assert failing(impl, ["runner"]) == CASES[name]
         return
-    functions = getattr(miniatures, name).functions
-    names = reach.functions_scenarios(functions, request.getfixturevalue("runner_map"))
-    assert names, f"no runner scenario calls the reach of {name}: {functions}"
-    results = scenario_results(impl, ["runner"], " or ".join(sorted(names)))
+    keyword = reach.functions_keyword(getattr(miniatures, name).functions,
+                                      request.getfixturevalue("runner_map"), "runner")
+    results = scenario_results(impl, ["runner"], keyword)
     assert failing_in(results, ["runner"], selected=True) == CASES[name]
 
 

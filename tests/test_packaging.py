@@ -154,7 +154,7 @@ def test_the_readmes_ci_jobs_run_as_written(built: tuple[Path, Path], tmp_path: 
     """Each job's own shell steps, with the wheel as AGENT_TCK and the example adapter as the
     user's: pipx installs agent-tck, the run passes and the JUnit report is written. The jobs
     install the same way, so they share the tools and pipx's home: the second job's `pipx run`
-    takes the environment the first one's made (pipx's own cache; 9 s of CPU less)."""
+    takes the environment the first one's made (pipx's own cache)."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("not run: Node.js is not installed (the example adapter is JavaScript)")

@@ -96,9 +96,18 @@ def _running(places: list[tuple[str, set[int]]], found: dict[str, Any]) -> set[s
 def keyword(places: tuple[str, ...], found: dict[str, Any]) -> str:
     """A -k expression that selects the scenarios that run `places` (pytest's -k matches a
     name by part, so it may select a few more: that is safe)."""
-    names = scenarios(places, found)
+    return _selecting(scenarios(places, found), places, "agent")
+
+
+def functions_keyword(functions: tuple[Any, ...], found: dict[str, Any], component: str) -> str:
+    """A -k expression that selects the scenarios of `component`'s map `found` that call
+    `functions` (as `keyword`)."""
+    return _selecting(functions_scenarios(functions, found), functions, component)
+
+
+def _selecting(names: set[str], reach: tuple[Any, ...], component: str) -> str:
     if not names:
-        raise LookupError(f"no scenario of the agent component runs the reach {places}")
+        raise LookupError(f"no scenario of the {component} component runs the reach {reach}")
     return " or ".join(sorted(names))
 
 
