@@ -72,27 +72,16 @@ def main(argv: list[str]) -> None:
 def _save_before(save: Callable[[], None]) -> None:
     """`save` before the ends that run no `finally`: os._exit, an exec (os.execv and
     os.execve, through which the other exec functions go), a signal to itself."""
-    real_exit, real_execv, real_execve, real_kill = os._exit, os.execv, os.execve, os.kill
+    def saving(real: Callable[..., Any], when: Callable[..., bool] = lambda *_: True
+               ) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            if when(*args):
+                save()
+            return real(*args)
+        return call
 
-    def _exit(code: int) -> None:
-        save()
-        real_exit(code)
-
-    def execv(path: Any, args: Any) -> None:
-        save()
-        real_execv(path, args)
-
-    def execve(path: Any, args: Any, env: Any) -> None:
-        save()
-        real_execve(path, args, env)
-
-    def kill(pid: int, sig: int) -> None:
-        if pid == os.getpid():
-            save()
-        real_kill(pid, sig)
-
-    os._exit, os.kill = _exit, kill  # type: ignore[assignment]
-    os.execv, os.execve = execv, execve  # type: ignore[assignment]
+    os._exit, os.execv, os.execve = saving(os._exit), saving(os.execv), saving(os.execve)
+    os.kill = saving(os.kill, lambda pid, _sig: pid == os.getpid())
 
 
 if __name__ == "__main__":
