@@ -1,23 +1,24 @@
 """The transport suite catches served agents that break one requirement each.
 
-Each case runs the transport scenario of the requirement its defect breaks, with
-`--impl "dds:serve=python tests/miniatures/dds.py DEFECT serve"`; the runs go in parallel, each
-on its own domain, and the control run serves the reference itself.
+Each case runs the transport scenario of the requirement its defect breaks, in this test's
+process (tests/support/runsuite.py), with `--impl "dds:serve=python tests/miniatures/dds.py
+DEFECT serve"` on this worker's domain; the control serves the reference itself on the same
+scenarios. In the test's process, a case takes about a tenth of the CPU of a pytest of its own
+(docs/benchmarks.md): what it runs is the scenario alone, and the miniature is forked from the
+fork server the worker has already started (kit/drivers/forkserve.py).
 """
 
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("cyclonedds")
 
-from agent_tck.kit.run import plugin_args
-from tests.support.dds import PER_SLOT, ROOT, domain
+from agent_tck.kit import verdicts
+from tests.support.dds import ROOT, domain
+from tests.support.runsuite import scenario_results
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -46,53 +47,33 @@ CASES = {
     "takes-zero-timeouts": ("timeout_is_0", "TR-15"),
     "keeps-the-probe-quiet": ("asked_to_probe", "TR-10"),
 }
-CONTROL = "control"
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"
-WAVE = PER_SLOT // 2  # runs at once: each takes two of this worker's DDS domains
+DOMAIN = domain(8)  # and the one above it, which the driver takes too
 
 
-def finished(procs: dict[str, subprocess.Popen[str]]) -> dict[str, tuple[int, str]]:
-    """Each run's exit code and output; whatever is still running at the end is killed."""
-    runs = {}
-    try:
-        for defect, proc in procs.items():
-            out, _ = proc.communicate(timeout=110)
-            runs[defect] = (proc.returncode, out)
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    return runs
+def ran(serve: str, keyword: str) -> list[verdicts.ScenarioResult]:
+    """The scenarios `keyword` selects, run against the served agents `serve` starts."""
+    impl = f"dds:serve={serve};domain={DOMAIN};fork=on"
+    return [r for r in scenario_results(impl, ["transport"], keyword)
+            if r.verdict != verdicts.NOT_RUN]
 
 
-def launch(defect: str, keyword: str, domain_id: int, basetemp: Path) -> subprocess.Popen[str]:
-    serve = (f"{sys.executable} -m agent_tck.reference.dds serve" if defect == CONTROL else
-             f"{sys.executable} {MINIATURE} {defect} serve")
-    return subprocess.Popen(
-        [sys.executable, "-m", "pytest", *plugin_args(), "-q", "--no-header",
-         "--basetemp", str(basetemp / defect),
-         str(ROOT / "steps" / "suite" / "test_transport.py"), "-k", keyword,
-         "--impl", f"dds:serve={serve};domain={domain_id};fork=on"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+@pytest.mark.parametrize("defect", sorted(CASES))
+def test_the_suite_catches_a_served_agent_with_one_defect(defect: str) -> None:
+    """Its scenario fails in a step that checks (an AssertionError), not because the served
+    agent could not be started (a serve command that is not there fails every scenario)."""
+    keyword, requirement = CASES[defect]
+    results = ran(f"{sys.executable} {MINIATURE} {defect} serve", keyword)
+    assert [(r.verdict, requirement in r.reqs) for r in results] == [(verdicts.FAILED, True)], [
+        (r.name, r.verdict, r.evidence[-2000:]) for r in results]
+    assert results[0].error.startswith("AssertionError"), results[0].evidence[-3000:]
+    assert "Refused" not in results[0].evidence, results[0].evidence[-3000:]
 
 
-def test_the_suite_catches_each_defect_and_the_reference_passes(tmp_path: Path) -> None:
-    """Every case's run, WAVE at a time (one test, so one worker starts them all)."""
+def test_the_reference_passes_every_scenario_of_the_cases() -> None:
+    """The control: the reference's own served agent, on every case's scenario."""
     everything = " or ".join(f"({k})" for k, _ in CASES.values())
-    cases = [*((d, k) for d, (k, _) in CASES.items()), (CONTROL, everything)]
-    runs = {}
-    for start in range(0, len(cases), WAVE):
-        wave = cases[start:start + WAVE]
-        runs.update(finished({d: launch(d, k, domain(2 * i), tmp_path)
-                              for i, (d, k) in enumerate(wave)}))
-    code, out = runs.pop(CONTROL)
-    assert code == 0, out
-    for defect, (code, out) in runs.items():
-        summary = out.strip().splitlines()[-1]
-        assert code == 1, f"{defect}: {out}"
-        assert "1 failed" in summary and "passed" not in summary, f"{CASES[defect][1]}: {summary}"
-        # The scenario fails in a step that checks (an AssertionError), not because the served
-        # agent could not be started (a serve command that is not there fails every scenario).
-        checked = re.search(r"^E +AssertionError", out, re.M)
-        assert checked and "Refused" not in out, f"{defect}: {out[-3000:]}"
+    results = ran(f"{sys.executable} -m agent_tck.reference.dds serve", everything)
+    assert {r.verdict for r in results} == {verdicts.PASSED}, [
+        (r.name, r.verdict, r.evidence[-2000:]) for r in results if r.verdict != "passed"]
+    assert {req for _, req in CASES.values()} <= {req for r in results for req in r.reqs}
