@@ -3,9 +3,9 @@
 Each case runs the transport scenario of the requirement its defect breaks, in this test's
 process (tests/support/runsuite.py), with `--impl "dds:serve=python tests/miniatures/dds.py
 DEFECT serve"` on this worker's domain; the control serves the reference itself on the same
-scenarios. In the test's process, a case takes about a tenth of the CPU of a pytest of its own
-(docs/benchmarks.md): what it runs is the scenario alone, and the miniature is forked from the
-fork server the worker has already started (kit/drivers/forkserve.py).
+scenarios. In the test's process the 23 runs take less than half the CPU of a pytest process
+each (docs/benchmarks.md): what a case runs is its scenario alone, and its served agent is
+forked from the fork server the worker has already started (kit/drivers/forkserve.py).
 """
 
 from __future__ import annotations
