@@ -16,7 +16,7 @@ import pytest
 from agent_tck.kit.registry import load
 from tests.miniatures import runner as miniatures
 from tests.support import once, reach
-from tests.support.runsuite import failing, failing_in, scenario_results, verdicts_for
+from tests.support.runsuite import failing_in, scenario_results, verdicts_for
 
 # Nested conformance runs of the broken runners: each scenario has its own deadline in it; the
 # project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -72,14 +72,10 @@ def runner_map(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_broken_runner_fails_exactly_its_requirements(name: str,
                                                       request: pytest.FixtureRequest) -> None:
-    impl = f"python:tests.miniatures.runner:{name}"
-    if reach.WHOLE:
-        assert failing(impl, ["runner"]) == CASES[name]
-        return
-    keyword = reach.functions_keyword(getattr(miniatures, name).functions,
-                                      request.getfixturevalue("runner_map"), "runner")
-    results = scenario_results(impl, ["runner"], keyword)
-    assert failing_in(results, ["runner"], selected=True) == CASES[name]
+    keyword = None if reach.WHOLE else reach.functions_keyword(
+        getattr(miniatures, name).functions, request.getfixturevalue("runner_map"), "runner")
+    results = scenario_results(f"python:tests.miniatures.runner:{name}", ["runner"], keyword)
+    assert failing_in(results, ["runner"], selected=keyword is not None) == CASES[name]
 
 
 def test_reference_passes_every_requirement() -> None:
