@@ -110,8 +110,12 @@ class TransportWorld(World):
         return rids
 
     def label(self, name: str) -> str:
-        """The scenario's label of the agent named `name`."""
-        return next(label for label, known in self.names.items() if known == name)
+        """The scenario's label of the agent named `name`; an agent this scenario did not
+        start (another run's on the same DDS domain) fails the scenario, saying so."""
+        found = [label for label, known in self.names.items() if known == name]
+        assert found, (f"{name!r} is none of this scenario's agents {self.names}: another run "
+                       f"shares DDS domain {self.dds.domain}")
+        return found[0]
 
     def replier(self, rid: str) -> str:
         """The label of the agent whose reply answered `rid`."""

@@ -111,3 +111,21 @@ def test_a_served_agent_is_given_only_what_a_command_line_carries(
     why = _uncarried(key, value)
     assert (why is None) == carried, why
     assert why is None or why.startswith(key), why
+
+
+def test_a_reply_from_an_agent_the_scenario_did_not_start_fails_it_saying_so(
+        tmp_path: Path) -> None:
+    """Another run's served agent on the same domain can take a request; the judge names it and
+    the domain, where a bare lookup failed with an empty StopIteration."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from agent_tck.steps.transport_steps import TransportWorld
+
+    driver = SimpleNamespace(domain=101, replies=lambda rid: [{"service_instance_tag": "tck-2-1"}])
+    world = TransportWorld(cast("Any", driver), tmp_path, 1.0, cast("Any", None),
+                           names={"A": "tck-7-1", "B": "tck-7-2"})
+    assert world.label("tck-7-2") == "B"
+    with pytest.raises(AssertionError, match=r"'tck-2-1' is none of this scenario's agents .*"
+                                             r"shares DDS domain 101"):
+        world.replier("r1")
