@@ -5,8 +5,10 @@ names any command taking the same flags), started with the scenario's settings a
 fake harness on its PATH. The driver waits for READY on the monitoring topic, sends requests
 addressed to that agent by name, and reports the states and stream events the agent
 published for each request. Cyclone DDS runs with the shipped loopback configuration unless
-`config=FILE` says otherwise; the domain id defaults to one derived from the process id so
-parallel runs do not meet.
+`config=FILE` says otherwise. The domain id defaults to one derived from the pytest-xdist worker
+or the process id; the driver claims it, and the one above it, on this machine
+(kit.drivers.domains), moving to the next free pair when another run holds them, so parallel
+runs do not meet.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from agent_tck.kit.drivers import forkserve
+from agent_tck.kit.drivers import domains, forkserve
 from agent_tck.kit.drivers.base import (
     INHERITED_ENV,
     ImplInfo,
@@ -56,7 +58,7 @@ STOP_TIMEOUT = 15.0
 MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
-MAX_DOMAIN = 232
+MAX_DOMAIN = domains.HIGHEST
 SERVE = [sys.executable, "-m", "agent_tck.reference.dds", "serve"]
 PRELOAD = ("agent_tck.reference.dds.cli", "agent_tck.reference.dds.service")
 
@@ -67,7 +69,8 @@ Process = subprocess.Popen[bytes] | Forked  # a served agent: started anew, or f
 def default_domain() -> int:
     """Each pytest-xdist worker its own pair, 100 and 101 for the first (the transport
     scenarios use the next domain up), up to 226 and 227 for the 64th, the most `-n` takes;
-    elsewhere 100..199, the pid spreading concurrent runs."""
+    elsewhere 100..199, the pid spreading concurrent runs. The pair a driver would like: it
+    takes the next free one when another run holds it (kit.drivers.domains)."""
     worker = xdist_worker()
     return 100 + 2 * worker if worker is not None else 100 + os.getpid() % 100
 
@@ -161,7 +164,6 @@ class DdsDriver(ProtocolDriver):
         except ValueError:
             raise UsageError(
                 f"--impl dds: domain must be a number, got {opts['domain']!r}") from None
-        self.domain = (domain + domain_offset) % (MAX_DOMAIN + 1)
         self.config = config = usable_config(Path(opts.get("config") or LOOPBACK).resolve())
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
@@ -178,7 +180,16 @@ class DdsDriver(ProtocolDriver):
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), served_backends(opts.get("backends")))
         self.cwd = os.getcwd()
-        self.wire = Wire(self.domain)
+        # the pair this driver holds on this machine until `close` (kit.drivers.domains): the
+        # named one, or the first free one from the default
+        self.claimed: int | None = domains.claim(domain % (MAX_DOMAIN + 1),
+                                                 chosen="domain" in opts)
+        self.domain = (self.claimed + domain_offset) % (MAX_DOMAIN + 1)
+        try:
+            self.wire = Wire(self.domain)
+        except BaseException:
+            self.release()
+            raise
         self.wires = [self.wire]  # the first is the driver's own; more with `add_clients`
         self.sent: dict[str, Wire] = {}
         self.served: dict[str, Served] = {}
@@ -290,6 +301,13 @@ class DdsDriver(ProtocolDriver):
         for wire in self.wires:
             wire.close()
         shutil.rmtree(self.logs, ignore_errors=True)
+        self.release()
+
+    def release(self) -> None:
+        """Let the claim on this driver's domains go (once)."""
+        if self.claimed is not None:
+            domains.release(self.claimed)
+            self.claimed = None
 
     # --- beyond the protocol: what the transport steps need --------------------------------
 

@@ -35,8 +35,9 @@ def xdist_slot(offset: int) -> int:
     """The pytest-xdist worker number whose DDS domains (kit.drivers.dds.default_domain, and the
     transport's one above it) are this worker's `offset` and `offset + 1`: for a nested run
     that takes its domains from its worker number, as a mutation judge does. Without it such a
-    run takes gw0's pair, and its served agents answered the requests of the suite's own
-    transport scenarios in the real gw0 (a CI run failed so)."""
+    run wants gw0's pair, the suite's own gw0's: before runs claimed their domains
+    (kit/drivers/domains.py), a judge's served agent answered a request of a transport
+    scenario in gw0, and a CI run failed so."""
     first, _ = domain(offset), domain(offset + 1)
     if first % 2:
         raise ValueError(f"DDS test domain offset {offset} gives {first}, not the even first "
