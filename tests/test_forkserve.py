@@ -21,6 +21,8 @@ from agent_tck.kit.observe import process_state
 
 PROBE = """\
 import json, os, signal, sys, time
+while os.environ.get("GATE") and not os.path.exists(os.environ["GATE"]):
+    time.sleep(0.01)
 if sys.argv[1] == "deaf":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if sys.argv[1] in ("sleep", "deaf"):
@@ -177,11 +179,20 @@ def _signals(pid: int) -> str:
 
 def test_a_closed_server_reports_the_codes_it_had_said(
         server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
-    """An end the server reported before it was closed is that child's code, not the
-    parent-death signal of those still running."""
-    ended = probe(server, tmp_path, env, "3")
-    assert until(lambda: process_state(ended.pid) == "Z", 30.0)
+    """An end that came before the server was closed is that child's code, not the
+    parent-death signal of those still running, even when the server reads its stdin's end
+    before the SIGCHLD of that child (under load, it said -SIGTERM for both)."""
+    gate = tmp_path / "gate"
+    ended = probe(server, tmp_path, {**env, "GATE": str(gate)}, "3")
     running = probe(server, tmp_path, env, "sleep")
+    os.kill(server.proc.pid, signal.SIGSTOP)  # so that its stdin's end comes first
+    try:
+        gate.touch()
+        assert until(lambda: process_state(ended.pid) == "Z", 30.0)
+        assert server.proc.stdin is not None
+        server.proc.stdin.close()
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
     server.close()
     assert (ended.poll(), running.poll()) == (3, -signal.SIGTERM)
 

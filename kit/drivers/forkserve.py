@@ -107,7 +107,8 @@ def serve(preload: Sequence[str]) -> None:
                 _ended(live)
                 continue
             data = os.read(0, 65536)
-            if not data:
+            if not data:  # closed: first the ends that came before, whose SIGCHLD may wait
+                _ended(live)  # unread in this round of events
                 return
             pending += data
             while b"\n" in pending:
