@@ -26,7 +26,6 @@ from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
 from mutation.workers import Worker, make_copy
-from tests.support.dds import domain, xdist_slot
 
 operators.register()
 
@@ -654,14 +653,10 @@ def test_an_entry_of_the_nth_same_line_of_a_function_lists_that_one_alone() -> N
     assert [m.outcome if m else None for m in outcomes] == ["survived", "equivalent"]
 
 
-JUDGE_DOMAINS = 5  # tests.support.dds offsets 5 and 6: no other module of this worker's
-
-
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
-    # as a session's judges run; its DDS domains are this test worker's, not gw0's
     worker = Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120,
-                    slot=xdist_slot(JUDGE_DOMAINS), sandbox=workers.sandbox())
+                    sandbox=workers.sandbox())  # as a session's judges run
     yield worker
     worker.close()  # its warm judges
 
@@ -1067,17 +1062,6 @@ def test_each_judge_has_dds_domains_of_its_own(tmp_path: Path,
         monkeypatch.setenv("PYTEST_XDIST_WORKER", env["PYTEST_XDIST_WORKER"])
         domains += [default_domain(), default_domain() + 1]  # the transport's is one up
     assert len(set(domains)) == len(domains) and (min(domains), max(domains)) == (100, 199)
-
-
-def test_a_judge_in_the_tests_takes_the_domains_of_its_test_worker(
-        worker: Worker, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent_tck.kit.drivers.dds import default_domain
-
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", worker.env["PYTEST_XDIST_WORKER"])
-    assert (default_domain(), default_domain() + 1) == (domain(JUDGE_DOMAINS),
-                                                        domain(JUDGE_DOMAINS + 1))
-    with pytest.raises(ValueError, match="offset 4 gives"):  # an odd first domain: no worker's
-        xdist_slot(4)
 
 
 @pytest.mark.parametrize("jobs", ["0", "51"])

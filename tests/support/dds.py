@@ -31,20 +31,6 @@ def domain(offset: int) -> int:
     return BASE_DOMAIN + offset
 
 
-def xdist_slot(offset: int) -> int:
-    """The pytest-xdist worker number whose DDS domains (kit.drivers.dds.default_domain, and the
-    transport's one above it) are this worker's `offset` and `offset + 1`: for a nested run
-    that takes its domains from its worker number, as a mutation judge does. Without it such a
-    run wants gw0's pair, the suite's own gw0's: before runs claimed their domains
-    (kit/drivers/domains.py), a judge's served agent answered a request of a transport
-    scenario in gw0, and a CI run failed so."""
-    first, _ = domain(offset), domain(offset + 1)
-    if first % 2:
-        raise ValueError(f"DDS test domain offset {offset} gives {first}, not the even first "
-                         "of a worker's pair")
-    return (first - 100) // 2
-
-
 def start_served(name: str, domain_id: int, path: str, *args: str,
                  env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """`python -m agent_tck.reference.dds serve` with `path` as its PATH (the fake harness)."""
