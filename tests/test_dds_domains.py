@@ -102,12 +102,9 @@ def test_a_lock_file_that_is_a_link_is_passed_over_and_never_written(locks: Path
     assert victim.read_text() == "keep me"
 
 
-def test_a_lock_file_the_run_may_only_read_still_locks(
-        locks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another user's lock file, which this user may not write (faked: root may write any)."""
-    locks.mkdir()
-    (locks / "180.lock").write_text("")
-    (locks / "181.lock").write_text("")
+def read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file another user's, which this user may read and not write (faked: root may
+    write any)."""
     opened = os.open
 
     def another_users(path: str, flags: int, mode: int = 0o777) -> int:
@@ -116,6 +113,25 @@ def test_a_lock_file_the_run_may_only_read_still_locks(
         return opened(path, flags, mode)
 
     monkeypatch.setattr(os, "open", another_users)
+
+
+def test_a_named_pipe_at_a_lock_path_the_run_may_only_read_is_passed_over(
+        locks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opened read-only, a FIFO would wait for a writer that never comes."""
+    locks.mkdir()
+    os.mkfifo(locks / "190.lock")
+    (locks / "191.lock").write_text("")
+    read_only(monkeypatch)
+    with pytest.raises(UsageError, match=r"190\.lock is not a regular file"):
+        domains.claim(190, chosen=True)
+
+
+def test_a_lock_file_the_run_may_only_read_still_locks(
+        locks: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    locks.mkdir()
+    (locks / "180.lock").write_text("")
+    (locks / "181.lock").write_text("")
+    read_only(monkeypatch)
     assert domains.claim(180, chosen=True) == 180
     other = subprocess.run([sys.executable, "-c", HOLDS, str(locks), "180"], input="",
                            capture_output=True, text=True, timeout=60, check=False)

@@ -40,12 +40,12 @@ def claim(preferred: int, *, chosen: bool = False) -> int:
         return _take(_moved[preferred])
     starts = [preferred] if chosen else [
         *range(preferred, HIGHEST, 2), *range(LOWEST + (preferred - LOWEST) % 2, preferred, 2)]
-    holders: list[str] = []
+    holder: str | None = None
+    _prepare()
     for first in starts:
-        pair = _pair(first)
-        new = [domain for domain in pair if domain not in _held]
-        holders = [holder for domain in new if (holder := _hold(domain)) is not None]
-        if not holders:
+        new = [domain for domain in _pair(first) if domain not in _held]
+        holder = next((why for domain in new if (why := _hold(domain)) is not None), None)
+        if holder is None:
             if not chosen:
                 _moved[preferred] = first
             return _take(first)
@@ -53,7 +53,7 @@ def claim(preferred: int, *, chosen: bool = False) -> int:
             _let_go(domain)
     if chosen:
         raise UsageError(f"--impl dds: DDS domain {preferred} or {_pair(preferred)[1]} is "
-                         f"taken: {holders[0]}; name another with dds:domain=N, or leave "
+                         f"taken: {holder}; name another with dds:domain=N, or leave "
                          "domain out")
     raise DriverError(f"no pair of DDS domains from {LOWEST} to {HIGHEST} is free on this "
                       f"machine: other runs hold them all ({LOCKS})")
@@ -102,20 +102,26 @@ def _hold(domain: int) -> str | None:
     return None
 
 
-def _open(path: Path) -> int | str:
-    """A descriptor of the lock file at `path`, made if need be (readable by every user's run,
-    writable by all where they may), or why it is not one to use."""
+def _prepare() -> None:
+    """`LOCKS`, made if need be, where every user's runs claim, each in files of its own
+    making."""
     with contextlib.suppress(FileExistsError):
         LOCKS.mkdir(mode=0o777, parents=True)
-        LOCKS.chmod(0o1777)  # every user's runs claim here, each in files of its own making
+        LOCKS.chmod(0o1777)
     if LOCKS.is_symlink() or not LOCKS.is_dir():
         raise DriverError(f"cannot claim DDS domains: {LOCKS} is not a folder")
+
+
+def _open(path: Path) -> int | str:
+    """A descriptor of the lock file at `path`, made if need be (readable by every user's run,
+    writable by all where they may), or why it is not one to use. Never blocks: a named pipe
+    there is opened without waiting for a writer, then passed over."""
     create = os.O_RDWR | os.O_CREAT | os.O_EXCL
     # another user's file is locked read-only; one made by another run between the tries to
     # open it and to make it is opened after all
     for flags in (os.O_RDWR, os.O_RDONLY, create, os.O_RDWR, os.O_RDONLY):
         try:
-            fd = os.open(path, flags | os.O_NOFOLLOW, 0o666)
+            fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
         except (FileNotFoundError, FileExistsError):
             continue
         except PermissionError:
