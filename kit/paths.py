@@ -1,6 +1,7 @@
 """Where the spec lives: the feature files, the requirement registries, the schemas, the
 fixtures and the documents the spec cites (`docs/decisions.md`), read as package data of
-`agent_tck` (the same in a checkout and in a wheel).
+`agent_tck` (the same in a checkout and in a wheel); and the pytest configuration of a
+conformance run (`RUN_INI`).
 
 `PACKAGE` is the installed `agent_tck` folder; in a checkout it is `src/agent_tck`, whose
 folders link to the repository's top-level ones. `CHECKOUT` is the repository root when
@@ -18,6 +19,7 @@ SCHEMAS = PACKAGE / "schemas"
 FIXTURES = PACKAGE / "fixtures"
 DOCS = PACKAGE / "docs"  # in a wheel: only the documents the spec's site renders
 SUITE = PACKAGE / "steps" / "suite"
+RUN_INI = PACKAGE / "kit" / "run.ini"  # `agent-tck run`'s own, never the user's (kit/run.py)
 _ABOVE = PACKAGE.resolve().parent.parent
 CHECKOUT: Path | None = _ABOVE if (_ABOVE / "pyproject.toml").is_file() else None
 # The repository root for tools that only run from a checkout (benchmarks, the flake hunt).

@@ -7,7 +7,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import TextIO
@@ -20,7 +20,7 @@ from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import UsageError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.options import add_shared
-from agent_tck.kit.paths import PACKAGE, SUITE
+from agent_tck.kit.paths import PACKAGE, RUN_INI, SUITE
 from agent_tck.kit.progress import Progress
 from agent_tck.kit.registry import COMPONENTS
 
@@ -78,7 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
     """The pytest arguments of a run; for a session started under `hermetic()` (they name the
-    plugins that autoload would load too)."""
+    plugins that autoload would load too). The run's own configuration (`RUN_INI`) and no
+    conftest.py above the suite (`--confcutdir`): the project a run is started from or
+    installed in has no say in it (a conftest.py of its could pass a broken implementation)."""
     modules = [SUITE / f"test_{c.replace('-', '_')}.py" for c in args.component] or [SUITE]
     found = [str(m) for m in modules if m.exists()]
     if not found:
@@ -86,8 +88,12 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     adapter_timeout = getattr(args, "adapter_timeout", DEFAULT_TIMEOUT)
     argv = [
         *found,
+        "-c",
+        str(RUN_INI),
         "--rootdir",
         str(PACKAGE),
+        "--confcutdir",
+        str(SUITE),
         "-p",
         "no:cacheprovider",
         "--impl",
@@ -155,21 +161,34 @@ def report_path(text: str) -> Path:
 RUN_PLUGINS = ("pytest_bdd.plugin", "pytest_timeout", "xdist.plugin", "xdist.looponfail",
                "agent_tck.kit.plugin")
 AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+# pytest's settings in the environment as a run's sessions have them (None: unset): autoload
+# off, and none of the user's options (PYTEST_ADDOPTS), plugins (PYTEST_PLUGINS, loaded even
+# with autoload off) or timeout (PYTEST_TIMEOUT, which pytest-timeout takes before the run's
+# own `timeout`).
+SEALED_ENVIRONMENT: Mapping[str, str | None] = {
+    AUTOLOAD_OFF: "1", "PYTEST_ADDOPTS": None, "PYTEST_PLUGINS": None, "PYTEST_TIMEOUT": None,
+}
 
 
 @contextlib.contextmanager
 def hermetic() -> Iterator[None]:
-    """pytest's plugin autoload off for the sessions started in the block (`pytest_args`
-    names every plugin a run needs), and for their xdist workers, which inherit it."""
-    before = os.environ.get(AUTOLOAD_OFF)
-    os.environ[AUTOLOAD_OFF] = "1"
+    """The environment of `SEALED_ENVIRONMENT` for the sessions started in the block, and for
+    their xdist workers, which inherit it (`pytest_args` names every plugin a run needs);
+    as it was afterwards."""
+    before = {name: os.environ.get(name) for name in SEALED_ENVIRONMENT}
+    _set_environment(SEALED_ENVIRONMENT)
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop(AUTOLOAD_OFF, None)
+        _set_environment(before)
+
+
+def _set_environment(values: Mapping[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
         else:
-            os.environ[AUTOLOAD_OFF] = before
+            os.environ[name] = value
 
 
 def plugin_args() -> list[str]:
