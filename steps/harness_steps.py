@@ -13,12 +13,12 @@ from pytest_bdd import given, parsers, then, when
 
 from agent_tck.doubles.harness.lines import as_printed
 from agent_tck.doubles.harness.rig import HarnessRig
-from agent_tck.doubles.harness.script import HARNESS_NAMES, read_record
+from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
 from agent_tck.kit.verdicts import not_applicable
-from agent_tck.steps.agent_steps import agent_with_running_timeout, creation_refused
+from agent_tck.steps.agent_steps import START_SLACK, agent_with_running_timeout, creation_refused
 from agent_tck.steps.world import AgentWorld
 
 
@@ -267,6 +267,40 @@ def harness_ignores_stdin(world: AgentWorld, text: str) -> None:
 def harness_slow_real(world: AgentWorld, seconds: float, text: str) -> None:
     """A pause that is not the scenario's subject: real seconds, never scaled."""
     world.new_script().init().add("sleep_real", seconds).text(text).done()
+
+
+CHATTER_RATE = 5  # lines per timeout: far more often than a timer reset by output could fire
+CHATTER_SPAN = 3  # the chatter lasts this many times the longest a correct answer takes
+MOSTLY_SILENT = 0.9  # "prints nothing for most of the timeout": this part of it
+
+
+@given(parsers.re(r"the harness (?P<silent>prints nothing for most of the timeout, then )?"
+                  r"keeps printing (?P<what>text events|tool events|stderr lines) long past "
+                  r'the deadline, then answers "(?P<text>[^"]*)"$'))
+def harness_chatters(world: AgentWorld, what: str, text: str, silent: str | None) -> None:
+    """Signs of life well past the deadline: a line CHATTER_RATE times per timeout (real
+    seconds, as the running timeout is), for CHATTER_SPAN times the timeout plus the grace
+    period plus START_SLACK; then the answer, for a wrapper that let it run. Silent first
+    for most of the timeout: a deadline counted from the first line runs on past the
+    request's."""
+    timeout = world.settings["timeout"]
+    longest = timeout + world.settings["grace_period"] + START_SLACK
+    script = world.new_script()
+    if silent:
+        script.add("sleep_real", timeout * MOSTLY_SILENT)
+    script.init().add("chatter", {"lines": _chatter(script, what), "every": timeout / CHATTER_RATE,
+                                  "for": CHATTER_SPAN * longest, "stderr": what == "stderr lines"})
+    script.text(text).done()
+
+
+def _chatter(script: Script, what: str) -> list[Any]:
+    """The lines a CLI at work prints, in the backend's own shapes, to be cycled."""
+    if what == "stderr lines":
+        return ["working...", "still working..."]
+    if what == "tool events":
+        return [script.profile.tool(f"call_{n}", result=done) for n in (1, 2)
+                for done in (False, True)]
+    return [script.text_line(f"working, step {n}") for n in (1, 2, 3)]
 
 
 @then(parsers.parse('the harness received "{prompt}" as its prompt, not as an option'))

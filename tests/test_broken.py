@@ -60,6 +60,9 @@ CASES = {
     "KeepsNestingVariable": {"AG-H11"},
     "IgnoresStripEnv": {"AG-H12"},
     "CrashesOnBrokenPipe": {"AG-H13", "AG-H21"},
+    # Its deadline is a limit on silence (reset by each line), or starts at the first line.
+    "RestartsItsTimerOnEachLine": {"EH-1.1"},
+    "CountsItsTimeoutFromTheFirstLine": {"EH-1.1"},
     "KillsLate": {"AG-D6.2"},
     "TermsTwice": {"AG-D6.2"},
     # Without the reaper, what the CLI started in a session of its own outlives a killed

@@ -59,6 +59,9 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   trickle: {"data": text, "piece": n, "sleep": s}  data in writes of n bytes, s (scaled) apart,
                                                   each once the last was read (2 s in all)
   deep: n (one JSON line nested n arrays deep, of a type no CLI prints)
+  chatter: {"lines": [values], "every": s, "for": s, "stderr": bool}  one line every s real
+           seconds, cycling through `lines`, for that long: a CLI that keeps showing signs
+           of life (JSON values to stdout; with "stderr", texts to stderr)
 """
 
 from __future__ import annotations
@@ -238,6 +241,15 @@ class Harness:
             self.write(data[start : start + piece])
             _wait_until_read(drained_by)
             self.op_sleep(arg["sleep"])
+
+    def op_chatter(self, arg: dict[str, Any]) -> None:
+        say = self.op_err if arg.get("stderr") else self.op_line
+        ends = time.monotonic() + arg["for"]
+        for value in itertools.cycle(arg["lines"]):
+            if time.monotonic() >= ends:
+                return
+            say(f"{value}\n" if arg.get("stderr") else value)
+            self.op_sleep_real(arg["every"])
 
     def op_deep(self, depth: int) -> None:
         self.write(b'{"type":"agent-tck.deep","data":' + b"[" * depth + b"]" * depth + b"}\n")

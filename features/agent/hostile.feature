@@ -330,6 +330,46 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the agent is READY
 
 
+  Rule: The timeout is a deadline for the whole request, not a limit on silence
+    Seed 001 has the agent stop the subprocess when it "exceeds timeout": a deadline for the
+    request. A wrapper in a hurry restarts its timer whenever the CLI prints a line (signs of
+    life), so a CLI that keeps printing more often than the timeout (a long run of tool
+    calls, a progress log on stderr, a model caught in a loop) is never stopped, and the
+    request runs on for ever. Here the CLI prints a line five times per timeout, long past
+    the timeout plus the grace period, and only then answers: the request still ends at its
+    deadline with status 3, within the timeout plus the grace period (plus 2 s to start and
+    reap the CLI, as D-6 states), whatever the CLI prints and on whichever stream. A
+    deadline counted from the CLI's first line instead of the request's start is the same
+    mistake seen from the other end: a CLI silent for most of the timeout, then chatty, is
+    stopped at the request's deadline too. These scenarios check EH-1.1, the seed's own
+    rule: a CLI that is never stopped exceeds its timeout.
+
+    @req:EH-1.1
+    Scenario Outline: A CLI that keeps printing <what> is still stopped at the deadline
+      Given an agent for the "claude" backend with a timeout of 10 seconds
+      And the harness keeps printing <what> long past the deadline, then answers "too late"
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+      And the agent is READY
+
+      Examples:
+        | what         |
+        | text events  |
+        | tool events  |
+        | stderr lines |
+
+    @req:EH-1.1
+    Scenario: A CLI silent for most of the timeout, then printing, is stopped at the request's deadline
+      Given an agent for the "claude" backend with a timeout of 150 seconds
+      And the harness prints nothing for most of the timeout, then keeps printing text events long past the deadline, then answers "too late"
+      When the agent answers "Hello"
+      Then the response status is 3
+      And the answer came within the timeout plus the grace period
+      And neither the harness nor its grandchild is left running
+
+
   Rule: Creating an agent never waits on the CLI
     A wrapper that runs the CLI when an agent is created (a version query, a login check)
     holds up its caller for as long as the CLI takes, and forever when the CLI hangs: the

@@ -1196,6 +1196,44 @@ class TermsTheGroupOnly(_Supervised):
     supervisor = _TermsTheGroupOnly
 
 
+class _TimerOfSilence(Supervisor):
+    def __init__(self, proc: Any, timeout: float, *args: Any) -> None:
+        super().__init__(proc, timeout, *args)
+        self.timeout = timeout
+
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        read = super()._read(fd, splitter)
+        if read and not self.timed_out:
+            self.deadline = time.monotonic() + self.timeout
+        return read
+
+
+class RestartsItsTimerOnEachLine(_Supervised):
+    """Restarts its deadline whenever the CLI prints (a limit on silence, not a deadline): a
+    CLI that keeps printing is never stopped."""
+
+    reach = ("reference/supervisor.py:Supervisor._enforce:self.timed_out = True",)
+
+    supervisor = _TimerOfSilence
+
+
+class _TimerFromTheFirstLine(_TimerOfSilence):
+    def _read(self, fd: int, splitter: LineSplitter) -> bool:
+        first = self.output_at == 0.0
+        read = Supervisor._read(self, fd, splitter)
+        if read and first and not self.timed_out:
+            self.deadline = time.monotonic() + self.timeout
+        return read
+
+
+class CountsItsTimeoutFromTheFirstLine(_Supervised):
+    """Starts its deadline when the CLI first prints, not when the request starts."""
+
+    reach = ("reference/supervisor.py:Supervisor._enforce:self.timed_out = True",)
+
+    supervisor = _TimerFromTheFirstLine
+
+
 class _KillsLate(Supervisor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
