@@ -31,7 +31,7 @@ from agent_tck.kit.verdicts import (
 
 VERDICTS = (FAILED, ERRORED, PASSED, NA, NOT_RUN)  # a requirement's, worst first
 LEVELS = ("MUST", "SHOULD")
-MARKS = {PASSED: "\u2713", FAILED: "\u2717", SKIPPED: "-"}  # how a step went
+MARKS = {PASSED: "\u2713", FAILED: "\u2717", SKIPPED: "-", NA: "\u2205"}  # how a step went
 
 # What every page of the kit shares (the report, the matrix and the spec's site).
 BASE_CSS = """

@@ -80,6 +80,11 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., Any]) -> bool | None:
     return None
 
 
+def pytest_bdd_before_step(request: pytest.FixtureRequest, step: Any) -> None:
+    """Which step runs now, for a step that finds it judges nothing (verdicts.step_not_judged)."""
+    request.node.stash[verdicts.STEP] = step.name
+
+
 @functools.cache
 def _requirements() -> dict[str, registry.Requirement]:
     return registry.load()

@@ -41,6 +41,19 @@ def not_applicable(reason: str) -> NoReturn:
     raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
 
 
+# The steps of a running scenario that judged nothing of the implementation, each with why:
+# [step text, reason]. The scenario goes on; its other steps still judge it.
+UNJUDGED = pytest.StashKey[list[list[str]]]()
+STEP = pytest.StashKey[str]()  # the text of the step that runs now (the plugin sets it)
+
+
+def step_not_judged(node: pytest.Item, reason: str) -> None:
+    """The running step of `node`'s scenario does not apply to the implementation, for
+    `reason` (it checks what the implementation does not report): the step is "not
+    applicable" in the reports, and the scenario's verdict comes from its other steps."""
+    node.stash.setdefault(UNJUDGED, []).append([node.stash.get(STEP, ""), reason])
+
+
 PASSED, FAILED, ERRORED, NA, SKIPPED, NOT_RUN = (
     "passed",
     "failed",
@@ -128,10 +141,13 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
     `_gherkin` tells of it."""
     name, component, reqs = _identity(item)
     found: dict[str, Any] = {"name": name, "component": component, "reqs": list(reqs),
-                             "kind": None, "evidence": "", "error": "", **_gherkin(item)}
+                             "kind": None, "evidence": "", "error": "", **_gherkin(item),
+                             "unjudged": item.stash.get(UNJUDGED, [])}
     skip = call.excinfo.value if call.excinfo is not None else None
     if report.passed and report.when == "call":
         found["kind"] = PASSED
+        found["evidence"] = "\n".join(f"not judged: {step}: {why}"
+                                      for step, why in found["unjudged"])
     elif report.skipped:
         found["kind"] = NA if isinstance(skip, NotApplicable) else SKIPPED
         # An xfail's reason (its exception, whatever its words, is the expected failure); a
@@ -157,10 +173,13 @@ def _gherkin(item: pytest.Item) -> dict[str, Any]:
     if report is None:
         return {"title": "", "where": "", "steps": []}
     scenario = report.scenario
+    unjudged = {step for step, _ in item.stash.get(UNJUDGED, [])}
+    steps = [[keyword, text, NA if status == PASSED and text in unjudged else status]
+             for keyword, text, status in _steps(report)]
     # The suite reads features/<component>/: pytest-bdd names files from <component>/ on.
     return {"title": scenario.name,
             "where": f"features/{scenario.feature.rel_filename}:{scenario.line_number}",
-            "steps": _steps(report)}
+            "steps": steps}
 
 
 def _steps(report: Any) -> list[list[str]]:
@@ -182,7 +201,7 @@ def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
     if data.get("steps"):
         result.title, result.where, result.steps = data["title"], data["where"], data["steps"]
     if kind == PASSED and result.verdict == NOT_RUN:
-        result.verdict = PASSED
+        result.verdict, result.evidence = PASSED, data["evidence"]
     elif kind in (NA, SKIPPED):
         result.verdict, result.evidence = kind, data["evidence"]
     elif kind in (FAILED, ERRORED) and result.verdict not in (FAILED, ERRORED):

@@ -24,8 +24,8 @@ from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import still_running
 from agent_tck.kit.plugin import require_backend
-from agent_tck.kit.verdicts import not_applicable
-from agent_tck.steps.world import World
+from agent_tck.kit.verdicts import not_applicable, step_not_judged
+from agent_tck.steps.world import NO_EVENTS, World
 
 TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
@@ -244,9 +244,13 @@ def published_busy_then_ready(real: RealWorld) -> None:
 
 @then(parsers.parse("the request's events show {count:d} tool calls, each with its own id and "
                     'the name the CLI gave its tool, then the answer "{text}"'))
-def events_show_tools(real: RealWorld, count: int, text: str) -> None:
+def events_show_tools(real: RealWorld, count: int, text: str,
+                      request: pytest.FixtureRequest) -> None:
     assert real.results, "no request was made"
     events = real.results[-1].events
+    if events is None:
+        step_not_judged(request.node, NO_EVENTS)
+        return
     kinds = [e.get("kind") for e in events]
     starts = [i for i, kind in enumerate(kinds) if kind == "tool_start"]
     ids = {events[i].get("tool_id") for i in starts}

@@ -17,6 +17,10 @@ from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import Held
 
+# Why a step that checks the implementation's parser by its normalized events judges nothing.
+NO_EVENTS = ("the implementation does not report the normalized events it parsed "
+             "(reports_events: false), and this step checks its parser by them")
+
 
 @dataclass
 class World:

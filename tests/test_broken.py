@@ -261,3 +261,27 @@ def test_an_agent_that_omits_codexs_exec_fails_every_codex_request() -> None:
     assert {"RP-1.2", "RP-2.1", "EH-3.1"} <= {rid for r in failed for rid in r.reqs}
     refused = "error: unexpected argument '--json' found"
     assert any(refused in r.evidence for r in failed), [r.evidence[:300] for r in failed[:3]]
+
+# Seed 000's steps about the agent's own parser, in RP-1.1 and EH-3.1 (EH-3.2 for codex).
+PARSER_STEPS = "simple_text_response_from_claude or malformed_json_line or mixed_valid"
+
+
+def test_an_implementation_that_reports_no_events_is_judged_on_its_answers() -> None:
+    """Its parser's steps are not judged, each saying why; the rest of each scenario is."""
+    results = scenario_results("python:tests.miniatures.agent:ReportsNoEvents", ["agent"],
+                               f"({PARSER_STEPS}) and not gemini")
+    ran = [r for r in results if r.verdict != "not run"]
+    assert {rid for r in ran for rid in r.reqs} == {"RP-1.1", "EH-3.1", "EH-3.2"}
+    assert {r.verdict for r in ran} == {"passed"}, [(r.name, r.evidence) for r in ran]
+    unjudged = {text for r in ran for _, text, status in r.steps if status == "not applicable"}
+    assert unjudged == {"the subprocess stdout is read line by line.",
+                        "each line is passed to ClaudeBackend.parse_line.",
+                        "the valid result event is processed normally."}
+    assert all("not judged:" in r.evidence and "reports_events: false" in r.evidence
+               for r in ran if r.reqs != ("EH-3.2",)), ran
+
+
+def test_an_implementation_that_reports_no_events_still_fails_on_its_answers() -> None:
+    impl = "python:tests.miniatures.agent:ReportsNoEventsNorTheText"
+    results = scenario_results(impl, ["agent"], f"({PARSER_STEPS}) and not gemini")
+    assert failing_in(results, ["agent"], selected=True) == {"RP-1.1", "EH-3.1", "EH-3.2"}

@@ -84,16 +84,20 @@ class ImplInfo:
     version: str
     components: tuple[str, ...]
     backends: tuple[str, ...]
+    # It answers each request with the normalized events it parsed from the CLI's stream
+    # (decision D-2): the seed's steps about its internal parser are judged by them.
+    reports_events: bool = True
 
 
 @dataclass
 class RequestResult:
     """What the suite observes of one request: the response, the node events published
-    while it ran, and the normalized stream events the agent parsed."""
+    while it ran, and the normalized stream events the agent parsed (None: it does not
+    report them, `ImplInfo.reports_events`)."""
 
     response: dict[str, Any]
     states: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] | None = field(default_factory=list)
 
 
 class Driver(Protocol):

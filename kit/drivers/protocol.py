@@ -49,6 +49,7 @@ class ProtocolDriver(ABC):
             impl["version"],
             tuple(impl["components"]),
             tuple(impl["backends"]),
+            impl.get("reports_events", True),
         )
 
     def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
@@ -66,7 +67,20 @@ class ProtocolDriver(ABC):
     ) -> RequestResult:
         resume = {} if session_id is None else {"session_id": session_id}
         response = self.checked("agent.request", agent=agent, message=message, **resume)
-        return RequestResult(response["response"], response["states"], response["events"])
+        return RequestResult(response["response"], response["states"], self._events(response))
+
+    def _events(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The request's normalized events; None from an implementation that does not
+        report them (whatever it sent)."""
+        if not self.info.reports_events:
+            return None
+        if "events" not in response:
+            raise DriverError("agent.request: the implementation broke the protocol: it "
+                              "declared `reports_events` (the default) in `start` but its "
+                              "answer has no `events`; declare `\"reports_events\": false` "
+                              "if it does not report them")
+        events: list[dict[str, Any]] = response["events"]
+        return events
 
     def agent_request_concurrently(self, agent: str, messages: list[str]) -> list[RequestResult]:
         response = self.checked("agent.request_concurrently", agent=agent, messages=messages)

@@ -1554,3 +1554,25 @@ class DeclaresNothing(InProcessDriver):
     def __init__(self) -> None:
         super().__init__()
         self.info = replace(self.info, components=())
+
+class ReportsNoEvents(InProcessDriver):
+    """The reference as a wrapper that keeps none of the events it parsed (one built on an
+    SDK): `start` says `reports_events: false`, and no answer carries `events`."""
+
+    def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        response = super().call(cmd, **args)
+        if cmd == "start":
+            response["implementation"]["reports_events"] = False
+        response.pop("events", None)
+        return self.answer(response) if cmd == "agent.request" else response
+
+    def answer(self, response: dict[str, Any]) -> dict[str, Any]:
+        return response
+
+
+class ReportsNoEventsNorTheText(ReportsNoEvents):
+    """Reports no events, and answers every request with an empty message."""
+
+    def answer(self, response: dict[str, Any]) -> dict[str, Any]:
+        response["response"]["message"] = ""
+        return response
