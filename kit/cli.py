@@ -23,6 +23,7 @@ from typing import TextIO
 from agent_tck.kit import registry
 from agent_tck.kit.errors import TckError, UsageError
 from agent_tck.kit.options import duration
+from agent_tck.kit.text import printable
 
 USAGE_ERROR = 2
 
@@ -138,9 +139,9 @@ def main(
         return HANDLERS[args.command](args, out, err)
     except SystemExit as exc:  # --help, --version
         return int(exc.code or 0)
-    except TckError as exc:
+    except TckError as exc:  # its text can quote an implementation, or a file's name
         usage = exc.usage if isinstance(exc, UsageError) else ""
-        print(f"{usage}agent-tck: error: {exc}", file=err)
+        print(f"{usage}agent-tck: error: {printable(str(exc))}", file=err)
         return USAGE_ERROR
 
 

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tck.kit.errors import SpecError
-from agent_tck.kit.files import write_atomically
+from agent_tck.kit.errors import SpecError, UsageError
+from agent_tck.kit.files import read_bounded, write_atomically
 
+MAX_SOURCE_BYTES = 1 << 20  # a seed document: the largest is a few KB
 KEYWORDS = {"GIVEN": "Given", "WHEN": "When", "THEN": "Then", "AND": "And", "BUT": "But"}
 STEP = re.compile(r"^(GIVEN|WHEN|THEN|AND|BUT)\s+(\S.*)$")
 RULER = re.compile(r"^;\s*(=|-)\1{3,}\s*$")
@@ -190,9 +191,11 @@ def feature_name(doc: Document, fallback: str) -> str:
 def convert_file(src: Path, out_dir: Path, id_prefix: str, origin: str | None = None) -> Path:
     """Convert `src` into `out_dir/<stem>.feature`, written atomically; returns its path."""
     try:
-        text = src.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{src}: cannot read: {exc}") from exc
+        text = read_bounded(src, MAX_SOURCE_BYTES, "source").decode("utf-8")
+    except UsageError as exc:
+        raise SpecError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{src}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     doc = parse(text, str(src))
     fallback = src.stem.split("_", 1)[-1].replace("_", " ").capitalize()
     gherkin = render(

@@ -25,6 +25,7 @@ from typing import Any
 from agent_tck.kit import reports, verdicts
 from agent_tck.kit.gherkin import parse_document
 from agent_tck.kit.paths import PACKAGE
+from agent_tck.kit.text import json_written
 
 PROTOCOL_VERSION = "27.0.0"
 STATUS = {"passed": "PASSED", "failed": "FAILED", "skipped": "SKIPPED"}
@@ -32,8 +33,10 @@ Envelope = dict[str, Any]
 
 
 def render(run: reports.Run) -> str:
-    """The run's messages, one JSON object per line."""
-    return "".join(json.dumps(envelope, ensure_ascii=False) + "\n" for envelope in envelopes(run))
+    """The run's messages, one JSON object per line, in UTF-8 (as Cucumber writes them); the
+    evidence they quote made inert (kit/text.py)."""
+    return json_written("".join(json.dumps(envelope, ensure_ascii=False) + "\n"
+                                for envelope in envelopes(run)))
 
 
 def envelopes(run: reports.Run) -> Iterator[Envelope]:

@@ -1,6 +1,7 @@
 """The kit's own small YAML files (baselines, manifests, requirement registries), read as
-plain data: bounded in size, no anchors or aliases (a few hundred bytes of aliases can expand
-to gigabytes), UTF-8. Errors name the file and say what is wrong with it."""
+plain data: regular files bounded in size (`kit.files.read_bounded`), no anchors or aliases
+(a few hundred bytes of aliases can expand to gigabytes), UTF-8. Errors name the file and say
+what is wrong with it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from agent_tck.kit.errors import UsageError
+from agent_tck.kit.files import read_bounded
 
 MAX_BYTES = 1024 * 1024
 # libyaml's parser where PyYAML has it (ten times the pure-Python one's speed; the registry
@@ -22,11 +26,9 @@ class PlainYamlError(ValueError):
 def load(path: Path, what: str) -> Any:
     """The YAML document in `path` (a `what`, for the messages)."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise PlainYamlError(f"{what} {path}: cannot read: {exc.strerror or exc}") from exc
-    if len(data) > MAX_BYTES:
-        raise PlainYamlError(f"{what} {path}: {len(data)} bytes, over the limit of {MAX_BYTES}")
+        data = read_bounded(path, MAX_BYTES, what)
+    except UsageError as exc:
+        raise PlainYamlError(str(exc)) from None
     try:
         text = data.decode("utf-8")
         for event in yaml.parse(text, Loader=SafeLoader):

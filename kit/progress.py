@@ -24,8 +24,8 @@ PARAM = 40  # line) a line stays readable, and the runs of one scenario stay apa
 
 
 class Progress:
-    """pytest plugin: after the collector has read a scenario's last report (its teardown's),
-    one line of its verdict on `out`."""
+    """pytest plugin: after the collector has read a scenario's last report (its teardown's,
+    or pytest-xdist's of a worker that died running it), one line of its verdict on `out`."""
 
     def __init__(self, collector: verdicts.Collector, out: TextIO) -> None:
         self.collector, self.out, self.done = collector, out, 0
@@ -38,8 +38,17 @@ class Progress:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        result = self.collector.results.get(report.nodeid)
-        if report.when != "teardown" or result is None:
+        if report.when == "teardown":
+            self._ended(report.nodeid)
+
+    @pytest.hookimpl(trylast=True, optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str) -> None:
+        """A scenario whose worker died: it has no teardown, and is errored all the same."""
+        self._ended(crashitem)
+
+    def _ended(self, nodeid: str) -> None:
+        result = self.collector.results.get(nodeid)
+        if result is None:
             return
         self.done += 1
         total = max(len(self.collector.order), len(self.collector.results))

@@ -17,8 +17,9 @@ import yaml
 
 from agent_tck.kit import plainyaml
 from agent_tck.kit.drivers.base import ImplInfo
-from agent_tck.kit.errors import RegistryError
-from agent_tck.kit.text import markdown_inline, xml_safe
+from agent_tck.kit.errors import RegistryError, UsageError
+from agent_tck.kit.files import read_bounded
+from agent_tck.kit.text import markdown_inline, well_formed, well_formed_json, xml_safe
 from agent_tck.kit.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
@@ -38,6 +39,8 @@ class Run:
 
 
 def to_json(run: Run) -> str:
+    """The report as JSON (text escaped as JSON does, no lone surrogate: any JSON parser
+    reads it, strict ones too)."""
     header = {
         "suite": "agent-tck",
         "implementation": vars(run.impl)
@@ -67,7 +70,7 @@ def to_json(run: Run) -> str:
             "counts": _counts(v.verdict for v in run.verdicts),
         },
     }
-    return json.dumps(body, indent=2) + "\n"
+    return well_formed_json(json.dumps(body, indent=2)) + "\n"
 
 
 def _counts(verdicts: Iterable[str]) -> dict[str, int]:
@@ -174,8 +177,11 @@ def apply_baseline(verdicts: list[ReqVerdict], baseline: dict[str, str]) -> list
 
 
 def baseline_text(verdicts: list[ReqVerdict], run_date: str) -> str:
+    """The failing requirements as a baseline that `load_baseline` reads back: each reason
+    without a lone surrogate, which YAML writes as an escape its readers refuse."""
     entries = [
-        {"id": v.req.id, "reason": f"{v.verdict} on {run_date}: " + _first_line(v.scenarios)}
+        {"id": v.req.id,
+         "reason": well_formed(f"{v.verdict} on {run_date}: " + _first_line(v.scenarios))}
         for v in verdicts
         if v.verdict in BAD
     ]
@@ -228,13 +234,15 @@ def load_reports(paths: list[Path]) -> list[Judged]:
 
 
 def load_report(path: Path) -> Judged:
-    """One `agent-tck run --json` report; RegistryError naming the file and the JSON path."""
+    """One `agent-tck run --json` report; RegistryError naming the file and the JSON path.
+    Its text is someone else's: a lone surrogate in it is read as U+FFFD."""
     try:
-        size = path.stat().st_size
-        if size > MAX_REPORT_BYTES:
-            raise RegistryError(f"report {path}: {size} bytes, more than {MAX_REPORT_BYTES}")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raw = read_bounded(path, MAX_REPORT_BYTES, "report")
+    except UsageError as exc:
+        raise RegistryError(str(exc)) from None
+    try:
+        data = json.loads(well_formed_json(raw.decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RegistryError(f"report {path}: cannot read it as JSON: {exc}") from None
     where = f"report {path}"
     impl = _member(data, "header", dict, where, "$")

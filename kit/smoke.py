@@ -1,7 +1,9 @@
 """`agent-tck smoke --impl CMD`: does the adapter start, answer `start`, answer one request
 through the fake harness, and stop cleanly?
 
-Prints one line per check and a readable diagnosis of the first failure.
+Prints one line per check and a readable diagnosis of the first failure. Every line goes
+through `say`: the implementation's name, answers and errors are its own text, shown with their
+control characters escaped (kit/text.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from agent_tck.kit.drivers.protocol import PROTOCOL_VERSION
 from agent_tck.kit.drivers.stdio import AdapterProcess, StdioDriver
 from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.observe import still_running
+from agent_tck.kit.text import printable
 
 SMOKE_ANSWER = "agent-tck smoke: ok"
 
@@ -45,6 +48,11 @@ def diagnose_command(command: str) -> str | None:
     return None
 
 
+def say(line: str, out: TextIO) -> None:
+    """Print `line` with its control characters escaped."""
+    print(printable(line), file=out)
+
+
 def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
     problem = diagnose_command(command)
     if problem:
@@ -53,15 +61,12 @@ def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
         driver = StdioDriver(command, timeout=timeout)
     except DriverError as exc:
         hint = exc.explained()
-        print(f"FAIL start: {hint}\n{exc}" if hint else f"FAIL start: {exc}", file=out)
+        say(f"FAIL start: {hint}\n{exc}" if hint else f"FAIL start: {exc}", out)
         return 1
     info = driver.info
-    print(
-        f"ok   start: {info.name} {info.version} ({info.language}), protocol "
+    say(f"ok   start: {info.name} {info.version} ({info.language}), protocol "
         f"{PROTOCOL_VERSION}, components {', '.join(info.components) or 'none'}, "
-        f"backends {', '.join(info.backends) or 'none'}",
-        file=out,
-    )
+        f"backends {', '.join(info.backends) or 'none'}", out)
     requested = _request(driver, out)
     process = driver.process
     driver.close()
@@ -75,8 +80,7 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
     be the harness's. A stall is explained from what the harness saw."""
     info = driver.info
     if "agent" not in info.components or not info.backends:
-        print("skip request: the implementation declares no agent component with a backend",
-              file=out)
+        say("skip request: the implementation declares no agent component with a backend", out)
         return True
     backend = info.backends[0]
     with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
@@ -86,15 +90,15 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
             agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": rig.path()}})
             response = driver.agent_request(agent, "agent-tck smoke").response
         except DriverError as exc:
-            print(f"FAIL request: {_stall(rig, backend)}\n{exc}", file=out)
+            say(f"FAIL request: {_stall(rig, backend)}\n{exc}", out)
             return False
         finally:
             _end_harnesses(rig)
     if (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER):
-        print(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
-              f"{backend}, got {response!r}", file=out)
+        say(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
+            f"{backend}, got {response!r}", out)
         return False
-    print(f"ok   request: the fake {backend} answered through the implementation", file=out)
+    say(f"ok   request: the fake {backend} answered through the implementation", out)
     return True
 
 
@@ -125,7 +129,7 @@ def _end_harnesses(rig: HarnessRig) -> None:
 def _report_stop(process: AdapterProcess, out: TextIO) -> int:
     code = process.proc.returncode
     noise = process.stderr_tail().strip()
-    print(f"{'ok  ' if code == 0 else 'FAIL'} stop: exit code {code}", file=out)
+    say(f"{'ok  ' if code == 0 else 'FAIL'} stop: exit code {code}", out)
     if noise:
-        print(f"note stderr: the adapter wrote to stderr: {noise[-300:]!r}", file=out)
+        say(f"note stderr: the adapter wrote to stderr: {noise[-300:]!r}", out)
     return 0 if code == 0 else 1

@@ -90,11 +90,14 @@ class ReqVerdict:
 
 class Collector:
     """pytest plugin: one ScenarioResult per selected scenario, from the outcomes the reports
-    carry (`outcome`), in collection order."""
+    carry (`outcome`), in collection order. A pytest-xdist worker that dies sends no outcome:
+    the scenario it was running is errored with what happened as its evidence (`crashes`),
+    and, if the run then ended before them, so are the scenarios no worker reported on."""
 
     def __init__(self) -> None:
         self.results: dict[str, ScenarioResult] = {}
         self.order: list[str] = []
+        self.crashes: list[str] = []  # one line per worker that died
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -119,11 +122,46 @@ class Collector:
         result.duration += report.duration
         _apply(result, data)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
+        """A worker died running `crashitem` (xdist's report of it carries no outcome)."""
+        gateway = getattr(getattr(report, "node", None), "gateway", None)
+        line = f"worker {getattr(gateway, 'id', '?')} crashed while running {crashitem}"
+        self.crashes.append(line)
+        result = self.results.get(crashitem) or _unreported(crashitem)
+        self.results[crashitem] = _errored(result, f"WorkerCrashed: {line}", f"{line}: its "
+                                           "scenario is errored (no verdict on its steps)")
+
     def pytest_sessionfinish(self) -> None:
+        if self.crashes:
+            self._error_unreported()
         if self.order:
             rank = {nodeid: i for i, nodeid in enumerate(self.order)}
             ordered = sorted(self.results.items(), key=lambda kv: rank.get(kv[0], len(rank)))
             self.results = dict(ordered)
+
+    def _error_unreported(self) -> None:
+        """The scenarios no worker reported on after workers died: xdist gives a dead
+        worker's scenarios to a new one, up to a number of crashes; then the run ends."""
+        for nodeid in self.order:
+            if nodeid not in self.results:
+                self.results[nodeid] = _errored(
+                    _unreported(nodeid), "WorkerCrashed: not run", f"not run: the run ended "
+                    f"after {len(self.crashes)} crashed worker(s), the last: {self.crashes[-1]}")
+
+
+def _errored(result: ScenarioResult, error: str, evidence: str) -> ScenarioResult:
+    """`result`, errored by a worker's crash."""
+    result.verdict, result.error, result.evidence = ERRORED, error, evidence
+    return result
+
+
+def _unreported(nodeid: str) -> ScenarioResult:
+    """A scenario known by its node id alone (`steps/suite/test_<component>.py::<name>`): no
+    worker sent a report of it, so its requirements are unknown."""
+    module, _, name = nodeid.rpartition("::")
+    component = module.rpartition("/")[2].removeprefix("test_").removesuffix(".py")
+    return ScenarioResult(nodeid, name, component.replace("_", "-"), ())
 
 
 def _identity(item: pytest.Item) -> tuple[str, str, tuple[str, ...]]:

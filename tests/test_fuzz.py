@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -237,6 +238,7 @@ class _Says:
 @given(st.one_of(st.text(max_size=200), JSON.map(json.dumps),
                  st.fixed_dictionaries({"seq": st.just(1)}, optional={
                      "stopped": JSON, "error": JSON, "info": JSON}).map(json.dumps)))
+@example("[" * 100_000)  # deeper than the JSON parser goes: found by a review
 def test_any_adapter_answer_is_taken_or_a_typed_driver_error(line: str) -> None:
     from agent_tck.kit.drivers.stdio import StdioDriver
     from agent_tck.kit.errors import DriverError
@@ -249,3 +251,101 @@ def test_any_adapter_answer_is_taken_or_a_typed_driver_error(line: str) -> None:
         assert str(exc)
     else:
         assert answer["seq"] == 1
+
+
+# Text as an implementation can send it: lone surrogates (JSON carries them as escapes) and
+# control characters included.
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=60)
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _mended(value: object) -> object:
+    """`value` with each lone surrogate of its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, list):
+        return [_mended(item) for item in value]
+    if isinstance(value, dict):
+        return {_mended(k): _mended(v) for k, v in value.items()}
+    return value
+
+
+@given(ANY_JSON, st.booleans())
+@example(["\ud800", {"k\udc00": "\x1b\x07\x00"}, "\ud83d\ude00\\ud800"], True)
+@example(["\ud800", {"k\udc00": "\x1b\x07\x00"}, "\ud83d\ude00\\ud800"], False)
+def test_an_adapters_strings_arrive_as_sent_but_for_lone_surrogates(value: object,
+                                                                    ascii_only: bool) -> None:
+    """Control characters reach the steps as sent (a scenario may check them); a lone
+    surrogate, escaped or not, arrives as U+FFFD (two escapes that make a pair, one
+    character)."""
+    from agent_tck.kit.drivers.stdio import StdioDriver
+
+    driver = StdioDriver.__new__(StdioDriver)  # no adapter started: the line is the input
+    driver.timeout = 1.0
+    line = json.dumps({"seq": 1, "error": {"message": "m", "data": value}},
+                      ensure_ascii=ascii_only)
+    answer = driver._exchange(_Says(line), {"seq": 1, "cmd": "stop"})  # type: ignore[arg-type]
+    assert answer["error"]["data"] == _mended(json.loads(line)["error"]["data"])
+
+
+@given(ANY_TEXT)
+def test_any_text_shown_on_a_terminal_is_inert_and_encodable(text: str) -> None:
+    from agent_tck.kit.text import CONTROL, printable
+
+    shown = printable(text)
+    shown.encode("utf-8")
+    assert not CONTROL.search(shown.replace("\t", "").replace("\n", ""))
+
+
+@given(ANY_TEXT, ANY_TEXT, ANY_TEXT)
+@example("name \ud800", "evidence \x1b[2J \udfff", "Refused: \ud800\x85")
+def test_reports_of_any_text_are_written_and_read_back(name: str, evidence: str,
+                                                       error: str) -> None:
+    """Every report a run writes is written whole; the JSON report and the baseline are read
+    back by the kit's own readers."""
+    from agent_tck.kit import html_report, messages
+    from agent_tck.kit.files import write_atomically
+    from agent_tck.kit.text import CONTROL
+
+    req = REQS["RUN-SIG-1"]
+    scenario = ScenarioResult(
+        "n", name, "runner", (req.id,), FAILED, evidence=evidence, error=error, title=name,
+        where="features/runner/004_signals.feature:13", steps=[["Given", name, "failed"]])
+    run = reports.Run(ImplInfo(name, "x", name, ("runner",), ()), [scenario],
+                      [ReqVerdict(req, FAILED, [scenario])], False, {}, [])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for kind, render in (("json", reports.to_json), ("xml", reports.to_junit),
+                             ("md", reports.to_markdown), ("html", html_report.render),
+                             ("ndjson", messages.render)):
+            write_atomically(folder / f"run.{kind}", render(run))
+        baseline = folder / "baseline.yaml"
+        write_atomically(baseline, reports.baseline_text(run.verdicts, "2031-01-02"))
+        assert reports.load_report(folder / "run.json").name == _mended(name)
+        ET.parse(folder / "run.xml")
+        stream = (folder / "run.ndjson").read_text(encoding="utf-8")
+        assert not CONTROL.search(stream)  # JSON's newlines end lines: none is in a string
+        for line in stream.split("\n")[:-1]:
+            json.loads(line)
+        reason = reports.load_baseline(baseline, REQS)[req.id]
+        assert reason.startswith("failed on 2031-01-02: ") and reason == _mended(reason)
+
+
+@given(st.binary(max_size=40), st.integers(0, 50))
+def test_a_user_file_is_read_whole_within_its_bound_or_refused_naming_it(data: bytes,
+                                                                         limit: int) -> None:
+    from agent_tck.kit.errors import UsageError
+    from agent_tck.kit.files import read_bounded
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "file"
+        path.write_bytes(data)
+        try:
+            assert read_bounded(path, limit, "thing") == data and len(data) <= limit
+        except UsageError as exc:
+            assert len(data) > limit
+            assert str(exc) == f"thing {path}: {len(data)} bytes, over the limit of {limit}"

@@ -405,7 +405,8 @@ def test_a_report_of_64_mib_is_read_and_one_byte_more_is_not(tmp_path: Path) -> 
     sparse files of NUL bytes, then fail as JSON); one byte more is refused unread."""
     path = tmp_path / "big.json"
     for size, problem in [(64 << 20, "cannot read it as JSON"),
-                          ((64 << 20) + 1, f"{(64 << 20) + 1} bytes, more than {64 << 20}")]:
+                          ((64 << 20) + 1,
+                           f"{(64 << 20) + 1} bytes, over the limit of {64 << 20}")]:
         with path.open("wb") as sparse:
             sparse.truncate(size)
         code, _, err = _report(str(path))
@@ -445,7 +446,8 @@ def test_reports_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     path.write_text(" " * 101)
     monkeypatch.setattr(reports, "MAX_REPORT_BYTES", 100)
     code, _, err = _report(str(path))
-    assert (code, err) == (2, f"agent-tck: error: report {path}: 101 bytes, more than 100\n")
+    assert (code, err) == (
+        2, f"agent-tck: error: report {path}: 101 bytes, over the limit of 100\n")
     code, _, err = _report(*[str(path)] * 33)
     assert (code, err) == (2, "agent-tck: error: 33 reports: at most 32 side by side\n")
     monkeypatch.undo()

@@ -10,7 +10,14 @@ import yaml
 
 from agent_tck.kit import registry, reports, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
-from agent_tck.kit.text import markdown_inline, printable, xml_safe
+from agent_tck.kit.text import (
+    json_written,
+    markdown_inline,
+    printable,
+    well_formed,
+    well_formed_json,
+    xml_safe,
+)
 from agent_tck.kit.verdicts import FAILED, NOT_RUN, PASSED, ReqVerdict, ScenarioResult
 
 HOSTILE = "evil\x1b]0;pwned\x07\x1b[31m\x00\ud800\n# CONFORMANT\n<!-- hide | [x](http://e)"
@@ -41,6 +48,20 @@ def test_each_destination_gets_inert_text() -> None:
     assert printable("a\x1b[2Jb\tc\nd\x9b") == "a\\x1b[2Jb\tc\nd\\x9b"
     assert xml_safe("\ud800ok\ufffe") == "\ufffdok\ufffd"
     assert markdown_inline("| a | <b>\n# h") == "\\| a \\| &lt;b&gt; \\# h"
+
+
+def test_a_lone_surrogate_becomes_u_fffd_and_a_pair_stays_one_character() -> None:
+    """JSON carries a lone surrogate as an escape: it is mended in the text, an escaped
+    backslash before a `u` is no escape, and two escapes that make a pair are one character."""
+    assert well_formed("a\ud800b\udfff") == "a\ufffdb\ufffd"
+    assert printable("\ud800\x07") == "\ufffd\\x07"
+    text = r'["\ud800", "\uD83D\uDE00", "\\ud800", "\\\udc00", "\ud83d\ud83d\ude00"]'
+    assert well_formed_json(text) == (
+        r'["\ufffd", "\uD83D\uDE00", "\\ud800", "\\\ufffd", "\ufffd\ud83d\ude00"]')
+    assert json.loads(well_formed_json(text)) == ["\ufffd", "\U0001f600", "\\ud800",
+                                                  "\\\ufffd", "\ufffd\U0001f600"]
+    assert json_written('{"a": "\x7f\x85\ud800 \u00e9"}') == (
+        r'{"a": "\u007f\u0085' + '\ufffd \u00e9"}')
 
 
 def test_the_markdown_summary_lists_what_failed_what_was_expected_and_what_is_stale() -> None:

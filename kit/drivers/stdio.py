@@ -6,6 +6,11 @@ per line and reads one JSON response per line, validating both against schemas/a
 crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`, a message that breaks its
 schema, or stray output raises DriverError with the transcript and the stderr tail, and the
 implementation is restarted: one broken scenario never stops the run.
+
+What the adapter says is made safe once, here (kit/text.py): every string of a message it
+sends has its lone surrogates replaced by U+FFFD, and otherwise reaches the steps as sent (a
+control character in an answer may be what a scenario checks); its transcript and stderr
+tail, which are evidence and nothing else, are kept with their control characters escaped.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from agent_tck.kit.errors import (
     Unsendable,
 )
 from agent_tck.kit.observe import Held, held_by
-from agent_tck.kit.text import printable
+from agent_tck.kit.text import printable, well_formed_json
 
 # How long an adapter may take to answer one request. A scenario's own limit (pytest-timeout)
 # is always longer (SCENARIO_MARGIN more), so a hang is "errored" with a restarted adapter,
@@ -120,7 +125,7 @@ class AdapterProcess:
                         raise DriverError(f"a response is longer than {MAX_MESSAGE} bytes")
         line, _, self.buffer = b"".join(chunks).partition(b"\n")
         text = line.decode("utf-8", errors="replace")
-        self.transcript.append(f"<- {text[:500]}")
+        self.transcript.append(f"<- {printable(text[:500])}")  # evidence: shown as it is kept
         return text
 
     def _exited(self, within: float) -> bool:
@@ -220,8 +225,8 @@ class StdioDriver(ProtocolDriver):
         self._post(process, request)
         text = process.receive(self.timeout if timeout is None else timeout)
         try:
-            response = json.loads(text)
-        except ValueError:
+            response = json.loads(well_formed_json(text))
+        except (ValueError, RecursionError):
             raise StrayOutput(f"stray output or invalid JSON on stdout: {text[:200]!r}",
                               text[:200]) from None
         if not isinstance(response, dict):

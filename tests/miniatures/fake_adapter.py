@@ -7,9 +7,11 @@ ONCE_FILE, only the first adapter process to get there does (it creates the file
 of: crash, hang, junk (a non-JSON line before the response), wrong-seq, wrong-version,
 bad-schema (a response missing a required field), noise (stderr chatter, then behaves),
 sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
-initialize handshake), leaves-child (start a `sleep` it never ends, write its pid into
-ONCE_FILE, then behave and exit cleanly on `stop`), or broken:NAME (serve the broken agent
-tests.miniatures.agent.NAME, no fault).
+initialize handshake), hostile (an error whose message holds a lone surrogate, ESC, BEL and
+NUL, as a JavaScript adapter quoting a prompt would send them; the same on stderr),
+hostile-name (the same text as the implementation's name in `start`), leaves-child (start a
+`sleep` it never ends, write its pid into ONCE_FILE, then behave and exit cleanly on `stop`),
+or broken:NAME (serve the broken agent tests.miniatures.agent.NAME, no fault).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from typing import Any
 
 from agent_tck.reference.adapter import Adapter
 
+# JSON carries a lone surrogate as the escape `\ud800` (JavaScript strings hold them).
+HOSTILE = "refused \ud800 \x1b[2J\x1b]0;pwned\x07 \x00 end"
+
 
 def faulty(response: dict[str, Any], fault: str) -> list[str]:
     """The lines to print instead of `response`."""
@@ -36,6 +41,11 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
         return ["Loading model weights... done", json.dumps(response)]
     if fault == "wrong-seq":
         return [json.dumps({**response, "seq": response["seq"] + 7})]
+    if fault == "hostile":
+        return [json.dumps({"seq": response["seq"], "error": {"message": HOSTILE}})]
+    if fault == "hostile-name":
+        return [json.dumps({**response, "implementation": {**response["implementation"],
+                                                            "name": HOSTILE}})]
     if fault == "string-error":  # `error` must be an object with a message
         return [json.dumps({"seq": response["seq"], "error": "it broke"})]
     if fault == "wrong-version":
@@ -90,6 +100,9 @@ def main(argv: list[str]) -> int:
         fault = "none"
     if fault == "noise":
         print("warning: adapter starting in debug mode", file=sys.stderr, flush=True)
+    if fault == "hostile":
+        sys.stderr.buffer.write(HOSTILE.encode("utf-8", "surrogatepass") + b"\n")
+        sys.stderr.flush()
     if fault == "leaves-child":  # a descendant in the adapter's group, never waited for
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
