@@ -151,7 +151,7 @@ def _filter_css(components: list[str]) -> str:
 
 def _summary(run: Run, when: str) -> str:
     impl = run.impl
-    outcome = "CONFORMANT" if run.conformant else "NOT CONFORMANT"
+    outcome = run.verdict
     parts = [
         "<header>",
         f"<h1>agent-tck: {escape(impl.name)} {escape(impl.version)}</h1>",
@@ -321,7 +321,7 @@ def _reports_table(judged: list[Judged]) -> str:
         f"<tr><td>{i}</td><td>{escape(j.name)} {escape(j.version)}</td>"
         f"<td>{escape(j.language)}</td>"
         f'<td class="{"good" if j.conformant else "bad"}">'
-        f"{'CONFORMANT' if j.conformant else 'NOT CONFORMANT'}</td>"
+        f"{escape(j.word)}</td>"
         f'<td class="text">{escape(j.summary)}</td><td><code>{escape(j.source)}</code></td></tr>'
         for i, j in enumerate(judged, 1))
     return f'<table id="reports">{head}{rows}</table>'

@@ -125,6 +125,7 @@ def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
     impl = make_driver(
         pytestconfig.getoption("--impl"), pytestconfig.getoption("--adapter-timeout")
     )
+    pytestconfig.stash[verdicts.DECLARED] = impl.info.to_dict()  # what is judged, in reports
     try:
         yield impl
     finally:

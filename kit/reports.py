@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from agent_tck.kit import plainyaml
+from agent_tck.kit import plainyaml, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.errors import RegistryError, UsageError
 from agent_tck.kit.files import read_bounded
@@ -36,6 +36,11 @@ class Run:
     expected: dict[str, str]  # baselined requirement -> reason
     stale: list[str]
     summary: str = ""  # the one-line verdict the terminal shows (verdicts.summary)
+
+    @property
+    def verdict(self) -> str:
+        """The run's verdict as every report leads with it (verdicts.word)."""
+        return verdicts.word(self.verdicts, self.conformant, self.expected)
 
 
 def to_json(run: Run) -> str:
@@ -65,6 +70,7 @@ def to_json(run: Run) -> str:
         ],
         "footer": {
             "conformant": run.conformant,
+            "verdict": run.verdict,
             "stale_baseline_entries": run.stale,
             "summary": run.summary,
             "counts": _counts(v.verdict for v in run.verdicts),
@@ -112,7 +118,7 @@ def to_junit(run: Run) -> str:
 
 
 def to_markdown(run: Run) -> str:
-    verdict = "conformant" if run.conformant else "**not conformant**"
+    verdict = run.verdict.lower() if run.conformant else "**not conformant**"
     counts = ", ".join(
         f"{n} {k}" for k, n in sorted(_counts(v.verdict for v in run.verdicts).items())
     )
@@ -216,6 +222,11 @@ class Judged:
     summary: str
     reqs: dict[str, tuple[str, str, str]]  # requirement ID -> (level, text, verdict)
     evidence: dict[str, list[str]]  # requirement ID -> what its failed scenarios showed
+    verdict: str = ""  # the run's verdict in words (reports before the field have none)
+
+    @property
+    def word(self) -> str:
+        return self.verdict or ("CONFORMANT" if self.conformant else "NOT CONFORMANT")
 
 
 @dataclass(frozen=True)
@@ -258,6 +269,7 @@ def load_report(path: Path) -> Judged:
         {str(r["id"]): (r["level"], r["text"], r["verdict"])
          for r in (_requirement(row, where, i) for i, row in enumerate(rows))},
         {str(row["id"]): [str(e) for e in row.get("evidence") or []] for row in rows},
+        str(footer.get("verdict", "")),
     )
 
 
@@ -310,7 +322,7 @@ def matrix_markdown(judged: list[Judged]) -> str:
 
 
 def _report_line(number: int, j: Judged) -> str:
-    verdict = "conformant" if j.conformant else "**not conformant**"
+    verdict = j.word.lower() if j.conformant else "**not conformant**"
     cells = [markdown_inline(f"{j.name} {j.version}"), markdown_inline(j.language), verdict,
              markdown_inline(j.summary), markdown_inline(j.source)]
     return f"| {number} | " + " | ".join(cells) + " |"

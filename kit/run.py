@@ -4,25 +4,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import pytest
 
 from agent_tck.kit import html_report, messages, registry, reports, schedule, verdicts
 from agent_tck.kit.drivers import make_driver
+from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
-from agent_tck.kit.errors import UsageError
+from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.options import add_shared
 from agent_tck.kit.paths import PACKAGE, RUN_INI, SUITE
 from agent_tck.kit.progress import Progress
 from agent_tck.kit.registry import COMPONENTS
+from agent_tck.kit.text import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -225,12 +228,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("agent-tck: error: the selection (-k, --req, -m) matched no scenario that ran; "
               "nothing was judged", file=err)
         return 2
+    info = judged_declaration(info, collector.declared.values())
     folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
     stale = reports.apply_baseline(folded, baseline)
-    ok = verdicts.conformant(folded, strict=args.strict, expected=baseline) and not stale
-    partial = selected or bool(args.component)
-    total = len(everything) if partial else None
-    line = verdicts.summary(folded, ok, total, baseline)
+    partial = selected or bool(args.component)  # the user chose: any level judged counts
+    ok = verdicts.conformant(folded, args.strict, baseline, partial) and not stale
+    line = verdicts.summary(folded, ok, len(everything) if partial else None, baseline,
+                            any_level=args.strict or partial, baseline=str(args.baseline or ""))
     result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale,
                          line)
     _write_reports(args, result)
@@ -243,6 +247,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     print(line, file=out)
     return 0 if ok else 1
+
+
+def judged_declaration(first: ImplInfo, judged: Iterable[dict[str, Any]]) -> ImplInfo:
+    """What the sessions that judged the implementation declared in their `start`: the
+    reports' header. The run's first `start` (which chose the components) and every judged
+    session (one per worker) must agree: otherwise the verdicts are not those of one
+    implementation, and the header would name what was not judged."""
+    seen = {json.dumps(d, sort_keys=True): d for d in [first.to_dict(), *judged]}
+    if len(seen) > 1:
+        said = "; ".join(printable(text) for text in seen)
+        raise DriverError("the implementation declared different things in different `start`s "
+                          f"of one run, so its verdicts are not of one implementation: {said}")
+    return ImplInfo.from_dict(next(iter(seen.values())))
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ scenarios did not run counts as failed; SHOULD failures make the run not conform
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ def not_applicable(reason: str) -> NoReturn:
 # [step text, reason]. The scenario goes on; its other steps still judge it.
 UNJUDGED = pytest.StashKey[list[list[str]]]()
 STEP = pytest.StashKey[str]()  # the text of the step that runs now (the plugin sets it)
+# What the implementation declared in the `start` of the session that judges it (a worker's,
+# with -n): every report carries it, so a run can tell it was one implementation throughout.
+DECLARED = pytest.StashKey[dict[str, Any]]()
 
 
 def step_not_judged(node: pytest.Item, reason: str) -> None:
@@ -97,6 +101,7 @@ class Collector:
     def __init__(self) -> None:
         self.results: dict[str, ScenarioResult] = {}
         self.order: list[str] = []
+        self.declared: dict[str, dict[str, Any]] = {}  # each declaration seen, by its JSON
         self.crashes: list[str] = []  # one line per worker that died
 
     @pytest.hookimpl(trylast=True)
@@ -121,6 +126,8 @@ class Collector:
             self.results[report.nodeid] = result
         result.duration += report.duration
         _apply(result, data)
+        if data.get("declared"):
+            self.declared[json.dumps(data["declared"], sort_keys=True)] = data["declared"]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport) -> None:
@@ -180,7 +187,8 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
     name, component, reqs = _identity(item)
     found: dict[str, Any] = {"name": name, "component": component, "reqs": list(reqs),
                              "kind": None, "evidence": "", "error": "", **_gherkin(item),
-                             "unjudged": item.stash.get(UNJUDGED, [])}
+                             "unjudged": item.stash.get(UNJUDGED, []),
+                             "declared": item.config.stash.get(DECLARED, None)}
     skip = call.excinfo.value if call.excinfo is not None else None
     if report.passed and report.when == "call":
         found["kind"] = PASSED
@@ -312,13 +320,14 @@ def _verdict(req: Requirement, scenarios: list[ScenarioResult], selected: bool) 
     return FAILED if req.level == "MUST" else NOT_RUN
 
 
-def conformant(
-    verdicts: list[ReqVerdict], strict: bool = False, expected: Iterable[str] = ()
-) -> bool:
+def conformant(verdicts: list[ReqVerdict], strict: bool = False, expected: Iterable[str] = (),
+               selected: bool = False) -> bool:
     """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones;
-    and the run is not vacuous (see `vacuous`)."""
+    and the run is not vacuous (see `vacuous`) and judged a MUST, unless `strict` (the SHOULDs
+    count as MUSTs) or the user `selected` what to judge (--component, -k, --req, -m): see
+    `_why_not`."""
     bad, excused = {FAILED, ERRORED}, set(expected)
-    return not vacuous(verdicts) and not any(
+    return not _why_not(verdicts, strict or selected) and not any(
         v.verdict in bad and v.req.id not in excused and (strict or v.req.level == "MUST")
         for v in verdicts
     )
@@ -329,6 +338,30 @@ def vacuous(verdicts: list[ReqVerdict]) -> bool:
     run), or every one it tried errored (an implementation that answers nothing)."""
     judged = [v.verdict for v in verdicts if v.verdict in (PASSED, FAILED, ERRORED)]
     return all(verdict == ERRORED for verdict in judged)
+
+
+def judged_no_must(verdicts: list[ReqVerdict]) -> bool:
+    """No MUST passed, failed or errored: the components declared have none (`backends`), or
+    none of theirs ran. Such a run has shown none of what the seeds require, so it is not
+    conformant, however its SHOULDs went, unless `strict` makes them count."""
+    return not any(v.req.level == "MUST" and v.verdict in (PASSED, FAILED, ERRORED)
+                   for v in verdicts)
+
+
+def known_failures(verdicts: list[ReqVerdict], expected: Iterable[str]) -> int:
+    """How many requirements failed or errored that the baseline (`expected`) lists."""
+    excused = set(expected)
+    return sum(v.verdict in (FAILED, ERRORED) and v.req.id in excused for v in verdicts)
+
+
+def word(verdicts: list[ReqVerdict], ok: bool, expected: Iterable[str] = ()) -> str:
+    """The run's verdict, as every report leads with it: a failure a baseline excuses is
+    never hidden behind a bare CONFORMANT."""
+    if not ok:
+        return "NOT CONFORMANT"
+    known = known_failures(verdicts, expected)
+    return f"CONFORMANT WITH {known} KNOWN FAILURE{'S' * (known != 1)}" if known else (
+        "CONFORMANT")
 
 
 def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
@@ -348,26 +381,42 @@ def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
 
 
 def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None,
-            expected: Iterable[str] = ()) -> str:
+            expected: Iterable[str] = (), any_level: bool = False, baseline: str = "") -> str:
     """The one-line verdict. A partial run (`total`: the registry's size, given when the user
     chose components or scenarios) never says a bare CONFORMANT: it says how much it judged.
-    Failures excused by a baseline (`expected`) are named as such, never as "no MUST failed"."""
+    Failures excused by a baseline (`expected`, read from the file `baseline`) are counted
+    and the baseline named, never hidden behind "no MUST failed". `any_level`: a run judged
+    on any requirement, not only MUSTs (see `conformant`)."""
     counts: dict[str, int] = {}
     for v in verdicts:
         counts[v.verdict] = counts.get(v.verdict, 0) + 1
     parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    why = _why_not(verdicts, any_level)
+    known = known_failures(verdicts, expected) if ok else 0
+    listed = f" (listed in {baseline or 'the baseline'})" if known else ""
     if total is None:
-        if vacuous(verdicts):
-            return f"NOT CONFORMANT: nothing was judged ({parts})"
-        return f"{'CONFORMANT' if ok else 'NOT CONFORMANT'}: {len(verdicts)} requirements ({parts})"
+        if why:
+            return f"NOT CONFORMANT: {why} ({parts})"
+        return f"{word(verdicts, ok, expected)}{listed}: {len(verdicts)} requirements ({parts})"
     judged = len(verdicts) - counts.get(NOT_RUN, 0)
-    if vacuous(verdicts):
-        outcome = f"NOT CONFORMANT, nothing was judged ({parts})"
+    if why:
+        outcome = f"NOT CONFORMANT, {why} ({parts})"
     elif not ok:
         outcome = f"NOT CONFORMANT ({parts})"
-    elif any(v.req.id in set(expected) and v.verdict in (FAILED, ERRORED) for v in verdicts):
-        outcome = f"no failure beyond the baseline ({parts})"
+    elif known:
+        outcome = f"{known} known failure{'s' * (known != 1)}{listed} and no other ({parts})"
     else:
         outcome = "all passed" if judged == counts.get(PASSED, 0) else f"no MUST failed ({parts})"
     return (f"PARTIAL: {judged} of {total} requirements judged, {outcome}; "
             "the rest were not judged")
+
+
+def _why_not(verdicts: list[ReqVerdict], any_level: bool) -> str:
+    """Why a run cannot be conformant whatever failed: it judged nothing, or no MUST (unless
+    `any_level`: a SHOULD judged is enough)."""
+    if vacuous(verdicts):
+        return "nothing was judged"
+    if judged_no_must(verdicts) and not any_level:
+        return ("no MUST was judged: the components it declares have none that ran "
+                "(--strict judges it on their SHOULDs)")
+    return ""

@@ -515,9 +515,9 @@ def text_from_text_event(world: AgentWorld) -> None:
 def timeout_is(world: AgentWorld, seconds: float) -> None:
     assert world.refusal is None, f"the agent was refused: {world.refusal[-300:]}"
     timeout = world.driver.agent_info(world.ensure_agent())["timeout"]
-    if timeout is None and "timeout" not in world.settings:
-        not_applicable("the implementation has no default timeout "
-                    "(agent.info says null)")
+    assert timeout is not None or "timeout" in world.settings, (
+        f"the agent has no timeout (agent.info says null), and the seed requires {seconds:g} "
+        "seconds by default: a request whose CLI never ends would never end either")
     assert timeout == seconds, f"agent.info says the timeout is {timeout!r}"
 
 

@@ -210,16 +210,19 @@ def test_an_implementation_of_claude_and_codex_stays_conformant_beside_gemini() 
     assert {r.verdict for r in results if r not in gemini} >= {"passed"}
 
 
-def test_an_implementation_without_a_default_timeout_is_judged_on_the_rest() -> None:
+def test_an_implementation_without_a_default_timeout_fails_that_must_alone() -> None:
+    """What an implementation declares never makes a MUST of a declared component not
+    applicable: no default timeout fails EH-1.2, saying why, and nothing else."""
     verdicts = {}
     for r in scenario_results("python:tests.miniatures.agent:HasNoDefaultTimeout", ["agent"]):
         if r.verdict == "not applicable" and "not declared" in r.evidence:
             continue  # another backend's scenario: it declares claude alone (ALL_BACKENDS)
         for rid in r.reqs:
-            verdicts.setdefault(rid, set()).add((r.verdict, r.evidence.splitlines()[0]
-                                                 if r.verdict != "passed" else ""))
-    reason = "not applicable: the implementation has no default timeout (agent.info says null)"
-    assert verdicts.pop("EH-1.2") == {("not applicable", reason)}
+            verdicts.setdefault(rid, set()).add((r.verdict, r.error))
+    reason = ("AssertionError: the agent has no timeout (agent.info says null), and the seed "
+              "requires 300 seconds by default: a request whose CLI never ends would never end "
+              "either")
+    assert verdicts.pop("EH-1.2") == {("failed", reason)}
     assert {v for vs in verdicts.values() for v, _ in vs} == {"passed"}
 
 
@@ -261,6 +264,7 @@ def test_an_agent_that_omits_codexs_exec_fails_every_codex_request() -> None:
     assert {"RP-1.2", "RP-2.1", "EH-3.1"} <= {rid for r in failed for rid in r.reqs}
     refused = "error: unexpected argument '--json' found"
     assert any(refused in r.evidence for r in failed), [r.evidence[:300] for r in failed[:3]]
+
 
 # Seed 000's steps about the agent's own parser, in RP-1.1 and EH-3.1 (EH-3.2 for codex).
 PARSER_STEPS = "simple_text_response_from_claude or malformed_json_line or mixed_valid"

@@ -69,8 +69,57 @@ def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
             "-k", RP5, "--baseline", str(baseline))
     code, out, _ = run(*argv)
     assert code == 0
-    assert "no failure beyond the baseline (1 failed" in out.splitlines()[-1]
+    assert f"1 known failure (listed in {baseline}) and no other (1 failed" in (
+        out.splitlines()[-1])
     assert "no MUST failed" not in out
+
+
+def test_a_run_whose_must_failures_are_all_baselined_says_so_in_its_verdict(
+        tmp_path: Path) -> None:
+    """A whole run: its verdict line is what a CI summary shows, and every report leads with
+    the same words; a bare CONFORMANT hid six MUST failures there."""
+    failing = ("RUN-SIG-1", "RUN-SIG-2", "RUN-SIG-3", "RUN-SIG-6", "RUN-SIG-7", "RUN-SIG-8")
+    baseline = tmp_path / "known.yaml"
+    baseline.write_text("".join(f"- {{id: {rid}, reason: sees no signal}}\n" for rid in failing))
+    md, report, page = tmp_path / "summary.md", tmp_path / "report.json", tmp_path / "r.html"
+    code, out, _ = run("--impl", "python:tests.miniatures.runner:RunnerOnlyAlwaysNone",
+                       "--baseline", str(baseline), "--markdown", str(md), "--json", str(report),
+                       "--html", str(page))
+    assert code == 0
+    assert out.splitlines()[-1].startswith(
+        f"CONFORMANT WITH 6 KNOWN FAILURES (listed in {baseline}): {TOTAL} requirements (6 "
+        "failed, ")
+    assert md.read_text().splitlines()[0].endswith(" is conformant with 6 known failures")
+    assert json.loads(report.read_text())["footer"]["verdict"] == (
+        "CONFORMANT WITH 6 KNOWN FAILURES")
+    assert '"outcome good">CONFORMANT WITH 6 KNOWN FAILURES</p>' in page.read_text()
+
+
+def test_an_implementation_that_declares_no_must_is_not_conformant() -> None:
+    """It declares `backends` alone, whose requirements are all SHOULDs: it was CONFORMANT
+    whatever they came to. --strict judges it on them."""
+    impl = "python:tests.miniatures.agent:DeclaresBackendsOnly"
+    code, out, _ = run("--impl", impl)
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "NOT CONFORMANT: no MUST was judged: the components it declares have none that ran "
+        f"(--strict judges it on their SHOULDs) ({TOTAL - 19} not applicable, 19 passed)")
+    code, out, _ = run("--impl", impl, "--strict")
+    assert (code, out.splitlines()[-1]) == (
+        0, f"CONFORMANT: {TOTAL} requirements ({TOTAL - 19} not applicable, 19 passed)")
+
+
+def test_an_implementation_that_declares_other_things_in_another_start_is_a_setup_error(
+        tmp_path: Path) -> None:
+    """The report's header is what the judged session declared; when the run's first `start`
+    said otherwise, the verdicts are not those of one implementation: no verdict at all."""
+    once = tmp_path / "once"
+    code, out, err = run("--impl", f"{sys.executable} -m tests.miniatures.fake_adapter "
+                         f"declares-other start 1 {once}", "--component", "backends",
+                         "-k", "the_init_line", "--json", str(tmp_path / "r.json"))
+    assert code == 2 and out == ""
+    assert "declared different things in different `start`s of one run" in err
+    assert '"components": ["runner"]' in err and not (tmp_path / "r.json").exists()
 
 
 def test_should_failures_fail_only_a_strict_run() -> None:

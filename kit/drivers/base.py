@@ -88,6 +88,16 @@ class ImplInfo:
     # (decision D-2): the seed's steps about its internal parser are judged by them.
     reports_events: bool = True
 
+    def to_dict(self) -> dict[str, Any]:
+        """As plain data (lists, not tuples): the same after a trip through a pipe."""
+        return {**vars(self), "components": list(self.components),
+                "backends": list(self.backends)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ImplInfo:
+        return cls(**{**data, "components": tuple(data["components"]),
+                      "backends": tuple(data["backends"])})
+
 
 @dataclass
 class RequestResult:

@@ -1401,8 +1401,8 @@ class _TimeoutInfo(InProcessDriver):
 
 
 class HasNoDefaultTimeout(_TimeoutInfo):
-    """Not broken: has no timeout unless one is set, as the official SDKs (agent.info says
-    null). The default-timeout scenario is not applicable; everything else passes."""
+    """Has no timeout unless one is set, as the official SDKs (agent.info says null): it
+    fails the seed's default of 300 s (EH-1.2, a MUST), saying why; everything else passes."""
 
     def null_for(self, settings: dict[str, Any]) -> bool:
         return "timeout" not in settings
@@ -1555,6 +1555,7 @@ class DeclaresNothing(InProcessDriver):
         super().__init__()
         self.info = replace(self.info, components=())
 
+
 class ReportsNoEvents(InProcessDriver):
     """The reference as a wrapper that keeps none of the events it parsed (one built on an
     SDK): `start` says `reports_events: false`, and no answer carries `events`."""
@@ -1576,3 +1577,12 @@ class ReportsNoEventsNorTheText(ReportsNoEvents):
     def answer(self, response: dict[str, Any]) -> dict[str, Any]:
         response["response"]["message"] = ""
         return response
+
+
+class DeclaresBackendsOnly(InProcessDriver):
+    """The reference, declaring the backends component alone: all its requirements are
+    SHOULDs, so no MUST can be judged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, components=("backends",))

@@ -9,7 +9,8 @@ bad-schema (a response missing a required field), noise (stderr chatter, then be
 sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
 initialize handshake), hostile (an error whose message holds a lone surrogate, ESC, BEL and
 NUL, as a JavaScript adapter quoting a prompt would send them; the same on stderr),
-hostile-name (the same text as the implementation's name in `start`), leaves-child (start a
+hostile-name (the same text as the implementation's name in `start`), declares-other (a
+`start` that declares the runner component alone), leaves-child (start a
 `sleep` it never ends, write its pid into ONCE_FILE, then behave and exit cleanly on `stop`),
 or broken:NAME (serve the broken agent tests.miniatures.agent.NAME, no fault).
 """
@@ -48,6 +49,9 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
                                                             "name": HOSTILE}})]
     if fault == "string-error":  # `error` must be an object with a message
         return [json.dumps({"seq": response["seq"], "error": "it broke"})]
+    if fault == "declares-other":  # one component, where its other `start`s declare them all
+        return [json.dumps({**response, "implementation": {**response["implementation"],
+                                                            "components": ["runner"]}})]
     if fault == "wrong-version":
         return [json.dumps({**response, "version": 99})]
     if fault == "bad-schema":

@@ -428,3 +428,11 @@ class ExhaustedNone(InProcessDriver):
                  settings: dict[str, Any]) -> dict[str, Any]:
         request = {"session": session, "script": script, "settings": settings}
         return commands.loop_run(request, scripted=_ExhaustedNone)
+
+
+class RunnerOnlyAlwaysNone(AlwaysNone):
+    """AlwaysNone, declaring the runner component alone (a whole run judges it in seconds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.info = replace(self.info, components=("runner",))
