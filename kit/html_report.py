@@ -260,9 +260,10 @@ def _gherkin(s: ScenarioResult) -> str:
     if not s.steps:
         return '<p class="meta">no step ran</p>'
     tags = " ".join(f"@req:{rid}" for rid in s.reqs)
+    steps = "".join(_step(kw, text, status, s.argument) for kw, text, status in s.steps)
     return (f'<div class="gherkin"><div class="meta">{escape(tags)}</div>'
             f'<div><span class="kw">Scenario:</span> {escape(s.title)}</div>'
-            f'<ol class="steps">{"".join(_step(*step) for step in s.steps)}</ol></div>')
+            f'<ol class="steps">{steps}</ol></div>')
 
 
 def _param(name: str) -> str:
@@ -270,18 +271,25 @@ def _param(name: str) -> str:
     return f" [{name.partition('[')[2]}" if name.endswith("]") else ""
 
 
-def _step(keyword: str, text: str, status: str) -> str:
+def _step(keyword: str, text: str, status: str, argument: str = "") -> str:
+    """A step and its mark; the failed one with its docstring or table (what it expected)."""
     mark = MARKS.get(status, "?")
+    shown = f'<pre class="argument">{escape(argument)}</pre>' if argument and (
+        status == FAILED) else ""
     return (f'<li class="step {slug(status)}"><span class="mark" title="{escape(status)}">'
-            f'{mark}</span> <span class="kw">{escape(keyword)}</span> {escape(text)}</li>')
+            f'{mark}</span> <span class="kw">{escape(keyword)}</span> {escape(text)}{shown}</li>')
 
 
 def _evidence(s: ScenarioResult) -> str:
-    if not s.evidence:
+    """What happened, in full, and the last of the exchange; pytest's own report folded."""
+    if not s.evidence and not s.message:
         return ""
-    if s.verdict in BAD:
-        return f'<pre class="evidence">{escape(s.evidence)}</pre>'
-    return f'<p class="reason">{escape(s.evidence)}</p>'
+    if s.verdict not in BAD:
+        return f'<p class="reason">{escape(s.evidence)}</p>'
+    told = f"{s.message}\n\n{s.exchange}".strip() if s.message else s.evidence
+    folded = (f"<details><summary>pytest's report</summary><pre class=\"evidence\">"
+              f"{escape(s.evidence)}</pre></details>") if s.message and s.evidence else ""
+    return f'<pre class="evidence">{escape(told)}</pre>{folded}'
 
 
 # Several runs side by side (`agent-tck report`): a requirement per row, a report per column.

@@ -126,6 +126,7 @@ def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
         pytestconfig.getoption("--impl"), pytestconfig.getoption("--adapter-timeout")
     )
     pytestconfig.stash[verdicts.DECLARED] = impl.info.to_dict()  # what is judged, in reports
+    pytestconfig.stash[verdicts.DRIVER] = impl  # its exchange, in a failure's report
     try:
         yield impl
     finally:

@@ -5,6 +5,7 @@ Every writer goes through a temporary file and a rename, so a report is either w
 
 from __future__ import annotations
 
+import html
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ import yaml
 from agent_tck.kit import plainyaml, verdicts
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.errors import RegistryError, UsageError
+from agent_tck.kit.failures import explain, scenario
 from agent_tck.kit.files import read_bounded
 from agent_tck.kit.text import markdown_inline, well_formed, well_formed_json, xml_safe
 from agent_tck.kit.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
@@ -108,12 +110,15 @@ def to_junit(run: Run) -> str:
                              name=xml_safe(s.name), time=f"{s.duration:.3f}")
         evidence = xml_safe(s.evidence)
         if s.verdict in BAD:
+            told = xml_safe(scenario(s)) if s.message else evidence
             ET.SubElement(case, "failure" if s.verdict == FAILED else "error",
                           message=evidence.splitlines()[-1] if evidence else s.verdict,
-                          type=xml_safe(s.error.partition(":")[0]) or s.verdict).text = evidence
+                          type=xml_safe(s.error.partition(":")[0]) or s.verdict).text = told
         elif s.verdict != PASSED:
             ET.SubElement(case, "skipped", message=evidence or s.verdict)
         ET.SubElement(case, "system-out").text = f"requirements: {', '.join(s.reqs)}"
+        if s.verdict in BAD and s.message:  # pytest's own report, after the spec's
+            ET.SubElement(case, "system-err").text = evidence
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
@@ -139,6 +144,10 @@ def to_markdown(run: Run) -> str:
         lines.append("")
     if run.stale:
         lines += [f"Stale baseline entries (now passing): {', '.join(run.stale)}", ""]
+    told = explain(run.verdicts, run.expected)
+    if told:  # a <pre> block runs to its end tag, blank lines and all; its text is escaped
+        lines += ["<details><summary>Failures, as the spec reads them</summary>", "",
+                  f"<pre>{html.escape(xml_safe(told))}</pre>", "", "</details>", ""]
     lines += [
         "<details><summary>All requirements</summary>",
         "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ from typing import Any, TextIO
 
 import pytest
 
-from agent_tck.kit import html_report, messages, registry, reports, schedule, verdicts
+from agent_tck.kit import failures, html_report, messages, registry, reports, schedule, verdicts
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
@@ -71,7 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the failing requirements as a baseline",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="pytest's own report too")
+    parser.add_argument("--debug", "-v", "--verbose", dest="verbose", action="store_true",
+                        help="pytest's own report too: its progress, tracebacks through the "
+                        "kit, test names")
+    parser.add_argument("--all", dest="all_rows", action="store_true",
+                        help="list in the table the requirements of components the "
+                             "implementation does not declare, too")
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -214,13 +220,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     shown = err.isatty() if getattr(args, "progress", None) is None else args.progress
     plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else [])]
     quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
-    with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp:
+    with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp, \
+            _engine_output(getattr(args, "verbose", False)) as engine:
         code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,
         pytest.ExitCode.USAGE_ERROR,
     ):
+        print(printable(engine.getvalue()), end="", file=err)
         print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
         return 2
     selected = bool(args.keyword or args.req or getattr(args, "markexpr", None))
@@ -238,7 +246,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale,
                          line)
     _write_reports(args, result)
-    print(verdicts.table(folded, baseline), file=out)
+    print(verdicts.table(folded, baseline, getattr(args, "all_rows", False), selected), file=out)
+    told = failures.explain(folded, baseline)
+    if told:
+        print(f"\n{printable(told)}\n", file=out)
     for rid in stale:
         print(
             f"stale baseline entry: {rid} is listed as an expected failure but "
@@ -260,6 +271,20 @@ def judged_declaration(first: ImplInfo, judged: Iterable[dict[str, Any]]) -> Imp
         raise DriverError("the implementation declared different things in different `start`s "
                           f"of one run, so its verdicts are not of one implementation: {said}")
     return ImplInfo.from_dict(next(iter(seen.values())))
+
+
+@contextlib.contextmanager
+def _engine_output(shown: bool) -> Iterator[io.StringIO]:
+    """What pytest prints (its progress dots, tracebacks through the kit, test names), kept
+    from the user unless `shown` (--debug): the run's own report is the table and the
+    failures as the spec reads them. Kept, not dropped: when pytest itself fails, it says
+    why."""
+    kept = io.StringIO()
+    if shown:
+        yield kept
+        return
+    with contextlib.redirect_stdout(kept):
+        yield kept
 
 
 @contextlib.contextmanager

@@ -49,6 +49,8 @@ STEP = pytest.StashKey[str]()  # the text of the step that runs now (the plugin 
 # What the implementation declared in the `start` of the session that judges it (a worker's,
 # with -n): every report carries it, so a run can tell it was one implementation throughout.
 DECLARED = pytest.StashKey[dict[str, Any]]()
+# The session's driver, asked for the last of its exchange when a scenario fails.
+DRIVER = pytest.StashKey[Any]()
 
 
 def step_not_judged(node: pytest.Item, reason: str) -> None:
@@ -83,6 +85,12 @@ class ScenarioResult:
     title: str = ""
     where: str = ""
     steps: list[list[str]] = field(default_factory=list)
+    # A failure as a person reads it: what happened in full (the assertion's message or the
+    # error's, no traceback), the failed step's docstring or table as the feature writes it,
+    # and the last of the exchange with the implementation.
+    message: str = ""
+    argument: str = ""
+    exchange: str = ""
 
 
 @dataclass
@@ -208,7 +216,17 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
             first = (str(call.excinfo.value).strip().splitlines() or [""])[0]
             found["error"] = f"{call.excinfo.typename}: {first}" if first else (
                 call.excinfo.typename)
+            found["message"] = _clip(str(call.excinfo.value).strip() or call.excinfo.typename)
+            told = "transcript:" in found["message"]  # a DriverError's evidence has it
+            found["exchange"] = "" if told else _exchange(item)
     return found
+
+
+def _exchange(item: pytest.Item) -> str:
+    """The last of what the suite and the implementation said to each other, from a driver
+    that keeps it (an adapter's transcript); "" from one in this process."""
+    exchange = getattr(item.config.stash.get(DRIVER, None), "exchange", None)
+    return str(exchange()) if callable(exchange) else ""
 
 
 def _gherkin(item: pytest.Item) -> dict[str, Any]:
@@ -217,15 +235,26 @@ def _gherkin(item: pytest.Item) -> dict[str, Any]:
     The registry is not pytest-bdd's documented API: without it, only the steps are missing."""
     report = getattr(bdd_reporting, "scenario_reports_registry", {}).get(item)
     if report is None:
-        return {"title": "", "where": "", "steps": []}
+        return {"title": "", "where": "", "steps": [], "argument": ""}
     scenario = report.scenario
     unjudged = {step for step, _ in item.stash.get(UNJUDGED, [])}
     steps = [[keyword, text, NA if status == PASSED and text in unjudged else status]
              for keyword, text, status in _steps(report)]
+    failed = [step for step, (_, _, status) in zip(scenario.steps, steps, strict=True)
+              if status == FAILED]
     # The suite reads features/<component>/: pytest-bdd names files from <component>/ on.
     return {"title": scenario.name,
             "where": f"features/{scenario.feature.rel_filename}:{scenario.line_number}",
-            "steps": steps}
+            "steps": steps, "argument": _argument(failed[0]) if failed else ""}
+
+
+def _argument(step: Any) -> str:
+    """A step's docstring or data table, as the feature writes it ("" if it has none)."""
+    if step.docstring:
+        return f'"""\n{step.docstring}\n"""'
+    if step.datatable is not None:
+        return "\n".join("| " + " | ".join(map(str, row)) + " |" for row in step.datatable.raw())
+    return ""
 
 
 def _steps(report: Any) -> list[list[str]]:
@@ -252,6 +281,8 @@ def _apply(result: ScenarioResult, data: dict[str, Any]) -> None:
         result.verdict, result.evidence = kind, data["evidence"]
     elif kind in (FAILED, ERRORED) and result.verdict not in (FAILED, ERRORED):
         result.verdict, result.evidence, result.error = kind, data["evidence"], data["error"]
+        result.message, result.exchange = data.get("message", ""), data.get("exchange", "")
+        result.argument = data.get("argument", "")
 
 
 # pytest's and pluggy's own frames: between pytest-bdd and a step, pytest's call of the step
@@ -364,20 +395,43 @@ def word(verdicts: list[ReqVerdict], ok: bool, expected: Iterable[str] = ()) -> 
         "CONFORMANT")
 
 
-def table(verdicts: list[ReqVerdict], expected: Iterable[str] = ()) -> str:
-    """The terminal summary: requirement, level, verdict, scenarios run."""
-    rows = [("requirement", "level", "verdict", "scenarios")]
+def table(verdicts: list[ReqVerdict], expected: Iterable[str] = (), all_rows: bool = False,
+          selected: bool = False) -> str:
+    """The terminal summary: requirement, level, verdict, and its scenarios that passed of
+    those that ran. A component none of whose requirements applies (one the implementation
+    does not declare) is a line of its own below, and so are the requirements a selection
+    (`selected`: -k, --req, -m) left out, unless `all_rows`."""
     excused = set(expected)
+    apart = set() if all_rows else _not_applicable_components(verdicts)
+    unselected = [v for v in verdicts if selected and not all_rows and v.verdict == NOT_RUN]
+    rows = [("requirement", "level", "verdict", "passed/run")]
     for v in verdicts:
+        if v.req.component in apart or v in unselected:
+            continue
         ran = sum(s.verdict in (PASSED, FAILED, ERRORED) for s in v.scenarios)
+        passed = sum(s.verdict == PASSED for s in v.scenarios)
         mark = " (expected)" if v.req.id in excused and v.verdict in (FAILED, ERRORED) else ""
-        rows.append((v.req.id, v.req.level, v.verdict + mark, f"{ran}/{len(v.scenarios)}"))
+        rows.append((v.req.id, v.req.level, v.verdict + mark, f"{passed}/{ran}"))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    for component in sorted(apart):
+        count = sum(v.req.component == component for v in verdicts)
+        lines.append(f"{component}: {count} requirements not applicable (--all lists them)")
+    if unselected:
+        lines.append(f"{len(unselected)} requirements not run: the selection left their "
+                     "scenarios out (--all lists them)")
     return "\n".join(lines)
+
+
+def _not_applicable_components(verdicts: list[ReqVerdict]) -> set[str]:
+    """The components every requirement of which is not applicable."""
+    seen: dict[str, set[str]] = {}
+    for v in verdicts:
+        seen.setdefault(v.req.component, set()).add(v.verdict)
+    return {component for component, found in seen.items() if found == {NA}}
 
 
 def summary(verdicts: list[ReqVerdict], ok: bool, total: int | None = None,

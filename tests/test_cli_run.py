@@ -37,7 +37,7 @@ def run(*argv: str) -> tuple[int, str, str]:
 def test_reference_is_conformant_with_a_table_per_requirement() -> None:
     code, out, _ = run("--component", "backends")
     assert code == 0
-    assert out.splitlines()[0].split() == ["requirement", "level", "verdict", "scenarios"]
+    assert out.splitlines()[0].split() == ["requirement", "level", "verdict", "passed/run"]
     assert ["BK-CX.5", "SHOULD", "passed", "6/6"] in [line.split() for line in out.splitlines()]
     assert out.splitlines()[-1] == (
         f"PARTIAL: 19 of {TOTAL} requirements judged, all passed; the rest were not judged")
@@ -473,3 +473,42 @@ def test_a_scenario_of_one_backend_runs_once_under_its_own_name(tmp_path: Path) 
            if s["verdict"] != "not run"]
     assert ran == ["test_simple_text_response_from_claude_backend",
                    "test_simple_text_response_from_the_gemini_backend"]
+
+
+def test_a_failure_reads_as_the_spec_in_full_and_pytest_says_nothing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The requirement, the scenario, the failed step with its docstring (the expected argv),
+    and both values whole; no pytest progress, traceback through the kit, repr or "-v" hint
+    (they come with --debug)."""
+    code, out, _ = run("--impl", "python:tests.miniatures.runner:NoPermissionMode",
+                       "--req", "RUN-CMD-1")
+    assert code == 1
+    told = out[out.index("\nFAILED RUN-CMD-1 (MUST): "):]
+    assert "  Scenario: " in told and "(features/runner/004_claude_runner.feature:" in told
+    assert '    Then the harness was started as "claude" with the arguments:\n' in told
+    assert '"-p", "-", "--permission-mode", "acceptEdits"]' in told  # the docstring
+    assert "'-p', '-']" in told and "'-p', '-', '--permission-mode', 'acceptEdits']" in told
+    for noise in ("Traceback", "_pytest", "object at 0x", "Use -v", "-vv", "..."):
+        assert noise not in told, noise
+    assert capsys.readouterr().out == ""
+
+
+def test_a_table_shows_what_was_judged(tmp_path: Path) -> None:
+    """Components not declared are a line each, listed with --all; a selection's left-out
+    requirements too; the last column says passed of run."""
+    impl = "python:tests.miniatures.runner:RunnerOnlyAlwaysNone"
+    _, out, _ = run("--impl", impl, "--req", "RUN-SIG-1", "--req", "RUN-SIG-4")
+    lines = out.splitlines()
+    assert lines[:4] == ["requirement  level  verdict  passed/run",
+                         "-----------  -----  -------  ----------",
+                         "RUN-SIG-1    MUST   failed   0/1", "RUN-SIG-4    MUST   passed   2/2"]
+    assert lines[4] == f"{TOTAL - 2} requirements not run: the selection left their scenarios " \
+        "out (--all lists them)"
+    _, out, _ = run("--impl", impl)
+    collapsed = [line for line in out.splitlines() if "requirements not applicable" in line]
+    counts = {c: sum(r.component == c for r in registry.load().values())
+              for c in registry.COMPONENTS}
+    assert collapsed == [f"{c}: {n} requirements not applicable (--all lists them)"
+                         for c, n in sorted(counts.items()) if c != "runner"]
+    _, out, _ = run("--impl", impl, "--all")
+    assert not [line for line in out.splitlines() if "requirements not applicable" in line]

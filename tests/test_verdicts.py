@@ -148,9 +148,9 @@ def test_the_table_aligns_its_columns_and_marks_expected_failures() -> None:
     width = max(len(MUST.id), len(SHOULD.id), len("requirement"))
     lines = verdicts.table(rows, expected=[MUST.id, SHOULD.id]).splitlines()
     assert lines == [
-        f"{'requirement'.ljust(width)}  level   verdict            scenarios",
-        f"{'-' * width}  ------  -----------------  ---------",
-        f"{MUST.id.ljust(width)}  MUST    failed (expected)  1/2",
+        f"{'requirement'.ljust(width)}  level   verdict            passed/run",
+        f"{'-' * width}  ------  -----------------  ----------",
+        f"{MUST.id.ljust(width)}  MUST    failed (expected)  0/1",
         f"{SHOULD.id.ljust(width)}  SHOULD  passed             1/1",
     ]
 

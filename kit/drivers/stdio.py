@@ -264,6 +264,10 @@ class StdioDriver(ProtocolDriver):
         self.killed.append(process)
         self.process = None
 
+    def exchange(self) -> str:
+        """The last of the exchange with the running adapter, for a failure's report."""
+        return "" if self.process is None else self._evidence(self.process)
+
     def held(self, agent: str) -> Held | None:
         return None if self.process is None else held_by(self.process.proc.pid)
 

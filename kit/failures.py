@@ -1,0 +1,62 @@
+"""Failures as the spec reads them: for each requirement that failed or errored, its id,
+level and text; each failed scenario's title and where it is written; the step that failed,
+as the feature writes it, with its docstring or table; what happened, in full; and the last
+of the exchange with the implementation. pytest is the engine of a run, never what a user
+reads: no traceback through the kit, no object repr, no test function names."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+
+from agent_tck.kit.verdicts import ERRORED, FAILED, ReqVerdict, ScenarioResult
+
+BAD = (FAILED, ERRORED)
+SHOWN = 3  # scenarios told in full per requirement; the reports have every one
+
+
+def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str:
+    """Every failed or errored requirement with its failed scenarios; "" when none failed.
+    A scenario of several requirements is told once, under the first that failed."""
+    excused, told, parts = set(expected), set[str](), []
+    for v in verdicts:
+        if v.verdict not in BAD:
+            continue
+        bad = [s for s in v.scenarios if s.verdict in BAD and s.nodeid not in told]
+        told.update(s.nodeid for s in bad)
+        parts.append(_requirement(v, bad, v.req.id in excused))
+    return "\n\n".join(parts)
+
+
+def _requirement(v: ReqVerdict, bad: list[ScenarioResult], known: bool) -> str:
+    mark = " (a known failure, in the baseline)" if known else ""
+    lines = [f"{v.verdict.upper()} {v.req.id} ({v.req.level}){mark}: {v.req.text}"]
+    if not bad:
+        told = "another requirement's failure above" if v.scenarios else "no scenario ran"
+        lines.append(_indent(f"its scenarios: {told}"))
+    lines += [_indent(scenario(s)) for s in bad[:SHOWN]]
+    if len(bad) > SHOWN:
+        lines.append(_indent(f"and {len(bad) - SHOWN} more failed scenarios (the reports "
+                             "have every one)"))
+    return "\n".join(lines)
+
+
+def scenario(s: ScenarioResult) -> str:
+    """One failed scenario, told as the feature writes it."""
+    run = s.name[s.name.find("["):] if s.name.endswith("]") else ""
+    where = f"  ({s.where})" if s.where else ""
+    lines = [f"Scenario: {s.title or s.name} {run}".rstrip() + where]
+    step = next((st for st in s.steps if st[2] == FAILED), None)
+    if step is not None:
+        lines.append(_indent(f"{step[0].strip()} {step[1]}"))
+        lines += [_indent(s.argument, 4)] if s.argument else []
+    what = s.message or s.error or s.evidence or s.verdict
+    lines += [_indent("What happened:"), _indent(what, 4)]
+    if s.exchange:
+        lines += [_indent("The last of the exchange with the implementation:"),
+                  _indent(s.exchange, 4)]
+    return "\n".join(lines)
+
+
+def _indent(text: str, by: int = 2) -> str:
+    return textwrap.indent(text, " " * by, lambda _: True)

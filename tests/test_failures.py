@@ -1,0 +1,37 @@
+"""Failures as the spec reads them (kit/failures.py), on hand-made results."""
+
+from __future__ import annotations
+
+from agent_tck.kit import failures, registry
+from agent_tck.kit.verdicts import ERRORED, FAILED, PASSED, ReqVerdict, ScenarioResult
+
+MUSTS = [r for r in registry.load().values() if r.level == "MUST"]
+
+
+def failed(nodeid: str, *reqs: str, **told: str) -> ScenarioResult:
+    return ScenarioResult(nodeid, f"test_{nodeid}[codex]", "agent", reqs, FAILED,
+                          title=f"Title {nodeid}", where="features/agent/x.feature:7",
+                          steps=[["Given", "a", PASSED], ["Then", "b", FAILED]], **told)
+
+
+def test_a_failed_scenario_is_told_with_its_step_its_argument_and_what_happened() -> None:
+    s = failed("one", MUSTS[0].id, message="assert 1 == 2", argument='"""\nx\n"""',
+               exchange="-> {}\n<- {}")
+    assert failures.scenario(s) == "\n".join([
+        "Scenario: Title one [codex]  (features/agent/x.feature:7)",
+        "  Then b", '    """', "    x", '    """',
+        "  What happened:", "    assert 1 == 2",
+        "  The last of the exchange with the implementation:", "    -> {}", "    <- {}"])
+
+
+def test_a_scenario_of_two_requirements_is_told_once_and_a_long_list_is_cut() -> None:
+    first, second = MUSTS[:2]
+    shared = failed("shared", first.id, second.id, message="m")
+    many = [failed(f"n{i}", second.id, error="E: e") for i in range(5)]
+    told = failures.explain([ReqVerdict(first, FAILED, [shared]),
+                             ReqVerdict(second, ERRORED, [shared, *many])], [second.id])
+    assert told.count("Scenario: Title shared") == 1
+    assert f"ERRORED {second.id} ({second.level}) (a known failure, in the baseline): " in told
+    assert told.count("Scenario: Title n") == failures.SHOWN
+    assert "and 2 more failed scenarios (the reports have every one)" in told
+    assert failures.explain([ReqVerdict(first, PASSED, [])]) == ""
