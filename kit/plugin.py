@@ -11,6 +11,7 @@ from fnmatch import fnmatch
 from typing import Any
 
 import pytest
+from _pytest.mark.expression import Expression
 
 from agent_tck.kit import registry, steplookup, verdicts
 from agent_tck.kit.drivers import Driver, make_driver
@@ -38,15 +39,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`--req` patterns (fnmatch) deselect scenarios that check none of the matching
-    requirements (in each xdist worker alike); before the collector (trylast) lists them."""
-    patterns = config.getoption("--req")
-    if not patterns:
-        return
-    keep = [i for i in items
-            if any(fnmatch(m.args[0], p) for m in i.iter_markers("req") for p in patterns)]
-    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-    items[:] = keep
+    """`--req` patterns (fnmatch) and a `--select` expression deselect the scenarios they do
+    not match (in each xdist worker alike); before the collector (trylast) lists them."""
+    patterns, expression = config.getoption("--req"), config.getoption("--select")
+    keep = [i for i in items if (not patterns or any(
+        fnmatch(rid, p) for rid in _reqs(i) for p in patterns)) and (
+        expression is None or selects(expression, i))]
+    if len(keep) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
+
+
+def _reqs(item: pytest.Item) -> list[str]:
+    return [m.args[0] for m in item.iter_markers("req")]
+
+
+def selects(expression: str, item: pytest.Item) -> bool:
+    """Whether `expression` (pytest's -k grammar) selects `item` by what the spec says of it:
+    its feature's name and scenario's title (the scenario function's docstring; its name,
+    made from the title, is in its node id with the run's parameters), its requirement IDs.
+    pytest's own -k also matches marks: `timeout` matched every scenario of a module with a
+    timeout mark."""
+    title = getattr(getattr(item, "obj", None), "__doc__", None) or ""
+    words = " ".join([title, item.nodeid, *_reqs(item)]).lower()
+    def found(word: str, /, **_: str | int | bool | None) -> bool:
+        return word.lower() in words
+
+    try:
+        return Expression.compile(expression).evaluate(found)
+    except SyntaxError as exc:  # what pytest's expression parser raises
+        raise pytest.UsageError(f"-k {expression!r}: {exc}") from None
 
 
 @pytest.hookimpl(wrapper=True)

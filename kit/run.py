@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import pytest
+from _pytest.mark.expression import Expression
 
 from agent_tck.kit import failures, html_report, messages, registry, reports, schedule, verdicts
 from agent_tck.kit.drivers import make_driver
@@ -47,7 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenarios mostly wait), each with its own implementation (adapter); the same verdicts "
         "in the same order as without",
     )
-    parser.add_argument("-k", dest="keyword", help="select scenarios by pytest -k expression")
+    parser.add_argument("-k", dest="keyword", metavar="EXPRESSION", type=expression,
+                        help="select scenarios: words joined by and, or, not and parentheses, "
+                        "each found (any case) in a scenario's title, its feature's name, its "
+                        "run's backend or example, or a requirement ID it checks")
     parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
     parser.add_argument(
         "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
@@ -127,10 +131,20 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         count = auto_workers() if workers == "auto" else workers
         argv += ["-n", str(count), "--dist", "worksteal"]
     if args.keyword:
-        argv += ["-k", args.keyword]
+        argv += ["--select", args.keyword]
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
     return argv
+
+
+def expression(text: str) -> str:
+    """An argparse type: a selection by words, and, or, not and parentheses (pytest's -k
+    grammar), refused before the run when it cannot be read."""
+    try:
+        Expression.compile(text)
+    except SyntaxError as exc:  # what pytest's expression parser raises
+        raise argparse.ArgumentTypeError(f"{text!r} is no selection: {exc}") from None
+    return text
 
 
 def workers(text: str) -> int | str:

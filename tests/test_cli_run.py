@@ -512,3 +512,15 @@ def test_a_table_shows_what_was_judged(tmp_path: Path) -> None:
                          for c, n in sorted(counts.items()) if c != "runner"]
     _, out, _ = run("--impl", impl, "--all")
     assert not [line for line in out.splitlines() if "requirements not applicable" in line]
+
+
+def test_k_selects_by_what_the_spec_says_never_by_a_mark(tmp_path: Path) -> None:
+    """The runner's suite module has a timeout mark: pytest's own -k selected every runner
+    scenario for `-k timeout`. A requirement ID selects its scenarios."""
+    report = tmp_path / "r.json"
+    run("--component", "runner", "-k", "timeout", "--json", str(report))
+    ran = [s for s in json.loads(report.read_text())["scenarios"] if s["verdict"] != "not run"]
+    assert ran and all("timeout" in f"{s['title']} {s['name']}".lower() for s in ran), ran
+    run("--component", "runner", "-k", "RUN-SIG-4", "--json", str(report))
+    ran = [s for s in json.loads(report.read_text())["scenarios"] if s["verdict"] != "not run"]
+    assert ran and {r for s in ran for r in s["reqs"]} == {"RUN-SIG-4"}
