@@ -53,6 +53,11 @@ SHARED: dict[str, dict[str, Any]] = {
                 "name, its feature's name, its run's backend or example, or a requirement ID "
                 "it checks; never in pytest's marks",
     },
+    "--keep-going": {
+        "action": "store_true",
+        "help": "run every scenario even when many of a component break the same way (by "
+                "default the run then stops and says why: kit/failfast.py)",
+    },
     "--req": {
         "action": "append",
         "default": [],

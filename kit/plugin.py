@@ -15,6 +15,7 @@ from _pytest.mark.expression import Expression
 
 from agent_tck.kit import registry, steplookup, verdicts
 from agent_tck.kit.drivers import Driver, make_driver
+from agent_tck.kit.failfast import FailFast
 from agent_tck.kit.options import add_shared
 
 pytest_plugins = [
@@ -84,6 +85,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """The step lookup and markers; in a pytest-xdist worker, the fail-fast watch of its own
+    scenarios too: a worker runs the scenarios queued to it until it stops itself, whatever
+    the controller decides (`agent-tck run` watches the whole run in the controller)."""
+    if hasattr(config, "workerinput") and not config.getoption("--keep-going"):
+        config.pluginmanager.register(FailFast(), "agent-tck-failfast")
     steplookup.install()
     for line in (
         "req(id): the requirement a scenario checks (from @req:<id> tags)",

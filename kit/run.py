@@ -22,6 +22,7 @@ from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
 from agent_tck.kit.errors import DriverError, UsageError
+from agent_tck.kit.failfast import FailFast
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.options import add_shared
 from agent_tck.kit.paths import PACKAGE, RUN_INI, SUITE
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
     )
+
     parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
     parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
     parser.add_argument("--messages", type=report_path, metavar="FILE",
@@ -132,6 +134,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         argv += ["-n", str(count), "--dist", "worksteal"]
     if args.keyword:
         argv += ["--select", args.keyword]
+    if getattr(args, "keep_going", False):
+        argv.append("--keep-going")
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
     return argv
@@ -232,16 +236,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     impl.close()
     collector = verdicts.Collector()
     shown = err.isatty() if getattr(args, "progress", None) is None else args.progress
-    plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else [])]
+    stopper = FailFast()
+    plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else []),
+               *([] if getattr(args, "keep_going", False) else [stopper])]
     quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
     with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp, \
             _engine_output(getattr(args, "verbose", False)) as engine:
         code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)
+    stopped = code == pytest.ExitCode.INTERRUPTED and bool(stopper.reason)
     if code in (
         pytest.ExitCode.INTERRUPTED,
         pytest.ExitCode.INTERNAL_ERROR,
         pytest.ExitCode.USAGE_ERROR,
-    ):
+    ) and not stopped:
         print(printable(engine.getvalue()), end="", file=err)
         print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
         return 2
@@ -270,6 +277,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{next(v.verdict for v in folded if v.req.id == rid)}",
             file=out,
         )
+    if stopped:
+        print(f"Stopped early: {printable(stopper.reason)}\nThe scenarios left were not run "
+              "(--keep-going runs them all).", file=out)
     print(line, file=out)
     return 0 if ok else 1
 

@@ -150,6 +150,8 @@ class Collector:
     def pytest_sessionfinish(self) -> None:
         if self.crashes:
             self._error_unreported()
+        for nodeid in self.order:  # with workers, a run stopped early: the rest did not run
+            self.results.setdefault(nodeid, _unreported(nodeid))
         if self.order:
             rank = {nodeid: i for i, nodeid in enumerate(self.order)}
             ordered = sorted(self.results.items(), key=lambda kv: rank.get(kv[0], len(rank)))
@@ -217,9 +219,19 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
             found["error"] = f"{call.excinfo.typename}: {first}" if first else (
                 call.excinfo.typename)
             found["message"] = _clip(str(call.excinfo.value).strip() or call.excinfo.typename)
+            found["cause"] = _cause(call.excinfo.value) if broke else ""
             told = "transcript:" in found["message"]  # a DriverError's evidence has it
             found["exchange"] = "" if told else _exchange(item)
     return found
+
+
+def _cause(exc: BaseException) -> str:
+    """What broke, the same words for the same break in any request: the error's kind, the
+    command and its message's first line, without the request's seq (kit/failfast.py)."""
+    if isinstance(exc, DriverError):
+        first = (exc.message.strip().splitlines() or [""])[0]
+        return f"{type(exc).__name__}: {exc.command + ': ' if exc.command else ''}{first}"
+    return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
 
 
 def _exchange(item: pytest.Item) -> str:
