@@ -1,8 +1,10 @@
-"""What the suite can see of processes from the outside: /proc."""
+"""What the suite can see of processes from the outside (/proc), and how it signals one it
+has seen without reaching another that took its pid."""
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,36 @@ def cpu_seconds(pid: int) -> float | None:
     if fields is None:
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def started_at(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (its stat's 22nd field): with the pid,
+    what tells a process from a later one given the same pid. None when it no longer
+    exists."""
+    fields = _fields(pid)
+    return int(fields[19]) if fields is not None else None
+
+
+def signal_if_same(pid: int, since: int | None, sig: int) -> bool:
+    """Send `sig` to `pid` only if it is still the process that started at `since` (None:
+    never); whether it was sent. The process is pinned by a pidfd before its start time is
+    read, so the signal goes to the process that was checked, never to one that took its
+    pid since: a pid read from a record is a claim, not a process of ours."""
+    if since is None:
+        return False
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return False  # gone
+    try:
+        if started_at(pid) != since:
+            return False
+        signal.pidfd_send_signal(fd, sig)
+        return True
+    except OSError:
+        return False  # ended meanwhile
+    finally:
+        os.close(fd)
 
 
 def unreaped(pid: int, parent: int) -> str | None:

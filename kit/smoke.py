@@ -8,11 +8,9 @@ control characters escaped (kit/text.py).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 from typing import TextIO
@@ -22,7 +20,6 @@ from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers.protocol import PROTOCOL_VERSION
 from agent_tck.kit.drivers.stdio import AdapterProcess, StdioDriver
 from agent_tck.kit.errors import DriverError, UsageError
-from agent_tck.kit.observe import still_running
 from agent_tck.kit.text import printable
 
 SMOKE_ANSWER = "agent-tck smoke: ok"
@@ -93,7 +90,7 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
             say(f"FAIL request: {_stall(rig, backend)}\n{exc}", out)
             return False
         finally:
-            _end_harnesses(rig)
+            rig.close()  # ends a harness a stalled implementation left waiting on stdin
     if (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER):
         say(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
             f"{backend}, got {response!r}", out)
@@ -117,17 +114,8 @@ def _stall(rig: HarnessRig, backend: str) -> str:
     return f"the fake {backend} got the prompt and answered; the implementation did not answer"
 
 
-def _end_harnesses(rig: HarnessRig) -> None:
-    """Kill fake harnesses of this check that are still running (a stalled implementation
-    may leave one waiting on stdin)."""
-    for start in (e for e in rig.record() if e["what"] == "start"):
-        if still_running([start["pid"]], within=0):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(start["pid"], signal.SIGKILL)
-
-
 def _report_stop(process: AdapterProcess, out: TextIO) -> int:
-    code = process.proc.returncode
+    code = process.returncode
     noise = process.stderr_tail().strip()
     say(f"{'ok  ' if code == 0 else 'FAIL'} stop: exit code {code}", out)
     if noise:

@@ -7,6 +7,7 @@ run; the reference's adapter gives the same verdicts as the in-process driver.
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -293,3 +294,71 @@ def test_stopping_an_adapter_ends_the_descendants_it_left_in_its_group(tmp_path:
         driver.close()
         if still_running([child], within=0):
             os.kill(child, signal.SIGKILL)
+
+
+def _pids(target: Path) -> list[int]:
+    """The pids the `leaves-session` processes of a fake adapter noted."""
+    noted = Path(f"{target}.pids")
+    return [int(line) for line in noted.read_text().split()] if noted.exists() else []
+
+
+def _end(pids: list[int]) -> None:
+    for pid in still_running(pids, within=0):
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_stopping_an_adapter_ends_what_it_started_in_a_session_of_its_own(
+        tmp_path: Path) -> None:
+    """A descendant in a session of its own, whose parent has exited, is in no process group
+    of the adapter's: it is still ended with the adapter."""
+    target = tmp_path / "target"
+    driver = StdioDriver(fake("leaves-session", "start", 1, target))
+    pids = _pids(target)
+    try:
+        assert pids and list(still_running(pids, within=0)) == pids, "it never started"
+        driver.close()
+        assert still_running(pids, within=5) == {}, f"{pids} outlived the adapter"
+    finally:
+        driver.close()
+        _end(pids)
+
+
+def test_nothing_an_adapter_started_outlives_the_run_to_rewrite_its_report(
+        tmp_path: Path) -> None:
+    """Such a process rewrote the reports of an honest exit 1 to "conformant"; here it
+    rewrites the JSON report whenever it exists."""
+    report = tmp_path / "run.json"
+    done = subprocess.run(
+        [PY, "-m", "agent_tck.kit.cli", "run", "--impl", fake("leaves-session", "start", 1, report),
+         "--component", "backends", "--req", "BK-CL.1", "--json", str(report)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    pids = _pids(report)
+    try:
+        assert (done.returncode, bool(pids)) == (0, True), done.stdout + done.stderr
+        assert still_running(pids, within=0) == {}, f"{pids} outlived `agent-tck run`"
+        time.sleep(0.3)  # what such a process does it does within 20 ms
+        assert json.loads(report.read_text())["requirements"], report.read_text()[:200]
+    finally:
+        _end(pids)
+
+
+def test_an_adapters_tree_ends_when_the_kit_is_killed(tmp_path: Path) -> None:
+    """SIGKILL leaves the kit no time to stop its adapter: the keeper ends the tree itself."""
+    target = tmp_path / "target"
+    kit = subprocess.Popen(
+        [PY, "-c", "import sys, time; from agent_tck.kit.drivers.stdio import StdioDriver; "
+         "StdioDriver(sys.argv[1]); print('ready', flush=True); time.sleep(120)",
+         fake("leaves-session", "start", 1, target)],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert kit.stdout is not None and kit.stdout.readline() == "ready\n"
+        pids = _pids(target)
+        kit.kill()
+        kit.wait()
+        assert pids and still_running(pids, within=5) == {}, f"{pids} outlived the kit"
+    finally:
+        kit.kill()
+        kit.wait()
+        if kit.stdout is not None:
+            kit.stdout.close()
+        _end(_pids(target))

@@ -1,22 +1,30 @@
 """The fake harness executable: plays a script, records what it saw.
 
-Started through a shim named `claude` or `codex` (see `doubles.harness.install`), which
-imports this module and calls `main()` with SCRIPT RECORD NAME ARGS... (imported rather than
-run as a file, its bytecode can be cached). It starts fast, as a CLI is started for every
-request: the standard library only, and what only some steps need (base64, subprocess)
-imported by those steps. JSON goes through json's C half (`_json`) and signals through
-signal's (`_signal`): their Python halves import re and enum, which cost a start 11 ms of CPU
-(half of it, after Python's own start) on the CI machine. The record is JSON lines, one
-object per write, appended with O_APPEND so the signal handler and the main flow never interleave:
+Started through a shim named `claude`, `codex` or `gemini` (`doubles.harness.script`), which
+imports this module and calls `main()` with `--rig ADDRESS TOKEN NAME ARGS...` (a scenario's
+rig, `doubles.harness.rig`) or SCRIPT RECORD NAME ARGS... (a script and a record file, for
+benchmarks and tests of the harness alone); imported rather than run as a file, its bytecode
+can be cached. It starts fast, as a CLI is started for every request: the standard library
+only, and what only some steps need (base64, subprocess) imported by those steps. JSON goes
+through json's C half (`_json`), signals through signal's (`_signal`) and the rig's socket
+through socket's (`_socket`): their Python halves import re and enum, which cost a start 11 ms
+of CPU (half of it, after Python's own start) on the CI machine.
+Under a rig the harness connects to the rig's socket (an abstract UNIX socket, ADDRESS
+`@name`), says hello and gets its script in the answer; the rig answers only a process it can
+prove is a harness started by that rig's shim (`doubles.harness.switchboard`). What the
+harness notes goes to that connection, which no other process holds: nothing of the record is
+on disk, beside the PATH or anywhere else. The record is JSON lines, each written whole with
+SIGTERM held back, so the signal handler and the main flow never interleave:
   {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
 set_permission_mode, set_model; any other subtype gets an error response) until a `user`
 message comes, whose text is the prompt (recorded as stdin, `"via": "stream-json"`); stdin is
 left open, and after the script the harness keeps answering until stdin closes.
-A harness started after its scenario ended (the rig wrote `closed` beside the record) is a
-straggler: it plays nothing and records itself in the session's stray log (the script's
-`strays`), which the suite reports as an error of the suite.
+A harness started after its scenario ended (the rig answers `closed`) is a straggler: it plays
+nothing and exits with STRAGGLER_EXIT, and the rig notes it in the session's stray log, which
+the suite reports as an error of the suite. One whose rig is gone, or that the rig refuses,
+says so on stderr and exits with STRAGGLER_EXIT too.
 An argv the real CLI refuses (an unknown option, a missing value, a value outside the
 option's choices, an extra positional argument of `codex exec`, a `--cd` directory that does
 not exist, an option that another needs missing: claude's `-p --output-format stream-json`
@@ -25,6 +33,9 @@ the real CLI's message on stderr and its exit code (claude 1, codex 2), after th
 recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
 CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
   {"what": "stdin", "data"}            once stdin reached end of file
+  {"what": "grandchild", "pid", "since"}   a process it started (since: its start time in
+                                           /proc/PID/stat, which tells it from a later one
+                                           given the same pid; null when it had ended)
   {"what": "signal", "signal": "SIGTERM", "pid", "t"}   t: time.monotonic() on arrival
 Script steps (a JSON list; schemas/harness/script.schema.json), each an object with one key:
   out: text (written as is)         line: JSON value (one line)   err: text (stderr)
@@ -35,7 +46,8 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   spawn_escaped: seconds (a grandchild in a session of its own, as `nohup cmd &` in Claude
       Code's Bash tool: no signal to the harness's process group reaches it)
   spawn_escaped_noting: seconds (the same, but it notes a SIGTERM in the record, as
-      {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits)
+      {"what": "signal", "signal": "SIGTERM", "by": "grandchild", "pid", "t"}, and exits;
+      on a connection of its own, which the harness opened for it)
   spawn_group_noting: count (that many processes in the harness's own group, each noting
       every SIGTERM as the one above does and going on: only SIGKILL ends them)
   spawn_escaped_noting_below: seconds (the noting process one level further down, started
@@ -76,7 +88,8 @@ TYPE_CHECKING = False  # typing costs a start more than the rest of this file
 if TYPE_CHECKING:
     import signal
     import subprocess
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, NoReturn
 else:
     signal = __import__("_signal")
 
@@ -84,7 +97,7 @@ RECORDED_ENV_PREFIXES = ("AGENT_TCK",)  # and each CLI's own (`env_prefixes` of 
 RECORDED_ENV = ("PATH", "HOME", "CODING_AGENT_PROBE")
 BLOCK = 1 << 16
 STRAGGLER_EXIT = 86
-GRANDCHILD = "agent-tck-grandchild"  # in every grandchild's argv: the rig ends its leftovers
+GRANDCHILD = "agent-tck-grandchild"  # in every grandchild's argv: who it is, in `ps`
 # What the fake answers to the SDKs' control requests (the real CLI's answers carry more).
 CONTROL_ANSWERS: dict[str, dict[str, Any]] = {
     "initialize": {"commands": [], "output_style": "default", "available_output_styles": []},
@@ -132,11 +145,16 @@ def loads(text: str | bytes) -> Any:
 
 
 class Harness:
-    def __init__(self, script: dict[str, Any], record: str) -> None:
+    """Plays `script`, noting what it sees on `record_fd`; `another()` opens one more fd on the
+    record, for a grandchild that notes on its own; `rig`: the rig's token, in the start."""
+
+    def __init__(self, script: dict[str, Any], record_fd: int, another: Callable[[], int],
+                 rig: str = "") -> None:
         self.steps: list[dict[str, Any]] = script["steps"]
         self.scale: float = script.get("time_scale", 1.0)
-        self.rig: str = script.get("rig", "")
-        self.record_fd = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.rig = rig
+        self.record_fd = record_fd
+        self.another = another
         self.stdin_read = False
         self.stdin_data = ""
         self.clis: dict[str, dict[str, Any]] = script.get("clis", {})
@@ -147,7 +165,20 @@ class Harness:
                 self.cli_options = loads(file.read())["commands"]
 
     def note(self, **entry: Any) -> None:
-        os.write(self.record_fd, (dumps(entry) + "\n").encode())
+        """Write `entry` whole: SIGTERM, whose handler notes too, waits until it is written
+        (a socket may take a long entry in several writes)."""
+        view = memoryview((dumps(entry) + "\n").encode())
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            while view:
+                view = view[os.write(self.record_fd, view):]
+        except OSError:
+            pass  # the rig is gone (its scenario is over): nobody reads this record any more
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def note_grandchild(self, pid: int, **more: Any) -> None:
+        self.note(what="grandchild", pid=pid, since=started_at(pid), **more)
 
     def on_term(self, signum: int, _frame: Any) -> None:
         now = time.monotonic()  # first, so the record's cost is not part of the latency
@@ -386,7 +417,7 @@ class Harness:
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         out, _ = parent.communicate()
-        self.note(what="grandchild", pid=int(out))
+        self.note_grandchild(int(out))
 
     def op_spawn_escaped_noting(self, seconds: float) -> None:
         """A grandchild in a session of its own that notes a SIGTERM and exits on it; the
@@ -418,11 +449,11 @@ class Harness:
         by side; the harness goes on once each has set its handler."""
         for child in self._start_noting(self._noting(10_000, exits=False), count=count):
             self._ready(child)
-            self.note(what="grandchild", pid=child.pid, group=True)
+            self.note_grandchild(child.pid, group=True)
 
     def _noting(self, seconds: float, exits: bool = True) -> str:
-        """The code of a process that notes a SIGTERM (by the record's fd, its first
-        argument) and exits on it (or goes on, not `exits`), and prints `ready` once its
+        """The code of a process that notes a SIGTERM (by an fd of the record of its own, its
+        first argument) and exits on it (or goes on, not `exits`), and prints `ready` once its
         handler is set."""
         return ("import json, os, signal, sys, time\n"
                 "fd = int(sys.argv[1])\n"
@@ -443,25 +474,29 @@ class Harness:
         child)."""
         (child,) = self._start_noting(code, *args, session=True)
         told = self._ready(child)
-        self.note(what="grandchild", pid=child.pid)
+        self.note_grandchild(child.pid)
         if told.isdigit():
-            self.note(what="grandchild", pid=int(told))
+            self.note_grandchild(int(told))
 
     def _start_noting(self, code: str, *args: str, count: int = 1,
                       session: bool = False) -> list[subprocess.Popen[bytes]]:
-        """`count` processes running `code` with the record's fd and `args`, SIGTERM blocked
-        (the harness blocks it around the start, and a signal mask is inherited), so that a
-        SIGTERM sent while one is still starting waits for its handler instead of killing it
-        unnoted; in a session of their own, or in the harness's group."""
+        """`count` processes running `code` with an fd of the record each (one connection to
+        the rig per process: a long note of the harness's is never cut by a grandchild's) and
+        `args`, SIGTERM blocked (the harness blocks it around the start, and a signal mask is
+        inherited), so that a SIGTERM sent while one is still starting waits for its handler
+        instead of killing it unnoted; in a session of their own, or in the harness's group."""
         import subprocess
 
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        fds = [self.another() for _ in range(count)]
         try:
             return [subprocess.Popen(
-                [sys.executable, "-c", code, str(self.record_fd), *args, GRANDCHILD],
+                [sys.executable, "-c", code, str(fd), *args, GRANDCHILD],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                start_new_session=session, pass_fds=(self.record_fd,)) for _ in range(count)]
+                start_new_session=session, pass_fds=(fd,)) for fd in fds]
         finally:
+            for fd in fds:
+                os.close(fd)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
     @staticmethod
@@ -486,7 +521,7 @@ class Harness:
             start_new_session=escaped,
             preexec_fn=_ignore_sigterm if ignoring else None,
         )
-        self.note(what="grandchild", pid=child.pid)
+        self.note_grandchild(child.pid)
 
     def op_exit(self, code: int) -> int:
         return code
@@ -655,20 +690,6 @@ def _text(message: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in blocks if isinstance(b, dict))
 
 
-def straggler(script: dict[str, Any], record: str, name: str, argv: list[str]) -> bool:
-    """True, after noting it in the stray log, when this harness's scenario has ended."""
-    if not os.path.exists(os.path.join(os.path.dirname(record), "closed")):
-        return False
-    strays = script.get("strays")
-    if strays:
-        entry = {"rig": script.get("rig", ""), "name": name, "argv": argv, "cwd": os.getcwd(),
-                 "pid": os.getpid(), "record": record}
-        fd = os.open(strays, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(fd, (dumps(entry) + "\n").encode())
-        os.close(fd)
-    return True
-
-
 TRICKLE_WAIT = 2.0  # real seconds a trickle waits, in all, for its pieces to be read
 
 
@@ -696,13 +717,95 @@ def _ignore_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def main() -> None:
-    script_path, record, name, *argv = sys.argv[1:]
+RIG = "--rig"  # the shim's word before ADDRESS TOKEN: the harness reports to a rig
+
+
+def connect(address: str, hello: str) -> tuple[int, dict[str, Any]]:
+    """A connection to the rig at `address` (`@name`, a socket in the abstract namespace),
+    introduced as `hello` ("start": this harness, or "delegate": a grandchild's own), and
+    the rig's answer: {"script": ...}, {"ok": true}, {"closed": true} or {"refused": why}."""
+    import _socket
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.connect("\0" + address[1:])
+        sock.sendall((dumps({"hello": hello}) + "\n").encode())
+        answer = bytearray()
+        while not answer.endswith(b"\n"):
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                raise ValueError("the rig closed the connection without an answer")
+            answer += chunk
+        return sock.detach(), loads(bytes(answer))
+    finally:
+        if sock.fileno() != -1:
+            sock.close()
+
+
+def reporting(address: str, token: str) -> Harness:
+    """The harness of the rig at `address`, playing the script its answer holds. A rig that
+    is gone, closed (a straggler) or that refuses this process plays nothing."""
+    try:
+        fd, answer = connect(address, "start")
+    except (OSError, ValueError) as exc:
+        give_up(f"cannot reach its rig at {address} ({exc}): its scenario is over, or this "
+                "CLI runs where the kit's socket is not (another network namespace)")
+    if "script" not in answer:
+        give_up("its scenario is over" if answer.get("closed") else
+                f"its rig refused it: {answer.get('refused')}")
+
+    def another() -> int:
+        try:
+            fd, answer = connect(address, "delegate")
+        except (OSError, ValueError):
+            answer = {}
+        if answer.get("ok"):
+            return fd
+        if answer:
+            os.close(fd)
+        return os.open(os.devnull, os.O_WRONLY)  # nobody to note to any more
+
+    return Harness(answer["script"], fd, another, token)
+
+
+def give_up(why: str) -> NoReturn:
+    sys.stderr.write(f"agent-tck fake harness: {why}\n")
+    sys.stderr.flush()
+    os._exit(STRAGGLER_EXIT)
+
+
+def recording(script_path: str, record: str) -> Harness:
+    """The harness playing the script in the file `script_path`, noting to the file `record`
+    (no rig: for benchmarks and tests of the harness alone)."""
     with open(script_path) as fh:
         script = loads(fh.read())
-    if straggler(script, record, name, argv):
-        os._exit(STRAGGLER_EXIT)
-    code = Harness(script, record).play(name, argv)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+
+    def another() -> int:
+        return os.open(record, flags, 0o644)
+
+    return Harness(script, another(), another)
+
+
+def started_at(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot: /proc/PID/stat's 22nd field); None when it
+    has ended."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args[0] == RIG:
+        address, token, name, *argv = args[1:]
+        harness = reporting(address, token)
+    else:
+        script_path, record, name, *argv = args
+        harness = recording(script_path, record)
+    code = harness.play(name, argv)
     sys.stdout.flush()
     os._exit(code)
 

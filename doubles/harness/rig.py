@@ -1,4 +1,11 @@
-"""A scenario's fake-harness rig: a bin directory whose `claude` and `codex` are the harness."""
+"""A scenario's fake-harness rig: a bin directory whose `claude`, `codex` and `gemini` are the
+fake harness, and the record of what its harnesses saw.
+
+The record is not a file: each harness reports to this process's switchboard
+(`doubles.harness.switchboard`), which answers only a harness this rig's shims started, and
+keeps what it says in memory. Nothing beside the bin directory, in the implementation's
+working directory or in its environment holds the record or leads to a file that does.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +15,29 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agent_tck.doubles.harness.fake import GRANDCHILD
-from agent_tck.doubles.harness.script import Script, install, read_record, write_script
+from agent_tck.doubles.harness.script import Script, install_reporting, script_document
+from agent_tck.doubles.harness.switchboard import switchboard
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
 from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit.errors import SuiteError
+from agent_tck.kit.observe import signal_if_same
 
 
 class HarnessRig:
-    """A bin directory whose `claude` and `codex` are the fake harness, and its record.
+    """A bin directory whose `claude`, `codex` and `gemini` are the fake harness, and its
+    record.
 
-    Each rig has a token of its own, written into every harness start it records; a start
-    with another token is an error of the suite, never evidence. `close()` ends the rig's
-    scenario: a harness started after it is a straggler, noted in `strays` (when given)."""
+    Each rig has a token of its own, in its shims' command line: the switchboard hands a
+    harness's record to the rig its command line names. `close()` ends the rig's scenario: a
+    harness started after it is a straggler, noted in `strays` (when given)."""
 
     def __init__(self, root: Path, strays: Path | None = None) -> None:
         self.root = root
         self.bin = root / "bin"
-        self.script_path = root / "script.json"
-        self.record_path = root / "record.jsonl"
         self.token = uuid.uuid4().hex
-        self.strays = strays
-        install(self.bin, self.script_path, self.record_path)
+        self.board = switchboard()
+        self.log = self.board.open(self.token, strays)
+        install_reporting(self.bin, self.board.address, self.token)
 
     def use(self, script: Script) -> None:
         """Play `script` from now on. A line no real CLI prints is an error of the suite."""
@@ -38,30 +46,25 @@ class HarnessRig:
         if off:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
-        strays = {"strays": str(self.strays)} if self.strays else {}
-        write_script(self.script_path, script, rig=self.token, cli_options=str(OPTIONS_FILE),
-                     **strays)
+        self.board.play(self.log, script_document(script, cli_options=str(OPTIONS_FILE)))
 
     def close(self) -> None:
         """End the scenario: later harness starts are stragglers, and its harnesses and the
         grandchildren they started are killed if the implementation left them running (the
-        verdict was taken before; a test cleans up after itself even when it fails)."""
-        (self.root / "closed").touch()
-        for entry in self.record():
-            if entry["what"] == "grandchild":
-                end_grandchild(entry["pid"])
-            elif entry["what"] == "start":  # left running by an agent killed mid-request
-                end_marked(entry["pid"], str(self.record_path))
+        verdict was taken before; a test cleans up after itself even when it fails). Only a
+        process proven the one the record names is killed: its pid and its start time."""
+        entries = self.record()
+        self.board.close(self.log)
+        for entry in entries:
+            if entry["what"] in ("start", "grandchild"):
+                signal_if_same(entry["pid"], entry.get("since"), signal.SIGKILL)
 
     def record(self) -> list[dict[str, Any]]:
-        return read_record(self.record_path)
+        """Every entry its harnesses wrote so far, in the order they came."""
+        return self.board.entries(self.log)
 
     def starts(self) -> list[dict[str, Any]]:
-        starts = [e for e in self.record() if e["what"] == "start"]
-        foreign = [s for s in starts if s.get("rig") != self.token]
-        if foreign:
-            raise SuiteError(f"harness starts of another rig in {self.record_path}: {foreign}")
-        return starts
+        return [e for e in self.record() if e["what"] == "start"]
 
     def grandchildren(self) -> list[int]:
         """The pids of the processes its harnesses noted starting (their grandchildren)."""
@@ -77,25 +80,3 @@ class HarnessRig:
 
     def path(self) -> str:
         return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
-
-
-def end_grandchild(pid: int) -> None:
-    """SIGKILL `pid` if it is still a harness's grandchild (its argv carries the marker): a
-    pid reused by another process is left alone."""
-    end_marked(pid, GRANDCHILD)
-
-
-def end_marked(pid: int, marker: str) -> None:
-    """SIGKILL `pid` if `marker` is still one of its arguments."""
-    try:
-        fd = os.pidfd_open(pid)
-    except OSError:
-        return  # gone
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            if marker.encode() in cmdline.read().split(b"\0"):
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-    except OSError:
-        pass  # gone meanwhile
-    finally:
-        os.close(fd)

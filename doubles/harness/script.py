@@ -96,29 +96,49 @@ class Script:
         return {"steps": head + self.steps, "time_scale": self.time_scale}
 
 
-def install(bin_dir: Path, script: Path, record: Path) -> None:
-    """Write `claude` and `codex` shims into `bin_dir` that run the fake harness.
-
-    The shim `exec`s, so the pid the implementation started is the harness's pid. It imports
-    the harness by its file's directory rather than run the file, so Python reads its cached
-    bytecode instead of compiling it on every start.
-    """
-    bin_dir.mkdir(parents=True, exist_ok=True)
+def harness_command() -> list[str]:
+    """How a shim starts the fake harness: this Python, isolated (-I: no PYTHON* variable of
+    the implementation's environment, no user site, no current directory on sys.path; -S: no
+    site) and importing the harness by its file's directory rather than running the file, so
+    Python reads its cached bytecode instead of compiling it on every start. A rig knows its
+    harnesses by this command line (`doubles.harness.switchboard`)."""
     harness = Path(fake.__file__).resolve()
-    start = (f"import sys; sys.path[0] = {str(harness.parent)!r}; "
+    start = (f"import sys; sys.path.insert(0, {str(harness.parent)!r}); "
              f"import {harness.stem}; {harness.stem}.main()")
+    return [sys.executable, "-I", "-S", "-c", start]
+
+
+def reporting_command(address: str, token: str) -> list[str]:
+    """The command line of the harness of the rig `token` at `address`, before its name."""
+    return [*harness_command(), fake.RIG, address, token]
+
+
+def install(bin_dir: Path, script: Path, record: Path) -> None:
+    """Write shims into `bin_dir` that play the script in the file `script` and note to the
+    file `record`: the harness alone, with no rig (benchmarks, tests of the harness)."""
+    _shims(bin_dir, [*harness_command(), str(script), str(record)])
+
+
+def install_reporting(bin_dir: Path, address: str, token: str) -> None:
+    """Write shims into `bin_dir` whose harness reports to the rig `token` at `address`."""
+    _shims(bin_dir, reporting_command(address, token))
+
+
+def _shims(bin_dir: Path, command: list[str]) -> None:
+    """A shim per CLI the harness plays, running `command` NAME ARGS...; it `exec`s, so the
+    pid the implementation started is the harness's pid."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
     for name in HARNESS_NAMES:
         shim = bin_dir / name
-        words = [sys.executable, "-S", "-c", start, str(script), str(record), name]
-        shim.write_text(f'#!/bin/sh\nexec {shlex.join(words)} "$@"\n')
+        shim.write_text(f'#!/bin/sh\nexec {shlex.join([*command, name])} "$@"\n')
         shim.chmod(0o755)
 
 
-def write_script(path: Path, script: Script, **context: Any) -> None:
-    """Write atomically, so a harness never reads half a script. How each CLI is started
-    (`clis`) comes from the profiles; `context`: the rig's token (`rig`), the session's stray
-    log (`strays`), see `doubles.harness.fake`. A script that
-    breaks schemas/harness/script.schema.json (a typo in a step) is an error of the suite."""
+def script_document(script: Script, **context: Any) -> dict[str, Any]:
+    """What the harness reads: `script`, how each CLI is started (`clis`, from the profiles)
+    and `context` (`cli_options`: the pinned CLIs' options, see `doubles.harness.fake`). A
+    script that breaks schemas/harness/script.schema.json (a typo in a step) is an error of
+    the suite."""
     clis = {name: {**PROFILES[name].start, "env_prefixes": list(PROFILES[name].env_prefixes)}
             for name in NAMES}
     document = {**script.to_json(), "clis": clis, **context}
@@ -127,7 +147,12 @@ def write_script(path: Path, script: Script, **context: Any) -> None:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"
         raise SuiteError(f"error of the suite: the fake harness's script is invalid at {where}: "
                          f"{errors[0].message}")
-    write_atomically(path, json.dumps(document))
+    return document
+
+
+def write_script(path: Path, script: Script, **context: Any) -> None:
+    """Write `script_document` atomically, so a harness never reads half a script."""
+    write_atomically(path, json.dumps(script_document(script, **context)))
 
 
 @functools.cache

@@ -1,11 +1,12 @@
 """The stdio driver: an implementation behind the adapter protocol, in any language.
 
-The suite starts the command (in its own process group, its stderr drained by a thread that
-keeps a bounded tail, so it can never block nor fill memory or disk), writes one JSON request
-per line and reads one JSON response per line, validating both against schemas/adapter/. A
-crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`, a message that breaks its
-schema, or stray output raises DriverError with the transcript and the stderr tail, and the
-implementation is restarted: one broken scenario never stops the run.
+The suite starts the command (in a session of its own, under a keeper of its tree that kills
+whatever it started when it is stopped, kit/drivers/subreaper.py; its stderr drained by a
+thread that keeps a bounded tail, so it can never block nor fill memory or disk), writes one
+JSON request per line and reads one JSON response per line, validating both against
+schemas/adapter/. A crash, a hang (bounded by `timeout`), invalid JSON, a wrong `seq`, a
+message that breaks its schema, or stray output raises DriverError with the transcript and the
+stderr tail, and the implementation is restarted: one broken scenario never stops the run.
 
 What the adapter says is made safe once, here (kit/text.py): every string of a message it
 sends has its lone surrogates replaced by U+FFFD, and otherwise reaches the steps as sent (a
@@ -18,14 +19,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import selectors
 import shlex
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agent_tck.kit.drivers.base import INHERITED_ENV, end_with_parent, until
@@ -53,13 +58,23 @@ STDERR_KEEP = 64 << 10  # bytes of the adapter's stderr kept in memory
 MAX_MESSAGE = 64 << 20
 
 
+SUBREAPER = Path(__file__).with_name("subreaper.py")
+START_TIMEOUT = 30.0  # for the keeper to say the adapter started
+
+
 class AdapterProcess:
-    """One running adapter: its pipes, the bounded tail of its stderr and its transcript."""
+    """One running adapter: its pipes, the bounded tail of its stderr and its transcript.
+
+    `proc` is the adapter's keeper (kit/drivers/subreaper.py), whose child the adapter is,
+    with the pipes; `pid` is the adapter's, which the keeper leaves unreaped (a zombie) once
+    it has ended, until `stop`, so that pid and its process group's id stay the adapter's
+    while they are signalled; `returncode` is the adapter's once it has ended."""
 
     def __init__(self, argv: list[str], cwd: str) -> None:
+        self.control, theirs = socket.socketpair()
         try:
             self.proc = subprocess.Popen(
-                argv,
+                [sys.executable, "-I", "-S", str(SUBREAPER), str(theirs.fileno()), *argv],
                 cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -67,11 +82,17 @@ class AdapterProcess:
                 start_new_session=True,
                 env={**os.environ, **INHERITED_ENV},
                 preexec_fn=end_with_parent,
+                pass_fds=(theirs.fileno(),),
             )
         except OSError as exc:
+            self.control.close()
             raise DriverError(
                 f"cannot start adapter {shlex.join(argv)!r}: {exc.strerror or exc}"
             ) from exc
+        finally:
+            theirs.close()
+        self.told = b""
+        self.returncode: int | None = None
         self.buffer = b""
         self.transcript: deque[str] = deque(maxlen=20)
         self.final_stderr: str | None = None
@@ -81,6 +102,7 @@ class AdapterProcess:
         self.kept_lock = threading.Lock()
         self.drainer = threading.Thread(target=self._drain_stderr, daemon=True)
         self.drainer.start()
+        self.pid = self._started(argv)
 
     def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -125,25 +147,56 @@ class AdapterProcess:
                         raise DriverError(f"a response is longer than {MAX_MESSAGE} bytes")
         line, _, self.buffer = b"".join(chunks).partition(b"\n")
         text = line.decode("utf-8", errors="replace")
-        self.transcript.append(f"<- {printable(text[:500])}")  # evidence: shown as it is kept
+        # evidence: shown as the kit reads it (no lone surrogate's escape either)
+        self.transcript.append(f"<- {printable(well_formed_json(text)[:500])}")
         return text
 
-    def _exited(self, within: float) -> bool:
-        """Whether the adapter exited within `within` seconds; it is left unreaped (a zombie
-        keeps its process group's id from being reused)."""
+    def _started(self, argv: list[str]) -> int:
+        """The adapter's pid, once its keeper says it was exec'd; DriverError when it could
+        not be."""
+        said = self._hear(START_TIMEOUT)
+        if said is not None and said.startswith("pid "):
+            return int(said.split()[1])
+        self._end()
+        self._close_pipes()
+        if said is not None and said.startswith("error "):
+            why = os.strerror(int(said.split()[1]))
+            raise DriverError(f"cannot start adapter {shlex.join(argv)!r}: {why}")
+        raise DriverError(f"cannot start adapter {shlex.join(argv)!r}: its keeper said "
+                          f"{said!r} ({self.stderr_tail() or 'and nothing on stderr'})")
+
+    def _hear(self, within: float) -> str | None:
+        """The keeper's next line, waiting at most `within` seconds; None when it said nothing
+        (or its socket ended)."""
         deadline = time.monotonic() + within
-        while True:
-            with contextlib.suppress(ChildProcessError):
-                if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
-                    return True
-            if self.proc.returncode is not None or time.monotonic() >= deadline:
-                return self.proc.returncode is not None
-            time.sleep(0.01)
+        while b"\n" not in self.told:
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([self.control], [], [], left)[0]:
+                return None
+            try:
+                chunk = self.control.recv(4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return None
+            self.told += chunk
+        line, _, self.told = self.told.partition(b"\n")
+        return line.decode()
+
+    def _exited(self, within: float) -> bool:
+        """Whether the adapter exited within `within` seconds; its keeper leaves it unreaped
+        (a zombie keeps its process group's id from being reused)."""
+        while self.returncode is None:
+            said = self._hear(within)
+            if said is None:
+                break
+            if said.startswith("exit "):
+                self.returncode = int(said.split()[1])
+        return self.returncode is not None
 
     def _gone(self) -> AdapterExited:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=1)
-        code = self.proc.returncode
+        self._exited(within=1)
+        code = self.returncode
         return AdapterExited(f"the adapter closed stdout (crashed? exit code {code})", code)
 
     def stderr_tail(self) -> str:
@@ -156,23 +209,35 @@ class AdapterProcess:
     def stop(self, grace: float = 2.0) -> None:
         """Close stdin, wait, SIGTERM the group, wait, SIGKILL; then SIGKILL what is left of
         the adapter's process group (descendants it never ended) while its exited leader still
-        holds the group's id, and reap the leader."""
+        holds the group's id; then have its keeper kill every process left below it, in any
+        group or session, and reap them and the leader."""
         with contextlib.suppress(OSError):
             if self.proc.stdin:
                 self.proc.stdin.close()
         for sig in (None, signal.SIGTERM, signal.SIGKILL):
             if sig is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.proc.pid, sig)
+                    os.killpg(self.pid, sig)
             if self._exited(within=grace):
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.pid, signal.SIGKILL)
+        self._end()
+        self._close_pipes()
+
+    def _end(self) -> None:
+        """Close the keeper's socket: it kills and reaps everything below it, and exits."""
+        self.control.close()
         self.proc.wait()
+
+    def _close_pipes(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.stdin:
+                self.proc.stdin.close()
         with contextlib.suppress(OSError):
             if self.proc.stdout:
                 self.proc.stdout.close()
-        self.drainer.join(timeout=1)  # a descendant may still hold stderr: not waited for
+        self.drainer.join(timeout=1)  # a process that left the tree may still hold stderr
         self.final_stderr = self.stderr_tail()
         with contextlib.suppress(OSError):
             if self.proc.stderr:
@@ -260,7 +325,7 @@ class StdioDriver(ProtocolDriver):
         except BaseException:
             self._drop()  # its answer to the request would be read as the next one's
             raise
-        os.kill(process.proc.pid, signal.SIGKILL)
+        os.kill(process.pid, signal.SIGKILL)  # pinned: its keeper has not reaped it
         self.killed.append(process)
         self.process = None
 
@@ -269,7 +334,7 @@ class StdioDriver(ProtocolDriver):
         return "" if self.process is None else self._evidence(self.process)
 
     def held(self, agent: str) -> Held | None:
-        return None if self.process is None else held_by(self.process.proc.pid)
+        return None if self.process is None else held_by(self.process.pid)
 
     def _stop_killed(self) -> None:
         """Stop (their groups killed, reaped) the adapters killed since the last call."""

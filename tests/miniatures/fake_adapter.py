@@ -12,7 +12,11 @@ NUL, as a JavaScript adapter quoting a prompt would send them; the same on stder
 hostile-name (the same text as the implementation's name in `start`), declares-other (a
 `start` that declares the runner component alone), leaves-child (start a
 `sleep` it never ends, write its pid into ONCE_FILE, then behave and exit cleanly on `stop`),
-or broken:NAME (serve the broken agent tests.miniatures.agent.NAME, no fault).
+leaves-session (start a process in a session of its own whose parent exits at once, append its
+pid to ONCE_FILE.pids; it overwrites ONCE_FILE with `forged` whenever it exists), forges-record
+(on every agent.request, forge the fake harness's record with entries naming the process whose
+pid ONCE_FILE holds: tests/miniatures/forgery.py), or broken:NAME (serve the broken agent
+tests.miniatures.agent.NAME, no fault).
 """
 
 from __future__ import annotations
@@ -83,6 +87,58 @@ def stall_like_an_sdk(path: str) -> None:
     time.sleep(3600)
 
 
+# A process that leaves its adapter's session and tree (its parent exits at once) and then
+# rewrites its target whenever it exists: what it writes after a run shows it outlived the run.
+LEAVER = """
+import os, sys, time
+if os.fork():
+    os._exit(0)
+target = sys.argv[1]
+with open(target + ".pids", "a") as pids:
+    pids.write(f"{os.getpid()}\\n")
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline:
+    try:
+        if os.path.exists(target) and open(target).read() != "forged":
+            open(target, "w").write("forged")
+    except OSError:
+        pass
+    time.sleep(0.02)
+"""
+
+
+def leave_session(target: str) -> None:
+    """Start LEAVER in a session of its own; return once it has noted its pid."""
+    pids = Path(target + ".pids")
+    before = _count(pids)
+    subprocess.run([sys.executable, "-c", LEAVER, target], start_new_session=True, check=True,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while _count(pids) == before and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _count(pids: Path) -> int:
+    """How many whole lines `pids` holds (0 when it does not exist)."""
+    try:
+        return pids.read_text().count("\n")
+    except FileNotFoundError:
+        return 0
+
+
+def forge_record(request: dict[str, Any], paths: dict[str, str], victim: str) -> None:
+    """Before answering `request`, forge a harness start and a grandchild naming the process
+    whose pid the file `victim` holds, in the record of the harness on the agent's PATH."""
+    from tests.miniatures.forgery import forge
+
+    pid = int(Path(victim).read_text())
+    bin_dir = paths[request["agent"]].split(os.pathsep)[0]
+    forge(bin_dir, [{"what": "start", "rig": "", "name": "claude", "argv": [], "cwd": "/",
+                     "pid": pid, "ppid": 1, "pgid": pid, "env": {}},
+                    {"what": "grandchild", "pid": pid}])
+
+
 def _first(once: str) -> bool:
     """True unless another process of this fake already misbehaved (ONCE_FILE exists)."""
     if not once:
@@ -112,6 +168,12 @@ def main(argv: list[str]) -> int:
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         Path(once).write_text(str(child.pid))
         fault, once = "none", ""
+    if fault == "leaves-session":
+        leave_session(once)
+        fault, once = "none", ""
+    victim = once if fault == "forges-record" else ""
+    if victim:
+        fault, once = "none", ""
     if fault == "stderr-flood":  # 8 MiB of log lines, then the last words
         for _ in range(8 * 1024):
             sys.stderr.write("x" * 1023 + "\n")
@@ -121,6 +183,8 @@ def main(argv: list[str]) -> int:
         request = json.loads(line)
         if fault == "sdk-stall" and request.get("cmd") == "agent.request":
             stall_like_an_sdk(paths[request["agent"]])
+        if victim and request.get("cmd") == "agent.request":
+            forge_record(request, paths, victim)
         response = adapter.handle(request)
         if request.get("cmd") == "agent.create":
             paths[response.get("agent")] = request["settings"]["env"]["PATH"]

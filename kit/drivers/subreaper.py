@@ -1,0 +1,223 @@
+"""The adapter's keeper: a small process between the stdio driver and the adapter, so that
+nothing the implementation starts outlives its adapter's stop, however it hides.
+
+A process the adapter starts can leave its process group and session (setsid) and lose its
+parent (fork, and let the parent exit): a signal to the adapter's group no longer reaches it.
+The kernel still keeps it in one place: an orphan is handed to its nearest ancestor that is a
+*child subreaper* (PR_SET_CHILD_SUBREAPER, Linux 3.4). This process is that ancestor: it
+starts the adapter as its child, in a session of its own (as the driver started it before),
+and every process below stays in its tree for good.
+
+    python -I -S subreaper.py CONTROL_FD ARGV...
+
+CONTROL_FD is its end of a socket pair with the driver (kit/drivers/stdio.py). It writes there
+`pid N` once ARGV was exec'd (or `error ERRNO` when it could not be), and `exit CODE` when the
+adapter ended (CODE as subprocess gives it: negative for a signal). The adapter is left a
+zombie until the end, so its pid and its process group's id are nobody else's while the driver
+signals them. When the driver closes its end (the adapter is stopped, or the driver died),
+every process of the tree is killed and reaped, and this process exits. SIGTERM (the kernel's,
+when the driver's thread dies: PR_SET_PDEATHSIG) gives the tree SIGTERM first and GRACE
+seconds to end. Orphans that end are reaped as they end, as init would.
+
+Stdlib only, and little of it: it starts with every adapter. It is not the reference's reaper
+(reference/reaper.py, which the kit must not import): that one keeps a CLI's tree for a
+request; this one keeps an implementation's for its adapter's life.
+
+What remains possible: a process that has another program start a process for it (a daemon it
+talks to, `systemd-run`, `at`), or that changes user (a setuid program), is not in this tree,
+or not this user's to kill.
+"""
+
+# try-except-pass, not contextlib.suppress: contextlib's imports would be most of its start.
+# ruff: noqa: SIM105
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+else:
+    signal = __import__("_signal")
+
+PR_SET_CHILD_SUBREAPER = 36
+GRACE = 2.0  # seconds the tree has to end on SIGTERM when the driver died
+
+
+def _subreaper() -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> the pids of its children, for every process this user can see."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone
+            children.setdefault(ppid, []).append(int(name))
+    return children
+
+
+def descendants() -> list[int]:
+    """Every process below this one, parents before their children."""
+    children = _children()
+    found, todo = [], list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def signal_tree(sig: int) -> None:
+    """`sig` to every descendant, each pinned by a pidfd and then seen still below this
+    process (a pid taken meanwhile by another process is never signalled)."""
+    pinned: dict[int, int] = {}
+    for pid in descendants():
+        try:
+            pinned[pid] = os.pidfd_open(pid)
+        except OSError:
+            continue  # gone
+    try:
+        below = set(descendants())
+        for pid, fd in pinned.items():
+            try:
+                if pid in below:
+                    signal.pidfd_send_signal(fd, sig)
+            except OSError:
+                pass  # gone since
+    finally:
+        for fd in pinned.values():
+            os.close(fd)
+
+
+def kill_all() -> None:
+    """SIGKILL every descendant, again while any is left (one may fork between a scan and its
+    signal), and reap them all: when this returns the tree is empty."""
+    while True:
+        signal_tree(signal.SIGKILL)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                return
+
+
+class Keeper:
+    """The adapter's pid, the driver's socket, and what is told on it."""
+
+    def __init__(self, control: int, adapter: int) -> None:
+        self.control, self.adapter = control, adapter
+        self.told_exit = False
+
+    def tell(self, line: str) -> None:
+        try:
+            os.write(self.control, f"{line}\n".encode())
+        except OSError:
+            pass  # the driver is gone: the end comes with its socket's end of file
+
+    def reap(self) -> None:
+        """Reap every child that ended but the adapter, which is told and left a zombie."""
+        for pid in _children().get(os.getpid(), []):
+            try:
+                if pid != self.adapter:
+                    os.waitpid(pid, os.WNOHANG)
+                elif not self.told_exit:
+                    self._told(os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT))
+            except ChildProcessError:
+                pass
+
+    def _told(self, info: os.waitid_result | None) -> None:
+        if info is not None and info.si_pid:
+            killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+            self.tell(f"exit {-info.si_status if killed else info.si_status}")
+            self.told_exit = True
+
+    def left(self) -> list[int]:
+        """The descendants still there, the adapter's zombie aside."""
+        return [p for p in descendants() if p != self.adapter or not self.told_exit]
+
+    def keep(self, wakeup: int) -> None:
+        """Reap as children end until the driver's socket ends (or SIGTERM, and the tree has
+        ended or its grace is over), then empty the tree."""
+        until: float | None = None
+        while until is None or time.monotonic() < until:
+            left = None if until is None else max(0.0, until - time.monotonic())
+            ready, _, _ = select.select([self.control, wakeup], [], [], left)
+            if wakeup in ready and signal.SIGTERM in os.read(wakeup, 64) and until is None:
+                signal_tree(signal.SIGTERM)
+                until = time.monotonic() + GRACE
+            self.reap()
+            if self.control in ready and not os.read(self.control, 64):
+                break
+            if until is not None and not self.left():
+                break
+        kill_all()
+
+
+def start(control: int, argv: list[str]) -> int:
+    """Fork and exec the adapter in a session of its own; its pid. A failed exec's errno is
+    told to the driver, and this process ends."""
+    report, told = os.pipe()  # both close on exec: the child's end tells only of a failure
+    pid = os.fork()
+    if pid == 0:
+        os.close(report)
+        os.close(control)
+        os.setsid()
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            os.write(told, str(exc.errno or 0).encode())
+        os._exit(127)
+    os.close(told)
+    failed = os.read(report, 64)
+    os.close(report)
+    if failed:
+        os.waitpid(pid, 0)
+        os.write(control, b"error " + failed + b"\n")
+        os._exit(0)
+    return pid
+
+
+def main(args: list[str]) -> None:
+    if len(args) < 2 or not args[0].isdigit():
+        sys.stderr.write("usage: subreaper.py CONTROL_FD ARGV...\n")
+        os._exit(2)
+    control = int(args[0])
+    if not _subreaper():
+        sys.stderr.write("subreaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
+    wakeup, woken = os.pipe()
+    os.set_blocking(woken, False)
+    signal.set_wakeup_fd(woken)
+    for sig in (signal.SIGCHLD, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)  # the wakeup fd is what tells of it
+    keeper = Keeper(control, start(control, args[1:]))
+    keeper.tell(f"pid {keeper.adapter}")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the pipes are the adapter's alone: their ends tell of the adapter
+        os.dup2(null, fd)
+    os.close(null)
+    keeper.reap()  # a SIGCHLD that came before its handler was set
+    keeper.keep(wakeup)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
