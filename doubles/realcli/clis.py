@@ -12,12 +12,16 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from agent_tck.doubles.backends import PROFILES
+from agent_tck.doubles.realcli import integrity
 from agent_tck.kit.errors import UsageError
 from agent_tck.kit.paths import PACKAGE
+from agent_tck.kit.text import printable
 
 DEFAULT_DIR = PACKAGE / "clis"
 PACKAGES = {name: profile.package for name, profile in PROFILES.items()}
@@ -81,12 +85,37 @@ def not_installed(backend: str) -> str | None:
             f"installed in {clis_dir()}: {have}; run `agent-tck install-clis`")
 
 
-def install(where: Path | None = None, npm: str = "npm") -> list[Pinned]:
-    """Install the pinned CLIs unless they already are; the result, per CLI."""
+def install(where: Path | None = None, npm: str = "npm",
+            out: TextIO | None = None) -> list[Pinned]:
+    """Install the pinned CLIs unless they already are, as package-lock.json says (what
+    differs is named on `out` and installed again); the result, per CLI. Nothing installed
+    is run before it passed that check."""
     where = where or clis_dir()
     current = pins(where)
     if all(p.ready for p in current):
-        return current
+        differs = integrity.problems(where)
+        if not differs:
+            return current
+        for problem in differs:  # its text comes from files in the tree: escaped
+            print(printable(f"{problem}; reinstalling with `npm ci`"), file=out or sys.stdout)
+    return _installed(where, _npm(where, npm))
+
+
+def _installed(where: Path, argv: list[str]) -> list[Pinned]:
+    """What `argv` (npm) installed, refused unless each pin is there as the lockfile says."""
+    after = pins(where)
+    for p in after:
+        if not p.ready:
+            raise UsageError(f"{p.package} {p.pinned} did not install in {where} "
+                             f"(found {p.installed}, binary {p.binary})")
+    if differs := integrity.problems(where):
+        raise UsageError(f"{where}: the install still differs from package-lock.json after "
+                         f"`{' '.join(argv)}`: {'; '.join(differs)}")
+    return after
+
+
+def _npm(where: Path, npm: str) -> list[str]:
+    """Run `npm ci` (or `npm install` without a lockfile) in `where`; its command line."""
     if shutil.which(npm) is None:
         raise UsageError(f"{npm!r} is not on PATH: install Node.js 18 or newer with npm")
     lock = (where / "package-lock.json").exists()
@@ -96,9 +125,4 @@ def install(where: Path | None = None, npm: str = "npm") -> list[Pinned]:
     if done.returncode != 0:
         raise UsageError(f"`{' '.join(argv)}` in {where} exited {done.returncode}:\n"
                          f"{done.stderr.strip()[-2000:]}")
-    after = pins(where)
-    for p in after:
-        if not p.ready:
-            raise UsageError(f"{p.package} {p.pinned} did not install in {where} "
-                             f"(found {p.installed}, binary {p.binary})")
-    return after
+    return argv

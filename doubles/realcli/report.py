@@ -1,7 +1,8 @@
 """`agent-tck install-clis`: install the pinned CLIs, then say what each one reports itself.
 
 A CLI's own `--version` is asked inside a loopback-only network namespace (a real CLI never
-runs outside one); where none can be made, the version installed by npm is all we say.
+runs outside one), and only of an install that is as clis/package-lock.json says
+(`integrity`); where no namespace can be made, the version installed by npm is all we say.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from agent_tck.doubles.realcli import clis, isolation
 
 
 def install_clis(where: Path | None, out: TextIO) -> int:
-    installed = clis.install(where)
+    installed = clis.install(where, out=out)
     problem = isolation.problem()
     for pinned in installed:
         says = f"not run: {problem}" if problem else self_reported(pinned.binary)

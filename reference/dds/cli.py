@@ -16,10 +16,12 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from agent_tck.reference.agent import CREDENTIALS, DEFAULT_GRACE, DEFAULT_TIMEOUT, AgentConfig
-from agent_tck.reference.backends import BACKENDS, get_backend
+from agent_tck.reference.backends import BACKENDS
+from agent_tck.reference.dds.bypass import PARSERS, find_bypass
 from agent_tck.reference.dds.config import loopback_only, security_problem
 from agent_tck.reference.exceptions import ConfigError
 from agent_tck.reference.limits import seconds
@@ -110,7 +112,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
                          model=args.model, strip_env=tuple(args.strip_env),
                          credentials=args.credentials,
                          extra_args=tuple(args.cli_arg))
-    _check_exposure(config, args.dds_config, args.allow_bypass_on_network)
+    _check_exposure(config, args.dds_config, args.domain, args.allow_bypass_on_network)
     if args.verbose:
         logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
     stop = StopFlag()
@@ -121,19 +123,22 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
     return OK
 
 
-def _check_exposure(config: AgentConfig, dds_config: str | None, allowed: bool) -> None:
+def _check_exposure(config: AgentConfig, dds_config: str | None, domain: int,
+                    allowed: bool) -> None:
     """Refuse what would expose this machine: a CLI that acts without asking, served beyond
-    loopback without `--allow-bypass-on-network`; DDS Security this build cannot provide."""
+    loopback on `domain` without `--allow-bypass-on-network`; DDS Security this build cannot
+    provide."""
     problem = security_problem(dds_config)
     if problem:
         raise ConfigError(problem)
-    bypass = get_backend(config.backend).bypass(config.extra_args)
-    if bypass and not allowed and not loopback_only(dds_config):
+    bypass = find_bypass(config.extra_args, PARSERS[config.backend],
+                         Path(config.working_dir or "."))
+    if bypass and not allowed and not loopback_only(dds_config, domain):
         raise ConfigError(
             f"refusing to serve {config.backend} with {bypass!r} on DDS configuration "
-            f"{dds_config!r}, which is not loopback-only: anyone who can publish on the domain "
-            "could run any command in the working directory without being asked; pass "
-            "--allow-bypass-on-network if that is what you want")
+            f"{dds_config!r} for domain {domain}, which is not loopback-only: anyone who can "
+            "publish on the domain could run any command in the working directory without "
+            "being asked; pass --allow-bypass-on-network if that is what you want")
 
 
 def _on_signals(stop: Any) -> None:

@@ -39,22 +39,71 @@ def activate(path: str | os.PathLike[str] | None = None) -> str:
     return uri
 
 
-def loopback_only(path: str | os.PathLike[str] | None) -> bool:
-    """Whether the configuration binds DDS to loopback interfaces alone (the shipped one
-    does); a configuration that names no interface, or any other, reaches the network."""
+def loopback_only(path: str | os.PathLike[str] | None, domain: int) -> bool:
+    """Whether the configuration Cyclone DDS applies to `domain` binds DDS to loopback
+    interfaces alone (the shipped one does); one that names no interface for that domain, or
+    any other, reaches the network. Every section that applies must name loopback alone:
+    Cyclone merges them, a later one overriding an earlier."""
     if path is None:
         return True
-    interfaces = [(e.get("name"), e.get("address"))
-                  for e in _elements(path) if _tag(e) == "NetworkInterface"]
-    interfaces += [(None, e.text) for e in _elements(path)
-                   if _tag(e) == "NetworkInterfaceAddress"]
+    interfaces = [found for part in _sections(path, domain) for found in _interfaces(part)]
     return bool(interfaces) and all(_loopback(name, address) for name, address in interfaces)
+
+
+def _sections(path: str | os.PathLike[str], domain: int) -> list[ET.Element]:
+    """The parts of the configuration that Cyclone DDS applies to `domain`: under the root
+    `CycloneDDS` (in a file it reads nothing else), each `<Domain>` whose id is `domain` or
+    "any" (or none), and the root and its `DDSI2E`, whose settings older configurations put
+    there and Cyclone moves into every domain. Names are read in any case, as Cyclone does."""
+    root = _elements(path)[0]
+    if _tag(root) != "cyclonedds":
+        return []
+    return [root, *(part for part in root if _tag(part) in ("ddsi2e", "ddsi2")
+                    or (_tag(part) == "domain" and _applies(part, domain)))]
+
+
+def _applies(section: ET.Element, domain: int) -> bool:
+    """Whether a `<Domain>` section is for `domain`, by its `Id` attribute or the older `<Id>`
+    element. An id Cyclone cannot read (it refuses the configuration then) is taken to
+    apply, so it can only make the judgement stricter."""
+    ids = [value for key, value in section.attrib.items() if _local(key) == "id"]
+    ids += [part.text or "" for part in section if _tag(part) == "id"]
+    return all(_is_domain(text.strip(), domain) for text in ids)
+
+
+def _is_domain(text: str, domain: int) -> bool:
+    if text.lower() == "any":
+        return True
+    try:
+        return int(text) == domain
+    except ValueError:
+        return True
+
+
+def _interfaces(section: ET.Element) -> list[tuple[str | None, str | None]]:
+    """The interfaces a section names (`General/Interfaces/NetworkInterface`, as a name or an
+    address, and the older `General/NetworkInterfaceAddress`)."""
+    found: list[tuple[str | None, str | None]] = []
+    for general in _children(section, "general"):
+        found += [(_attribute(e, "name"), _attribute(e, "address"))
+                  for group in _children(general, "interfaces")
+                  for e in _children(group, "networkinterface")]
+        found += [(None, e.text) for e in _children(general, "networkinterfaceaddress")]
+    return found
+
+
+def _children(element: ET.Element, tag: str) -> list[ET.Element]:
+    return [child for child in element if _tag(child) == tag]
+
+
+def _attribute(element: ET.Element, name: str) -> str | None:
+    return next((v for k, v in element.attrib.items() if _local(k) == name), None)
 
 
 def security_problem(path: str | os.PathLike[str] | None) -> str | None:
     """Why the configuration's DDS Security cannot work here (this Cyclone DDS build has
     no security plugins), or None: it asks for none, or the plugins are there."""
-    if path is None or not any(_tag(e) == "Security" for e in _elements(path)):
+    if path is None or not any(_tag(e) in ("security", "ddssecurity") for e in _elements(path)):
         return None
     if _security_plugins():
         return None
@@ -75,7 +124,13 @@ def _elements(path: str | os.PathLike[str]) -> list[ET.Element]:
 
 
 def _tag(element: ET.Element) -> str:
-    return str(element.tag).rpartition("}")[2]
+    """An element's name without its namespace, in lower case: Cyclone DDS reads names in
+    any case."""
+    return _local(str(element.tag))
+
+
+def _local(name: str) -> str:
+    return name.rpartition("}")[2].lower()
 
 
 def _loopback(name: str | None, address: str | None) -> bool:
