@@ -287,7 +287,7 @@ def _evidence(s: ScenarioResult) -> str:
     if s.verdict not in BAD:
         return f'<p class="reason">{escape(s.evidence)}</p>'
     told = f"{s.message}\n\n{s.exchange}".strip() if s.message else s.evidence
-    folded = (f"<details><summary>pytest's report</summary><pre class=\"evidence\">"
+    folded = (f"<details><summary>pytest's report</summary><pre class=\"engine\">"
               f"{escape(s.evidence)}</pre></details>") if s.message and s.evidence else ""
     return f'<pre class="evidence">{escape(told)}</pre>{folded}'
 

@@ -181,8 +181,11 @@ def test_a_broken_run_is_not_conformant_and_shows_the_failed_step_and_its_eviden
         [error] = tree.find("p", "error", scenario)
         assert re.fullmatch(r"AssertionError: the harness's parent \d+, started by the "
                             r"implementation, is left a zombie", error.text())
-        [evidence] = tree.find("pre", "evidence", scenario)
-        assert "in no_zombie" in evidence.text() and error.text() in evidence.text()
+        [evidence] = tree.find("pre", "evidence", scenario)  # what happened, shown
+        assert error.text().partition(": ")[2] in evidence.text()
+        assert "in no_zombie" not in evidence.text()  # pytest's traceback: folded apart
+        [engine] = tree.find("pre", "engine", scenario)
+        assert "in no_zombie" in engine.text()
         [meta] = tree.find("p", "meta", scenario)  # where it is written, to open it there
         assert re.match(r"features/agent/001_error_handling\.feature:\d+, ", meta.text())
 
@@ -192,7 +195,8 @@ def test_the_json_report_keeps_its_fields_and_adds_the_steps(
     _, out, _, report = broken
     scenario = report["scenarios"][0]  # type: ignore[index]
     assert set(scenario) == {"nodeid", "name", "component", "reqs", "verdict", "evidence",
-                             "error", "duration", "title", "where", "steps"}
+                             "error", "duration", "title", "where", "steps", "message",
+                             "argument", "exchange"}
     assert scenario["title"] == "Subprocess exceeds timeout."
     assert scenario["where"] == "features/agent/001_error_handling.feature:11"
     assert [status for _, _, status in scenario["steps"]] == [PASSED] * 4 + [FAILED] + [
