@@ -219,35 +219,9 @@ def test_remembered_conversations_are_bounded_newest_kept(
     assert list(service.conversations) == ["c1", "c3"]
 
 
-def test_remembered_peers_are_bounded_least_recently_seen_forgotten(
-        service: AgentService, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Anyone on the domain can announce statuses under as many made-up guids as it likes;
-    the agent keeps the states of the newest MAX_PEERS, and a peer that left is no peer to
-    keep (an unknown one is taken for offline, as a departed one is)."""
-    monkeypatch.setattr(service_module, "MAX_PEERS", 3)
-    announced = [status(f"peer-{i}", "READY") for i in range(1_000)]
-    monkeypatch.setattr(service, "statuses", _Inbox(announced))
-    service._read_statuses()
-    assert list(service.peers) == ["peer-997", "peer-998", "peer-999"]
-    again = [status("peer-997", "BUSY"), status("peer-5", "READY"), status("peer-998", "OFFLINE")]
-    monkeypatch.setattr(service, "statuses", _Inbox(again))
-    service._read_statuses()
-    assert service.peers == {"peer-999": "READY", "peer-997": "BUSY", "peer-5": "READY"}
-    assert list(service.peers) == ["peer-999", "peer-997", "peer-5"]
-    monkeypatch.setattr(service, "statuses", _Inbox([], gone=[status("peer-999", "")]))
-    service._read_statuses()
-    assert list(service.peers) == ["peer-997", "peer-5"]
-
-
-def status(guid: str, state: str) -> types.AgentStatus:
-    return types.AgentStatus(agent_guid=guid, agent_name=guid, state=state, state_code=0,
-                             previous="", previous_code=-1, reason="", request_id="",
-                             sequence=1, timestamp=0.0, metadata="{}")
-
-
 class _Inbox:
-    def __init__(self, data: list[Any], gone: list[Any] | None = None) -> None:
-        self.data, self.gone = data, gone or []
+    def __init__(self, data: list[Any]) -> None:
+        self.data = data
 
     def take(self) -> tuple[list[Any], list[Any]]:
-        return self.data, self.gone
+        return self.data, []

@@ -46,7 +46,6 @@ MAX_REQUEST_TTL = 24 * 3600.0  # a request's own `timeout` is honoured up to thi
 MAX_PENDING = 1_000  # requests waiting at one agent at once
 MAX_PENDING_CHARS = 64 << 20  # their messages and metadata together
 MAX_CONVERSATIONS = 10_000  # conversations remembered (their owner and session), newest kept
-MAX_PEERS = 10_000  # other agents' states remembered, the most recently seen kept
 OFFER_WAIT = 5.0  # an offer not granted in this time is withdrawn, its request sent to the back
 
 
@@ -117,7 +116,7 @@ class AgentService:
         self.settled: set[str] = set()
         self.settled_order: deque[str] = deque()
         self.conversations: dict[str, Conversation] = {}
-        self.peers: OrderedDict[str, str] = OrderedDict()  # in order of last sight
+        self.peers: dict[str, str] = {}
         self.offered: str | None = None
         self.offered_at = 0.0
         self.offered_ever: OrderedDict[str, None] = OrderedDict()  # grants for these are owed
@@ -223,19 +222,9 @@ class AgentService:
     def _read_statuses(self) -> None:
         data, gone = self.statuses.take()
         for status in data:
-            self._see(status.agent_guid, status.state)
+            self.peers[status.agent_guid] = status.state
         for key in gone:
-            self._see(key.agent_guid, State.OFFLINE.name)
-
-    def _see(self, guid: str, state: str) -> None:
-        """Keep the newest MAX_PEERS states: anyone on the domain can announce any number of
-        guids. An offline peer is forgotten at once, since an unknown one counts as offline
-        (`_may_take`); so is the least recently seen, when there are too many."""
-        self.peers.pop(guid, None)
-        if state != State.OFFLINE.name:
-            self.peers[guid] = state
-        while len(self.peers) > MAX_PEERS:
-            self.peers.popitem(last=False)
+            self.peers[key.agent_guid] = State.OFFLINE.name
 
     def _learn(self, reply: types.AgentReply) -> None:
         """A conversation belongs to the agent that answered its last request."""
