@@ -30,9 +30,6 @@ log = logging.getLogger(__name__)
 
 # A session id as the CLIs print them (UUIDs, codex thread names): never an option.
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
-# ... and never what a CLI's resume reads as "the most recent" or an index into its sessions
-# (`gemini --resume latest`, `--resume 5`; codex's `--last`).
-RESUME_ALIAS = re.compile(r"latest|last|[0-9]+", re.IGNORECASE)
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 # How the CLI authenticates (decisions D-21, D-22): "login", its own login (every API-key
@@ -269,18 +266,11 @@ class CodingAgent:
     def check_session(session_id: str | None) -> str | None:
         """Why `session_id` cannot go into the CLI's argv, or None. A session id is data: one
         shaped like an option ("--dangerously-skip-permissions") or carrying spaces or control
-        characters would change the command the CLI runs; an alias ("latest", an index) would
-        resume a session that is not the request's own."""
-        if session_id is None:
+        characters would change the command the CLI runs."""
+        if session_id is None or (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
             return None
-        if not (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
-            return (f"invalid session id {session_id!r:.80}: expected letters, digits and "
-                    "'._:-', not starting with '-'; no CLI was started")
-        if RESUME_ALIAS.fullmatch(session_id):
-            return (f"invalid session id {session_id!r}: {session_id!r} is what the CLIs read as "
-                    "the most recent session or an index into their sessions, not a session id; "
-                    "no CLI was started")
-        return None
+        return (f"invalid session id {session_id!r:.80}: expected letters, digits and '._:-', "
+                "not starting with '-'; no CLI was started")
 
     def _run(self, message: str, session_id: str | None) -> dict[str, Any]:
         fold = _fold(self)
