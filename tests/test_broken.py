@@ -76,8 +76,8 @@ CASES = {
         "AG-H20", "AG-H22", "AG-H23",
     },
     "ForgetsTheTurnCompleted": {"AG-H9"},
-    # The day AG-C2 gives it is forgotten as well.
-    "ForgetsItsTimeout": {"EH-1.3", "AG-C2"},
+    # The day AG-C2 gives it is forgotten as well; and it has no default (EH-1.2).
+    "ForgetsItsTimeout": {"EH-1.2", "EH-1.3", "AG-C2"},
     # Values checked on a request that failed for another reason prove nothing: RP-3.2's
     # "tool_calls 0" fails too, since the turn completed and the request did not succeed.
     "RequiresSessionId": {"EH-3.1", "EH-4.1", "RP-2.3", "RP-3.1", "RP-3.2", "AG-GM.2"},
