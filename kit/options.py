@@ -46,18 +46,6 @@ SHARED: dict[str, dict[str, Any]] = {
         "default": DEFAULT_TIME_SCALE,
         "help": "factor for the spec's wall-clock durations (1 = literal)",
     },
-    "--select": {
-        "metavar": "EXPRESSION",
-        "help": "run only the scenarios an expression selects: words joined by and, or, not "
-                "and parentheses, each found (any case) in a scenario's title or its test "
-                "name, its feature's name, its run's backend or example, or a requirement ID "
-                "it checks; never in pytest's marks",
-    },
-    "--keep-going": {
-        "action": "store_true",
-        "help": "run every scenario even when many of a component break the same way (by "
-                "default the run then stops and says why: kit/failfast.py)",
-    },
     "--req": {
         "action": "append",
         "default": [],

@@ -35,19 +35,30 @@ CHECKS_COMPONENT = {"real-cli": "agent"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The options `agent-tck run` shares with the session it starts, and two it sets itself
+    (its `-k` and, unless --keep-going, fail-fast): a session started otherwise (the
+    project's own tests) neither selects by them nor stops early."""
     group = parser.getgroup("agent-tck")
     add_shared(group.addoption)
+    group.addoption("--select", metavar="EXPRESSION",
+                    help="`agent-tck run -k`: the scenarios an expression selects by their "
+                         "titles, test names, features, parameters and requirement IDs")
+    group.addoption("--fail-fast", action="store_true",
+                    help="stop a worker once many scenarios of a component break the same "
+                         "way (kit/failfast.py; `agent-tck run` sets it unless --keep-going)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`--req` patterns (fnmatch) and a `--select` expression deselect the scenarios they do
     not match (in each xdist worker alike); before the collector (trylast) lists them."""
     patterns, expression = config.getoption("--req"), config.getoption("--select")
+    selection = None if expression is None else _compiled(expression)
     keep = [i for i in items if (not patterns or any(
         fnmatch(rid, p) for rid in _reqs(i) for p in patterns)) and (
-        expression is None or selects(expression, i))]
+        selection is None or selects(selection, i))]
     if len(keep) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        kept = set(map(id, keep))
+        config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept])
         items[:] = keep
 
 
@@ -55,21 +66,26 @@ def _reqs(item: pytest.Item) -> list[str]:
     return [m.args[0] for m in item.iter_markers("req")]
 
 
-def selects(expression: str, item: pytest.Item) -> bool:
-    """Whether `expression` (pytest's -k grammar) selects `item` by what the spec says of it:
+def _compiled(expression: str) -> Expression:
+    try:
+        return Expression.compile(expression)
+    except SyntaxError as exc:  # what pytest's expression parser raises
+        raise pytest.UsageError(f"-k {expression!r}: {exc}") from None
+
+
+def selects(selection: Expression, item: pytest.Item) -> bool:
+    """Whether `selection` (pytest's -k grammar) selects `item` by what the spec says of it:
     its feature's name and scenario's title (the scenario function's docstring; its name,
     made from the title, is in its node id with the run's parameters), its requirement IDs.
-    pytest's own -k also matches marks: `timeout` matched every scenario of a module with a
-    timeout mark."""
+    Not by marks, as pytest's own -k does: a module's `timeout` mark would select all of
+    its scenarios for `-k timeout`."""
     title = getattr(getattr(item, "obj", None), "__doc__", None) or ""
     words = " ".join([title, item.nodeid, *_reqs(item)]).lower()
+
     def found(word: str, /, **_: str | int | bool | None) -> bool:
         return word.lower() in words
 
-    try:
-        return Expression.compile(expression).evaluate(found)
-    except SyntaxError as exc:  # what pytest's expression parser raises
-        raise pytest.UsageError(f"-k {expression!r}: {exc}") from None
+    return selection.evaluate(found)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -88,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """The step lookup and markers; in a pytest-xdist worker, the fail-fast watch of its own
     scenarios too: a worker runs the scenarios queued to it until it stops itself, whatever
     the controller decides (`agent-tck run` watches the whole run in the controller)."""
-    if hasattr(config, "workerinput") and not config.getoption("--keep-going"):
+    if hasattr(config, "workerinput") and config.getoption("--fail-fast"):
         config.pluginmanager.register(FailFast(), "agent-tck-failfast")
     steplookup.install()
     for line in (

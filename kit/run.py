@@ -57,6 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
     )
+    parser.add_argument(
+        "--keep-going", action="store_true",
+        help="run every scenario even when many of a component break the same way (by "
+             "default the run then stops and says why)")
 
     parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
     parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
@@ -134,8 +138,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         argv += ["-n", str(count), "--dist", "worksteal"]
     if args.keyword:
         argv += ["--select", args.keyword]
-    if getattr(args, "keep_going", False):
-        argv.append("--keep-going")
+    if not getattr(args, "keep_going", False):
+        argv.append("--fail-fast")
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
     return argv
