@@ -91,7 +91,7 @@ def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
 def test_a_run_whose_must_failures_are_all_baselined_says_so_in_its_verdict(
         tmp_path: Path) -> None:
     """A whole run: its verdict line is what a CI summary shows, and every report leads with
-    the same words; a bare CONFORMANT hid six MUST failures there."""
+    the same words: six MUST failures are never hidden behind a bare CONFORMANT."""
     failing = ("RUN-SIG-1", "RUN-SIG-2", "RUN-SIG-3", "RUN-SIG-6", "RUN-SIG-7", "RUN-SIG-8")
     baseline = tmp_path / "known.yaml"
     baseline.write_text("".join(f"- {{id: {rid}, reason: sees no signal}}\n" for rid in failing))
@@ -110,8 +110,8 @@ def test_a_run_whose_must_failures_are_all_baselined_says_so_in_its_verdict(
 
 
 def test_an_implementation_that_declares_no_must_is_not_conformant() -> None:
-    """It declares `backends` alone, whose requirements are all SHOULDs: it was CONFORMANT
-    whatever they came to. --strict judges it on them."""
+    """It declares `backends` alone, whose requirements are all SHOULDs: no MUST can be
+    judged, whatever they come to. --strict judges it on them."""
     impl = "python:tests.miniatures.agent:DeclaresBackendsOnly"
     code, out, _ = run("--impl", impl)
     assert code == 1
@@ -531,8 +531,8 @@ def test_a_table_shows_what_was_judged(tmp_path: Path) -> None:
 
 
 def test_k_selects_by_what_the_spec_says_never_by_a_mark(tmp_path: Path) -> None:
-    """The runner's suite module has a timeout mark: pytest's own -k selected every runner
-    scenario for `-k timeout`. A requirement ID selects its scenarios."""
+    """The runner's suite module has a timeout mark, which pytest's own -k would match for
+    `-k timeout` in every runner scenario. A requirement ID selects its scenarios."""
     report = tmp_path / "r.json"
     run("--component", "runner", "-k", "timeout", "--json", str(report))
     ran = [s for s in json.loads(report.read_text())["scenarios"] if s["verdict"] != "not run"]

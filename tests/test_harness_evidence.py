@@ -124,7 +124,8 @@ def test_smoke_kills_no_process_a_forged_entry_names(
 @pytest.mark.timeout(300)
 def test_an_agent_that_sigkills_its_cli_and_forges_the_sigterm_fails_ag_d6_2(
         tmp_path: Path) -> None:
-    """Such an agent passed EH-1.1 and AG-D6.2 while the record lay beside its PATH."""
+    """An agent that SIGKILLs its CLI at the deadline and appends a SIGTERM entry wherever it
+    can write fails AG-D6.2: the record it would forge is in the kit's memory."""
     report_path = tmp_path / "run.json"
     done = subprocess.run(
         [PY, "-m", "agent_tck.kit.cli", "run", "--impl",

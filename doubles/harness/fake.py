@@ -7,8 +7,8 @@ benchmarks and tests of the harness alone); imported rather than run as a file, 
 can be cached. It starts fast, as a CLI is started for every request: the standard library
 only, and what only some steps need (base64, subprocess) imported by those steps. JSON goes
 through json's C half (`_json`), signals through signal's (`_signal`) and the rig's socket
-through socket's (`_socket`): their Python halves import re and enum, which cost a start 11 ms
-of CPU (half of it, after Python's own start) on the CI machine.
+through socket's (`_socket`): their Python halves import re and enum, which would cost each
+start more than the rest of this file.
 Under a rig the harness connects to the rig's socket (an abstract UNIX socket, ADDRESS
 `@name`), says hello and gets its script in the answer; the rig answers only a process it can
 prove is a harness started by that rig's shim (`doubles.harness.switchboard`). What the
