@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import time
+
 
 class TckError(Exception):
     """Base of every error the suite raises on purpose."""
@@ -26,7 +28,9 @@ class DriverError(TckError):
     """An implementation could not be reached or broke the protocol. The facts are fields;
     text is made only when the error is shown (`str`). `hint`: what the kind of failure
     means, for a person (`agent-tck smoke` prints it, `{command}` filled in); `command` and
-    `seq`: the request it happened in; `evidence`: the exchange and the adapter's stderr."""
+    `seq`: the request it happened in; `evidence`: the exchange and the adapter's stderr;
+    `at`: when it was found (time.monotonic()), before the driver dropped the adapter (the
+    fake CLI it ran may go on from there, and what it did then is not the scenario's)."""
 
     hint = ""
 
@@ -36,6 +40,7 @@ class DriverError(TckError):
         self.command = ""
         self.seq: int | None = None
         self.evidence = ""
+        self.at = time.monotonic()
 
     def during(self, command: str, seq: int, evidence: str) -> DriverError:
         """The same error, told in which request it happened and with what evidence."""

@@ -31,6 +31,8 @@ ADVICE = {
     "BreaksSchema": "docs/adapter-protocol.md gives each command's answer; the adapter's "
                     "does not match it.",
     "Refused": "The implementation answers every request with an error (below).",
+    "NotJudged": "The fake CLI never got to what the scenarios are about, for the cause "
+                 "above: fix that (the requirement it names judges it), then run again.",
 }
 
 

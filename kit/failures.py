@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
-from agent_tck.kit.verdicts import ERRORED, FAILED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import ERRORED, FAILED, NOT_JUDGED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
 SHOWN = 3  # scenarios told in full per requirement; the reports have every one
@@ -18,7 +18,8 @@ SHOWN = 3  # scenarios told in full per requirement; the reports have every one
 def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str:
     """Every failed or errored requirement with its failed scenarios; "" when none failed.
     A scenario of several requirements is told once, under the first that failed."""
-    excused, told, parts = set(expected), set[str](), []
+    verdicts = list(verdicts)
+    excused, told, parts = set(expected), set[str](), blocked(verdicts)
     for v in verdicts:
         if v.verdict not in BAD:
             continue
@@ -26,6 +27,19 @@ def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str
         told.update(s.nodeid for s in bad)
         parts.append(_requirement(v, bad, v.req.id in excused))
     return "\n\n".join(parts)
+
+
+def blocked(verdicts: list[ReqVerdict]) -> list[str]:
+    """A line for each cause that kept several scenarios from being judged (their setup never
+    happened: `verdicts.UNSET`), most scenarios first: fixing it is the first thing to do."""
+    causes: dict[str, set[str]] = {}
+    for s in (s for v in verdicts for s in v.scenarios):
+        if s.verdict == ERRORED and s.error.startswith(NOT_JUDGED):
+            causes.setdefault(s.error.removeprefix(NOT_JUDGED), set()).add(s.nodeid)
+    return [f"{len(ids)} scenarios were not judged, all for one cause: {cause}. Fix that "
+            "first, then run again: the scenarios it kept from their subject will be judged."
+            for cause, ids in sorted(causes.items(), key=lambda kv: -len(kv[1]))
+            if len(ids) > 1]
 
 
 def _requirement(v: ReqVerdict, bad: list[ScenarioResult], known: bool) -> str:

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from agent_tck.doubles.harness import whereabouts
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers.protocol import PROTOCOL_VERSION
@@ -86,32 +87,33 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
         try:
             agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": rig.path()}})
             response = driver.agent_request(agent, "agent-tck smoke").response
+            wrong = (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER)
+            seen = _stall(rig, backend) if wrong else ""
         except DriverError as exc:
-            say(f"FAIL request: {_stall(rig, backend)}\n{exc}", out)
+            say(f"FAIL request: {_stall(rig, backend, exc.at)}\n{exc}", out)
             return False
         finally:
             rig.close()  # ends a harness a stalled implementation left waiting on stdin
-    if (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER):
+    if seen:
         say(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
-            f"{backend}, got {response!r}", out)
+            f"{backend}, got {response!r}\n{seen}", out)
         return False
     say(f"ok   request: the fake {backend} answered through the implementation", out)
     return True
 
 
-def _stall(rig: HarnessRig, backend: str) -> str:
-    """What the fake harness saw of a request that got no answer."""
+def _stall(rig: HarnessRig, backend: str, until: float | None = None) -> str:
+    """Where the fake harness got to in a request without the right answer (by `until`:
+    when the implementation broke)."""
     record = rig.record()
     if not any(e["what"] == "start" for e in record):
         return (f"the implementation never started the fake {backend!r} from the PATH it was "
                 "given (SDKs run their bundled CLI unless told: see docs/adapter-protocol.md)")
     controls = [e["subtype"] for e in record if e["what"] == "control"]
-    if not any(e["what"] == "stdin" for e in record):
-        if controls:
-            return (f"the implementation wrote control request(s) {', '.join(map(str, controls))}"
-                    "; the harness answered; no user message followed")
-        return "the fake CLI started but got no prompt: stdin neither closed nor a user message"
-    return f"the fake {backend} got the prompt and answered; the implementation did not answer"
+    if controls and not any(e["what"] == "stdin" for e in record):
+        return (f"the implementation wrote control request(s) {', '.join(map(str, controls))}"
+                "; the harness answered; no user message followed")
+    return whereabouts.told(record, until)
 
 
 def _report_stop(process: AdapterProcess, out: TextIO) -> int:

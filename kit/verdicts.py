@@ -51,6 +51,12 @@ STEP = pytest.StashKey[str]()  # the text of the step that runs now (the plugin 
 DECLARED = pytest.StashKey[dict[str, Any]]()
 # The session's driver, asked for the last of its exchange when a scenario fails.
 DRIVER = pytest.StashKey[Any]()
+# What the scenario's doubles did, in words (where the fake CLI got to), for its failure; and
+# why its setup never happened, when it did not: the scenario is then not judged (errored,
+# whatever its steps found), its why's first line the cause.
+SEEN = pytest.StashKey[str]()
+UNSET = pytest.StashKey[str]()
+NOT_JUDGED = "NotJudged: "  # the error of a scenario whose setup never happened
 
 
 def step_not_judged(node: pytest.Item, reason: str) -> None:
@@ -222,7 +228,23 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
             found["cause"] = _cause(call.excinfo.value) if broke else ""
             told = "transcript:" in found["message"]  # a DriverError's evidence has it
             found["exchange"] = "" if told else _exchange(item)
+    if report.when == "call" and found["kind"] in (PASSED, FAILED, ERRORED):
+        _doubles(item, found)
     return found
+
+
+def _doubles(item: pytest.Item, found: dict[str, Any]) -> None:
+    """What the scenario's doubles tell of it: where they got to, in a failure's message; a
+    setup that never happened makes the scenario not judged, whatever its steps found."""
+    seen, unset = item.stash.get(SEEN, ""), item.stash.get(UNSET, "")
+    if unset:  # its why says where the fake CLI got to
+        first = unset.splitlines()[0]
+        steps = f"\n\nIts steps found:\n{found['message']}" if found["kind"] != PASSED else ""
+        found.update(kind=ERRORED, error=NOT_JUDGED + first, cause=NOT_JUDGED + first,
+                     message=f"not judged: {unset}{steps}", evidence=f"not judged: {unset}")
+    elif seen and found["kind"] != PASSED:
+        found["message"] = f"{found['message']}\n\nWhat the fake CLI did:\n{seen}"
+
 
 
 def _cause(exc: BaseException) -> str:

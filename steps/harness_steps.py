@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.doubles.harness import whereabouts
 from agent_tck.doubles.harness.lines import as_printed
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
+from agent_tck.kit import verdicts
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
@@ -29,11 +31,16 @@ def stray_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"path": tmp_path_factory.mktemp("strays") / "strays.jsonl", "seen": 0}
 
 
+RIG = pytest.StashKey[HarnessRig]()  # the scenario's rig, for its report
+
+
 @pytest.fixture
-def harness_rig(tmp_path: Path, stray_log: dict[str, Any]) -> Iterator[HarnessRig]:
+def harness_rig(request: pytest.FixtureRequest, tmp_path: Path, stray_log: dict[str, Any]
+                ) -> Iterator[HarnessRig]:
     """The scenario's own fake harness. Closed when the scenario ends; a straggler (a harness
     of an ended scenario, started since the last check) is an error of the suite."""
     rig = HarnessRig(tmp_path / "harness", stray_log["path"])
+    request.node.stash[RIG] = rig
     yield rig
     rig.close()
     strays = read_record(stray_log["path"])[stray_log["seen"]:]
@@ -41,6 +48,29 @@ def harness_rig(tmp_path: Path, stray_log: dict[str, Any]) -> Iterator[HarnessRi
     if strays:
         raise SuiteError(f"error of the suite: {len(strays)} fake harness(es) started after "
                          f"their scenario ended, so no verdict read them: {strays}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    """Before the scenario's report is made (`verdicts.outcome` reads them): where its fake
+    CLIs got to, for a failure's message, and why its setup never happened, when it did not,
+    unless the cause is the scenario's own requirement's subject (`whereabouts.OWNERS`)."""
+    rig = item.stash.get(RIG, None)
+    if call.when != "call" or rig is None or (
+            call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)):
+        return
+    record = rig.record()
+    # Where the fake was when the implementation broke, not after the driver dropped it
+    until = getattr(call.excinfo.value, "at", None) if call.excinfo is not None else None
+    if call.excinfo is not None:
+        item.stash[verdicts.SEEN] = whereabouts.told(record, until)
+    unmet = whereabouts.unmet(record, until)
+    reqs = {m.args[0] for m in item.iter_markers("req")}
+    owner = whereabouts.OWNERS.get(unmet[1], "") if unmet is not None else ""
+    if unmet is not None and owner not in reqs:
+        first, _, rest = unmet[0].partition("\n")
+        charged = f" (charged to {owner}, whose subject that is)" if owner else ""
+        item.stash[verdicts.UNSET] = f"{first}{charged}\n{rest}"
 
 
 @given(parsers.parse("the harness prints:"))

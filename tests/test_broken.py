@@ -289,3 +289,23 @@ def test_an_implementation_that_reports_no_events_still_fails_on_its_answers() -
     impl = "python:tests.miniatures.agent:ReportsNoEventsNorTheText"
     results = scenario_results(impl, ["agent"], f"({PARSER_STEPS}) and not gemini")
     assert failing_in(results, ["agent"], selected=True) == {"RP-1.1", "EH-3.1", "EH-3.2"}
+
+
+def test_a_scenario_whose_setup_never_happened_is_not_judged() -> None:
+    """A wrapper that leaves the CLI's stdin open and never sends SIGKILL: the fake CLI,
+    which reads its stdin to the end first, never gets to ignore SIGTERM, so AG-D6.2's
+    scenarios (which it would pass, the fake ending at the first SIGTERM) are not judged,
+    with the cause and where the fake was; AG-D5.2, whose subject the open stdin is, fails."""
+    results = scenario_results("python:tests.miniatures.agent:LeavesStdinOpen", ["agent"],
+                               "AG-D6.2 or AG-D5.2")
+    judged = {r.title: (r.verdict, r.error) for r in results}
+    sigterm = [r for r in results if "AG-D6.2" in r.reqs]
+    assert sigterm and all(r.verdict == "errored" for r in sigterm), judged
+    for r in sigterm:
+        assert r.error.startswith("NotJudged: the fake ") and "stdin to end" in r.error, judged
+        assert "no end of file): nothing after its step 1 of" in r.message, r.message
+        assert "(charged to AG-D5.2, whose subject that is)" in r.error, r.error
+    own = [r for r in results if "AG-D5.2" in r.reqs]
+    assert own and all(r.verdict == "failed" for r in own), judged
+    for r in own:
+        assert "was still waiting for its stdin to end" in r.message, r.message

@@ -35,3 +35,24 @@ def test_a_scenario_of_two_requirements_is_told_once_and_a_long_list_is_cut() ->
     assert told.count("Scenario: Title n") == failures.SHOWN
     assert "and 2 more failed scenarios (the reports have every one)" in told
     assert failures.explain([ReqVerdict(first, PASSED, [])]) == ""
+
+
+def test_one_cause_that_kept_several_scenarios_from_being_judged_leads_the_failures() -> None:
+    """Told first, with how many scenarios it kept from their subject; a cause of a single
+    scenario is told with that scenario only."""
+    first, second = MUSTS[:2]
+    stdin = "the fake codex was still waiting for its stdin to end"
+
+    def unjudged(nodeid: str, req: str, cause: str) -> ScenarioResult:
+        s = failed(nodeid, req, error=f"NotJudged: {cause}")
+        s.verdict = ERRORED
+        return s
+
+    told = failures.explain([
+        ReqVerdict(first, ERRORED, [unjudged("a", first.id, stdin),
+                                    unjudged("b", first.id, "the fake never reached step 3")]),
+        ReqVerdict(second, ERRORED, [unjudged("c", second.id, stdin),
+                                     failed("d", second.id, error=f"NotJudged: {stdin}")])])
+    assert told.startswith(f"2 scenarios were not judged, all for one cause: {stdin}. Fix that "
+                           "first"), told
+    assert "never reached step 3. Fix" not in told

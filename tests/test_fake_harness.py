@@ -138,7 +138,8 @@ def test_claude_streaming_input_as_the_sdks_speak_it(tmp_path: Path) -> None:
         finally:
             proc.kill()
     stdin = [e for e in rig.record() if e["what"] == "stdin"]
-    assert stdin == [{"what": "stdin", "data": "What is 2 + 2?", "via": "stream-json"}]
+    assert stdin == [{"what": "stdin", "data": "What is 2 + 2?", "via": "stream-json",
+                      "pid": proc.pid}]
     controls = [e["subtype"] for e in rig.record() if e["what"] == "control"]
     assert controls == ["initialize", "set_model", "rewind_the_universe", "interrupt"]
 

@@ -61,7 +61,7 @@ def test_lines_appended_beside_the_harness_are_no_evidence(rig: HarnessRig) -> N
     pid = _harness(rig)
     forge(str(rig.bin), [{"what": "signal", "signal": "SIGTERM", "pid": pid, "t": 0.0}])
     assert rig.signals(pid) == []
-    assert [e["what"] for e in rig.record()] == ["start"]
+    assert [e["what"] for e in rig.record()] == ["start", "step", "end"]  # the harness's own
 
 
 def test_a_process_that_is_not_a_harness_is_refused_by_the_rig(rig: HarnessRig) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -362,3 +364,17 @@ def test_an_adapters_tree_ends_when_the_kit_is_killed(tmp_path: Path) -> None:
         if kit.stdout is not None:
             kit.stdout.close()
         _end(_pids(target))
+
+
+def test_smoke_says_where_the_fake_cli_was_when_no_answer_came() -> None:
+    """A wrapper that leaves the CLI's stdin open waits with it: smoke says the fake CLI was
+    still waiting for its stdin to end, not that it answered."""
+    serve = ("import sys; from tests.miniatures.agent import LeavesStdinOpen as M; "
+             "from agent_tck.reference.adapter import serve; "
+             "sys.exit(serve(M().adapter, sys.stdin, sys.stdout))")
+    code, text = smoke(f"{PY} -c {shlex.quote(serve)}")
+    assert code == 1
+    assert "no response within 10 s (hang)" in text, text
+    assert re.search(r"FAIL request: the fake claude was still waiting for its stdin "
+                     r"to end \(\d+ bytes on stdin, no end of file\): nothing after its step 1",
+                     text), text

@@ -15,7 +15,8 @@ prove is a harness started by that rig's shim (`doubles.harness.switchboard`). W
 harness notes goes to that connection, which no other process holds: nothing of the record is
 on disk, beside the PATH or anywhere else. The record is JSON lines, each written whole with
 SIGTERM held back, so the signal handler and the main flow never interleave:
-  {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env"}
+  {"what": "start", "rig", "name", "argv", "cwd", "pid", "ppid", "pgid", "env", "plan"}
+  (plan: the op of each step of its script, in order)
 Started as `claude ... --input-format stream-json` (as both Claude SDKs start it), it speaks
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
 set_permission_mode, set_model; any other subtype gets an error response) until a `user`
@@ -32,7 +33,11 @@ without `--verbose`) is refused the same way:
 the real CLI's message on stderr and its exit code (claude 1, codex 2), after the start is
 recorded, and recorded as {"what": "refused", "code", "message"}. The options are the pinned
 CLIs' own (fixtures/cli-options.json, the script's `cli_options`).
-  {"what": "stdin", "data"}            once stdin reached end of file
+  {"what": "step", "n", "pid", "t"}   as it begins its step n (0: the first of `plan`)
+  {"what": "stdin_bytes", "n", "pid", "t"}  bytes of stdin read so far, after each read
+  {"what": "stdin", "data", "pid", "t"}  once stdin reached end of file
+  {"what": "end", "code", "pid", "t"}  its script played, as it exits with `code`
+  (t: time.monotonic() when noted, which the suite's own clock reads alike)
   {"what": "grandchild", "pid", "since"}   a process it started (since: its start time in
                                            /proc/PID/stat, which tells it from a later one
                                            given the same pid; null when it had ended)
@@ -155,8 +160,8 @@ class Harness:
         self.rig = rig
         self.record_fd = record_fd
         self.another = another
-        self.stdin_read = False
         self.stdin_data = ""
+        self.pid = os.getpid()
         self.clis: dict[str, dict[str, Any]] = script.get("clis", {})
         options = script.get("cli_options")
         self.cli_options: dict[str, Any] = {}
@@ -215,22 +220,26 @@ class Harness:
             ppid=os.getppid(),
             pgid=os.getpgrp(),
             env=env,
+            plan=[next(iter(step)) for step in self.steps],
         )
         refused = refusal(start, argv, self.cli_options)
         if refused is None and workdir == "missing":
             refused = 1, "Error: No such file or directory (os error 2)\n"
         if refused is not None:
             code, message = refused
-            self.note(what="refused", code=code, message=message)
+            self.note(what="refused", code=code, message=message, pid=self.pid)
             sys.stderr.write(message)
             return code
-        for step in self.steps:
+        for n, step in enumerate(self.steps):
             ((op, arg),) = step.items()
+            self.note(what="step", n=n, pid=self.pid, t=time.monotonic())
             result = getattr(self, "op_" + op)(arg)
             if result is not None:
+                self.note(what="end", code=int(result), pid=self.pid, t=time.monotonic())
                 return int(result)
         if self.streaming:
             self.drain_stream()  # like the real CLI: more turns may come until stdin closes
+        self.note(what="end", code=0, pid=self.pid, t=time.monotonic())
         return 0
 
     def write(self, data: bytes) -> None:
@@ -314,11 +323,14 @@ class Harness:
     def op_read_stdin(self, _: Any) -> None:
         if self.streaming:
             self.stdin_data = next((_text(m) for m in self.stream() if m["type"] == "user"), "")
-            self.note(what="stdin", data=self.stdin_data, via="stream-json")
+            self.note(what="stdin", data=self.stdin_data, via="stream-json", pid=self.pid)
             return
-        data = sys.stdin.buffer.read()
+        data = bytearray()
+        while chunk := _read_some(0):
+            data += chunk
+            self.note(what="stdin_bytes", n=len(data), pid=self.pid, t=time.monotonic())
         self.stdin_data = data.decode("utf-8", errors="replace")
-        self.note(what="stdin", data=self.stdin_data)
+        self.note(what="stdin", data=self.stdin_data, pid=self.pid, t=time.monotonic())
 
     def op_read_stdin_bytes(self, size: int) -> None:
         """Read `size` bytes of stdin (fewer at its end) and no more: a CLI that stops
@@ -360,7 +372,7 @@ class Harness:
     def drain_stream(self) -> None:
         for message in self.stream():
             if message["type"] == "user":
-                self.note(what="stdin", data=_text(message), via="stream-json")
+                self.note(what="stdin", data=_text(message), via="stream-json", pid=self.pid)
 
     def op_line_stdin(self, value: Any) -> None:
         text = dumps(value).replace("{stdin}", dumps(self.stdin_data)[1:-1])
@@ -785,6 +797,14 @@ def recording(script_path: str, record: str) -> Harness:
         return os.open(record, flags, 0o644)
 
     return Harness(script, another(), another)
+
+
+def _read_some(fd: int) -> bytes:
+    """What one read of `fd` gives; b"" at its end, or when it is not open at all."""
+    try:
+        return os.read(fd, BLOCK)
+    except OSError:
+        return b""
 
 
 def started_at(pid: int) -> int | None:

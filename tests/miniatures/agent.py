@@ -1252,6 +1252,34 @@ class KillsLate(_Supervised):
     supervisor = _KillsLate
 
 
+class _OpenStdinNoKill(Supervisor):
+    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            view = view[os.write(stdin.fileno(), view[:CHUNK]) :]
+        except BrokenPipeError:
+            view = view[:0]
+        if not view:
+            sel.unregister(stdin)  # the prompt is written; stdin stays open until the end
+        return view
+
+    def _signal(self, sig: signal.Signals) -> None:
+        if sig != signal.SIGKILL:
+            super()._signal(sig)
+
+
+class LeavesStdinOpen(_Supervised):
+    """Two defects at once, as a wrapper written from scratch has them: it leaves the CLI's
+    stdin open once the prompt is written, and it never sends SIGKILL. Not one of the CASES:
+    the fake CLI, which reads its stdin to the end first, never gets further, so most of the
+    scenarios are not judged (tests/test_broken.py)."""
+
+    backends = ("claude", "codex")
+
+    supervisor = _OpenStdinNoKill
+
+
 class _TermsTwice(Supervisor):
     def _signal(self, sig: signal.Signals) -> None:
         super()._signal(sig)
