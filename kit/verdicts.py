@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from agent_tck.kit.errors import DriverError, SuiteError
 from agent_tck.kit.registry import Requirement
 
 KEY = "agent-tck"  # the user property a report's outcome travels in
+WHERE = re.compile(r"\s*\+\s+(where|and)\s")  # pytest's line that tells where a value came from
 NOT_APPLICABLE = "not applicable"
 
 
@@ -224,7 +226,7 @@ def outcome(item: pytest.Item, report: pytest.TestReport,
             first = (str(call.excinfo.value).strip().splitlines() or [""])[0]
             found["error"] = f"{call.excinfo.typename}: {first}" if first else (
                 call.excinfo.typename)
-            found["message"] = _clip(str(call.excinfo.value).strip() or call.excinfo.typename)
+            found["message"] = _clip(_told(call.excinfo.value) or call.excinfo.typename)
             found["cause"] = _cause(call.excinfo.value) if broke else ""
             told = "transcript:" in found["message"]  # a DriverError's evidence has it
             found["exchange"] = "" if told else _exchange(item)
@@ -245,6 +247,13 @@ def _doubles(item: pytest.Item, found: dict[str, Any]) -> None:
     elif seen and found["kind"] != PASSED:
         found["message"] = f"{found['message']}\n\nWhat the fake CLI did:\n{seen}"
 
+
+def _told(exc: BaseException) -> str:
+    """What an exception says, without the lines in which pytest's assertion rewriting
+    tells where each value came from ("+  where 3 = <built-in method get of dict ...>"):
+    the values compared, not the objects of the kit that held them."""
+    lines = str(exc).strip().splitlines()
+    return "\n".join(line for line in lines if not WHERE.match(line))
 
 
 def _cause(exc: BaseException) -> str:
