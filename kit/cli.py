@@ -5,8 +5,8 @@ One table, `COMMANDS`, names every subcommand with its one-line help and its han
 forwarded whole to `reference.<...>.cli.main`, which parses it (and answers `--help`).
 
 Every command takes its streams as arguments (`main(argv, stdout, stderr)`), so it is tested
-without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid, 2 usage
-or setup error.
+without subprocesses. Exit codes: 0 success / conformant, 1 not conformant / invalid / a
+regression (`diff`), 2 usage or setup error.
 """
 
 from __future__ import annotations
@@ -80,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the matrix as a self-contained HTML page")
     report.add_argument("--markdown", type=run_command.report_path, metavar="FILE",
                         help="write the matrix as Markdown (without --html: printed)")
+    diff = sub.add_parser(
+        "diff", help="what changed between two JSON reports, regressions first",
+        description="Compare two reports of `agent-tck run --json`: a line for each "
+                    "requirement whose verdict changed, regressions first (failed or errored "
+                    "in NEW, not in OLD), then fixes (failed or errored in OLD, passed in "
+                    "NEW), then other changes; then the counts. Exit code 1 when there is a "
+                    "regression, 0 otherwise, 2 when a report cannot be read.",
+    )
+    diff.add_argument("old", type=Path, metavar="OLD", help="the earlier report (JSON)")
+    diff.add_argument("new", type=Path, metavar="NEW", help="the later report (JSON)")
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
     smoke.add_argument("--timeout", type=duration, default=30.0,
@@ -169,6 +179,12 @@ def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.diff import diff
+
+    return diff(args.old, args.new, out)
+
+
 def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.smoke import smoke
 
@@ -216,8 +232,8 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "run": _run, "report": _report, "smoke": _smoke, "record": _record, "install-clis": _install,
-    "gherkin": _gherkin, "docs": _docs,
+    "run": _run, "report": _report, "diff": _diff, "smoke": _smoke, "record": _record,
+    "install-clis": _install, "gherkin": _gherkin, "docs": _docs,
 }
 
 

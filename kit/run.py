@@ -17,7 +17,16 @@ from typing import Any, TextIO
 import pytest
 from _pytest.mark.expression import Expression
 
-from agent_tck.kit import failures, html_report, messages, registry, reports, schedule, verdicts
+from agent_tck.kit import (
+    badge,
+    failures,
+    html_report,
+    messages,
+    registry,
+    reports,
+    schedule,
+    verdicts,
+)
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.base import ImplInfo
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
@@ -70,6 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write a Markdown summary")
     parser.add_argument("--html", type=report_path, metavar="FILE",
                         help="write a self-contained HTML report (no script, no network)")
+    parser.add_argument("--badge", type=report_path, metavar="FILE",
+                        help="write the verdict as a shields.io endpoint badge (JSON)")
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -270,7 +281,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             any_level=args.strict or partial, baseline=str(args.baseline or ""))
     result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale,
                          line)
-    _write_reports(args, result)
+    _write_reports(args, result, partial)
     print(verdicts.table(folded, baseline, getattr(args, "all_rows", False), selected), file=out)
     told = failures.explain(folded, baseline)
     if told:
@@ -343,7 +354,9 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
+def _write_reports(args: argparse.Namespace, result: reports.Run, partial: bool) -> None:
+    """Every report the options ask for; `partial`: the user chose what to judge (the badge
+    says so)."""
     writers = (
         (args.json, reports.to_json),
         (args.junit, reports.to_junit),
@@ -354,6 +367,8 @@ def _write_reports(args: argparse.Namespace, result: reports.Run) -> None:
     for path, render in writers:
         if path is not None:
             write_atomically(path, render(result))
+    if args.badge is not None:
+        write_atomically(args.badge, badge.render(result, partial))
     if args.write_baseline is not None:
         text = reports.baseline_text(result.verdicts, date.today().isoformat())
         write_atomically(args.write_baseline, text)

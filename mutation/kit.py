@@ -47,7 +47,7 @@ JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
 # would judge them too, at a quarter of an hour a mutant).
 JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_junit.py",
                  "tests/test_html_report.py", "tests/test_messages.py", "tests/test_cli_run.py",
-                 "tests/test_hermetic.py", "tests/test_registry.py")
+                 "tests/test_hermetic.py", "tests/test_registry.py", "tests/test_badge.py")
 # What of reference/ no conformance scenario can reach by design (docs/mutation.md), and the
 # project's tests that judge it instead: a mutant there on a line no scenario runs is judged by
 # those of these tests that run its lines. The reference's stdio adapter is judged by the
