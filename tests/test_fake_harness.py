@@ -235,3 +235,25 @@ def test_the_harness_writes_and_reads_json_as_the_json_module_does() -> None:
     for junk in ("", "{", '{"a": 1} x', "nope", b"\xff"):
         with pytest.raises(ValueError):
             fake.loads(junk)
+
+
+def test_a_harness_whose_stdout_is_a_socket_widens_it_and_plays_on(tmp_path: Path) -> None:
+    """Node starts a child with socket pairs for its pipes (the TypeScript Claude SDK, the
+    Codex SDK): the pipe-widening step (AG-H23's scenarios) failed there with EBADF and the
+    harness died instead of printing its burst."""
+    import socket
+
+    install(tmp_path / "bin", tmp_path / "script.json", tmp_path / "record.jsonl")
+    write_script(tmp_path / "script.json", Script("claude", read_stdin=False)
+                 .add("pipe_size", 1 << 20).add("burst", {"line": "x@N@\n", "count": 3}))
+    ours, theirs = socket.socketpair()
+    with ours:
+        with theirs:
+            done = subprocess.run([str(tmp_path / "bin" / "claude")], stdout=theirs,
+                                  stderr=subprocess.PIPE, timeout=30, check=False)
+        assert done.returncode == 0, done.stderr[-500:]
+        ours.settimeout(10)
+        received = b""
+        while chunk := ours.recv(1 << 16):
+            received += chunk
+    assert received == b"x0\nx1\nx2\n"

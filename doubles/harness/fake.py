@@ -304,9 +304,24 @@ class Harness:
         os.close(2)
 
     def op_pipe_size(self, size: int) -> None:
+        """Widen stdout's pipe to `size` bytes; a stdout that is a socket (Node gives its
+        children socket pairs) has its send buffer widened instead, as far as the kernel
+        lets (net.core.wmem_max): the real CLI writes to either alike."""
         import fcntl
 
-        fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, size)
+        try:
+            fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, size)
+        except OSError:
+            import socket
+
+            try:
+                sock = socket.socket(fileno=1)
+            except OSError:
+                return  # neither a pipe nor a socket (a file): nothing to widen
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+            finally:
+                sock.detach()
 
     def op_err(self, text: str) -> None:
         sys.stderr.buffer.write(text.encode())
