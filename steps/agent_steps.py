@@ -804,8 +804,9 @@ def message_numbered(world: AgentWorld, count: int) -> None:
 
 
 def _warnings(world: AgentWorld) -> list[str]:
-    warnings = world.response.get("warnings")
-    assert isinstance(warnings, list), f"the response has no warnings list: {world.response}"
+    """The answer's warnings; none where it leaves out the list, which is optional."""
+    warnings = world.response.get("warnings", [])
+    assert isinstance(warnings, list), f"the response's warnings are no list: {world.response}"
     return [str(w) for w in warnings]
 
 

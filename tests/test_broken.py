@@ -178,6 +178,17 @@ def test_the_same_facts_in_other_words_pass() -> None:
     assert [r.verdict for r in ran] == ["passed"] * 11, [(r.name, r.evidence) for r in ran]
 
 
+def test_an_answer_without_the_optional_warnings_list_has_no_warnings() -> None:
+    """AG-H1 and AG-H15 check that an answer to which nothing went wrong warns of nothing: an
+    answer that leaves out the optional list says the same (it was failed for a missing
+    list)."""
+    results = scenario_results("python:tests.miniatures.agent:LeavesOutNoWarnings", ["agent"],
+                               "AG-H1 or AG-H15")
+    judged = [r for r in results if r.verdict in ("passed", "failed", "errored")]
+    assert {"AG-H1", "AG-H15"} <= {rid for r in judged for rid in r.reqs}
+    assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
+
+
 @pytest.mark.parametrize("backend", ["claude", "codex", "gemini"])
 def test_an_implementation_of_one_backend_can_be_conformant(backend: str) -> None:
     """Every backend-neutral MUST runs for the declared backend; those of the others are not

@@ -1330,6 +1330,16 @@ class LeaksADescriptorPerRequest(_Supervised):
     supervisor = _KeepsAHandle
 
 
+class LeavesOutNoWarnings(_Answers):
+    """Not broken: an answer without warnings has no `warnings` key (the protocol makes the
+    list optional). It must pass what it passes with an empty list."""
+
+    def change(self, response: dict[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        if not response.get("warnings"):
+            response.pop("warnings", None)
+        return response
+
+
 class RewordsItsMessages(_Answers):
     """Not broken: words launch failures and late exits its own way, with the same facts
     ("Permission denied: 'claude'", "claude: /x/python: bad interpreter: ...", "exit status
