@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("--timeout", type=duration, default=30.0,
                        help="seconds to wait for start")
     install = sub.add_parser(
-        "install-clis", help="install the pinned real claude and codex CLIs (clis/package.json)"
+        "install-clis", help=f"install the pinned real {', '.join(registry.KNOWN_BACKENDS)} CLIs "
+                             "(clis/package.json)"
     )
     install.add_argument("--dir", type=Path, help="where to install (default: clis/)")
     rec = sub.add_parser(

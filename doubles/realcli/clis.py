@@ -117,7 +117,7 @@ def _installed(where: Path, argv: list[str]) -> list[Pinned]:
 def _npm(where: Path, npm: str) -> list[str]:
     """Run `npm ci` (or `npm install` without a lockfile) in `where`; its command line."""
     if shutil.which(npm) is None:
-        raise UsageError(f"{npm!r} is not on PATH: install Node.js 18 or newer with npm")
+        raise UsageError(f"{npm!r} is not on PATH: install Node.js 20 or newer with npm")
     lock = (where / "package-lock.json").exists()
     argv = [npm, "ci" if lock else "install", "--no-audit", "--no-fund", "--loglevel=error",
             "--cache", str(where / ".npm-cache")]
