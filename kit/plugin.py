@@ -110,7 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for line in (
         "req(id): the requirement a scenario checks (from @req:<id> tags)",
         "component(name): the spec component a suite module belongs to",
-        "real-cli: runs the real, pinned claude and codex CLIs (features/real-cli)",
+        f"real-cli: runs the real, pinned {', '.join(registry.KNOWN_BACKENDS)} CLIs "
+        "(features/real-cli)",
     ):
         config.addinivalue_line("markers", line)
 

@@ -1,1 +1,1 @@
-"""The fake harness: a real executable that impersonates `claude` and `codex`."""
+"""The fake harness: a real executable that impersonates `claude`, `codex` and `gemini`."""

@@ -1,1 +1,2 @@
-"""The real `claude` and `codex` CLIs, pinned, isolated and driven against a scripted model."""
+"""The real `claude`, `codex` and `gemini` CLIs, pinned, isolated and driven against a scripted
+model."""

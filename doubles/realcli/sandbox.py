@@ -1,10 +1,11 @@
 """A sandbox for one real CLI: a scripted model in a loopback-only network namespace.
 
 The model server (doubles/models/server.py) is started inside a fresh network namespace and
-holds it. The sandbox's `bin/` has a `claude` or `codex` that enters that namespace, checks it
-has loopback alone (else refuses, exit 97), and execs the pinned real CLI with a temporary
-HOME configured to talk to the model on 127.0.0.1 (so the CLI's pid is the one its caller
-started). Put `bin/` first on an agent's PATH and the agent drives the real CLI, offline.
+holds it. The sandbox's `bin/` has its CLI (`claude`, `codex` or `gemini`) that enters that
+namespace, checks it has loopback alone (else refuses, exit 97), and execs the pinned real
+CLI with a temporary HOME configured to talk to the model on 127.0.0.1 (so the CLI's pid is
+the one its caller started). Put `bin/` first on an agent's PATH and the agent drives the
+real CLI, offline.
 
 Every process the CLI starts inherits AGENT_TCK_SANDBOX=<token>; `processes()` finds them in
 /proc, and `close()` kills any still alive (by pid), then the model server.
