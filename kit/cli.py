@@ -80,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the matrix as a self-contained HTML page")
     report.add_argument("--markdown", type=run_command.report_path, metavar="FILE",
                         help="write the matrix as Markdown (without --html: printed)")
+    merge = sub.add_parser(
+        "merge", help="join the JSON reports of a run's shards into its verdict",
+        description="Judge the scenarios of the N shards of one run (`agent-tck run --shard "
+                    "K/N --json FILE` in N jobs) together, as one run judges them: the same "
+                    "table, reports and exit code. The reports must be the N shards of one "
+                    "run of one implementation.",
+    )
+    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT",
+                       help="a shard's report of `agent-tck run --shard K/N --json`")
+    run_command.add_judging_arguments(merge)
     diff = sub.add_parser(
         "diff", help="what changed between two JSON reports, regressions first",
         description="Compare two reports of `agent-tck run --json`: a line for each "
@@ -180,6 +190,15 @@ def _report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit import run as run_command
+    from agent_tck.kit import shard
+
+    impl, components, selected, scenarios = shard.merged([shard.load(p) for p in args.reports])
+    selection = {"shard": None, "components": components, "selected": selected}
+    return run_command.judge(args, impl, scenarios, selection, out)
+
+
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.diff import diff
 
@@ -233,8 +252,8 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "run": _run, "report": _report, "diff": _diff, "smoke": _smoke, "record": _record,
-    "install-clis": _install, "gherkin": _gherkin, "docs": _docs,
+    "run": _run, "report": _report, "merge": _merge, "diff": _diff, "smoke": _smoke,
+    "record": _record, "install-clis": _install, "gherkin": _gherkin, "docs": _docs,
 }
 
 

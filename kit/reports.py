@@ -9,7 +9,7 @@ import html
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ class Run:
     expected: dict[str, str]  # baselined requirement -> reason
     stale: list[str]
     summary: str = ""  # the one-line verdict the terminal shows (verdicts.summary)
+    # What the run judged (kit/run.py `judge`): its shard, components, another selection.
+    selection: dict[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -53,6 +55,7 @@ def to_json(run: Run) -> str:
         "implementation": vars(run.impl)
         | {"components": list(run.impl.components), "backends": list(run.impl.backends)},
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "run": run.selection,
     }
     body = {
         "header": header,

@@ -25,6 +25,7 @@ from agent_tck.kit import (
     registry,
     reports,
     schedule,
+    shard,
     verdicts,
 )
 from agent_tck.kit.drivers import make_driver
@@ -63,14 +64,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "each found (any case) in a scenario's title, its feature's name, its "
                         "run's backend or example, or a requirement ID it checks")
     parser.add_argument("-m", dest="markexpr", help="select scenarios by tag (pytest -m)")
-    parser.add_argument(
-        "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
-    )
+    parser.add_argument("--shard", type=shard.shard, metavar="K/N",
+                        help="run the Kth of N shards of the scenarios (every Nth from the "
+                             "Kth), for N parallel CI jobs; `agent-tck merge` joins their "
+                             "JSON reports into the verdict of one run")
     parser.add_argument(
         "--keep-going", action="store_true",
         help="run every scenario even when many of a component break the same way (by "
              "default the run then stops and says why)")
+    add_judging_arguments(parser)
+    parser.add_argument("--debug", "-v", "--verbose", dest="verbose", action="store_true",
+                        help="pytest's own report too: its progress, tracebacks through the "
+                        "kit, test names")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        help="a line on stderr as each scenario ends (default: when stderr is a terminal)",
+    )
 
+
+def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
+    """How scenarios' verdicts are judged and reported: `run`'s and `merge`'s."""
+    parser.add_argument(
+        "--strict", action="store_true", help="SHOULD failures also make the run not conformant"
+    )
     parser.add_argument("--json", type=report_path, metavar="FILE", help="write the JSON report")
     parser.add_argument("--junit", type=report_path, metavar="FILE", help="write JUnit XML")
     parser.add_argument("--messages", type=report_path, metavar="FILE",
@@ -93,17 +110,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the failing requirements as a baseline",
     )
-    parser.add_argument("--debug", "-v", "--verbose", dest="verbose", action="store_true",
-                        help="pytest's own report too: its progress, tracebacks through the "
-                        "kit, test names")
     parser.add_argument("--all", dest="all_rows", action="store_true",
                         help="list in the table the requirements of components the "
                              "implementation does not declare, too")
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        help="a line on stderr as each scenario ends (default: when stderr is a terminal)",
-    )
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
@@ -153,6 +162,8 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         argv.append("--fail-fast")
     if getattr(args, "markexpr", None):
         argv += ["-m", args.markexpr]
+    if getattr(args, "shard", None):
+        argv += ["-p", "agent_tck.kit.shard", "--shard", args.shard]
     return argv
 
 
@@ -239,11 +250,7 @@ def plugin_args() -> list[str]:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    everything = registry.load()
-    reqs = everything
-    if args.component:
-        reqs = {k: v for k, v in reqs.items() if v.component in args.component}
-    baseline = reports.load_baseline(args.baseline, reqs) if args.baseline else {}
+    _baseline(args, args.component)  # a bad baseline is refused before any scenario runs
     impl = make_driver(
         args.impl, args.adapter_timeout
     )  # a setup error is exit code 2, before any scenario runs
@@ -268,19 +275,35 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"agent-tck: error: the suite could not run (pytest exit code {int(code)})", file=err)
         return 2
     selected = bool(args.keyword or args.req or getattr(args, "markexpr", None))
-    if selected and all(r.verdict == verdicts.NOT_RUN for r in collector.results.values()):
-        print("agent-tck: error: the selection (-k, --req, -m) matched no scenario that ran; "
-              "nothing was judged", file=err)
+    if (selected or args.shard) and all(
+            r.verdict == verdicts.NOT_RUN for r in collector.results.values()):
+        print("agent-tck: error: the selection (-k, --req, -m, --shard) matched no scenario "
+              "that ran; nothing was judged", file=err)
         return 2
     info = judged_declaration(info, collector.declared.values())
-    folded = verdicts.fold(reqs, collector.results.values(), selected=selected)
+    selection = {"shard": args.shard, "components": list(args.component), "selected": selected}
+    said = (f"Stopped early: {printable(stopper.reason)}\nThe scenarios left were not run "
+            "(--keep-going runs them all).") if stopped else ""
+    return judge(args, info, list(collector.results.values()), selection, out, said)
+
+
+def judge(args: argparse.Namespace, info: ImplInfo, scenarios: list[verdicts.ScenarioResult],
+          selection: dict[str, Any], out: TextIO, said: str = "") -> int:
+    """The verdicts of `scenarios`, of a run of `info` with `selection` (its `shard`, its
+    `components`, and whether it `selected` scenarios otherwise): the reports the options
+    ask for, the table, the failures and what the run `said` printed, the verdict line last;
+    0 when conformant."""
+    everything = registry.load()
+    components = selection["components"]
+    reqs, baseline = _baseline(args, components)
+    selected = bool(selection["selected"] or selection["shard"])
+    folded = verdicts.fold(reqs, scenarios, selected=selected)
     stale = reports.apply_baseline(folded, baseline)
-    partial = selected or bool(args.component)  # the user chose: any level judged counts
+    partial = selected or bool(components)  # the user chose: any level judged counts
     ok = verdicts.conformant(folded, args.strict, baseline, partial) and not stale
     line = verdicts.summary(folded, ok, len(everything) if partial else None, baseline,
                             any_level=args.strict or partial, baseline=str(args.baseline or ""))
-    result = reports.Run(info, list(collector.results.values()), folded, ok, baseline, stale,
-                         line)
+    result = reports.Run(info, scenarios, folded, ok, baseline, stale, line, selection)
     _write_reports(args, result, partial)
     print(verdicts.table(folded, baseline, getattr(args, "all_rows", False), selected), file=out)
     told = failures.explain(folded, baseline)
@@ -292,11 +315,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"{next(v.verdict for v in folded if v.req.id == rid)}",
             file=out,
         )
-    if stopped:
-        print(f"Stopped early: {printable(stopper.reason)}\nThe scenarios left were not run "
-              "(--keep-going runs them all).", file=out)
+    if said:
+        print(said, file=out)
     print(line, file=out)
     return 0 if ok else 1
+
+
+def _baseline(args: argparse.Namespace, components: list[str]
+              ) -> tuple[dict[str, registry.Requirement], dict[str, str]]:
+    """The requirements of `components` (all when none) and the baseline `--baseline` names
+    among them (a usage error when it cannot be read)."""
+    reqs = {k: v for k, v in registry.load().items()
+            if not components or v.component in components}
+    return reqs, reports.load_baseline(args.baseline, reqs) if args.baseline else {}
 
 
 def judged_declaration(first: ImplInfo, judged: Iterable[dict[str, Any]]) -> ImplInfo:
