@@ -79,7 +79,7 @@ def first_line(*extra: str) -> tuple[float, str]:
 
 
 def rows(repeats: int, serial: bool = True) -> list[Row]:
-    """The whole runs; the serial one (the slowest, about 220 s) only when `serial`."""
+    """The whole runs; the serial one (the slowest) only when `serial`."""
     runs = [agent_tck_run("-n", "auto") for _ in range(repeats)]
     adapter = [agent_tck_run("-n", "auto", "--impl", ADAPTER) for _ in range(repeats)]
     t_par, t_ad = median([t for t, *_ in runs]), median([t for t, *_ in adapter])

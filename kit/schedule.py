@@ -2,11 +2,11 @@
 
 Most of a run's time is scenarios waiting (a real CLI, a served DDS agent, a deadline that must
 pass), not computing. pytest-xdist's work stealing gives each worker a contiguous slice of the
-collection, so one worker's slice held every real-CLI scenario, and the longest of them (the
-Gemini CLI's 30-second stall) started late and ended the run alone, 20 s after the others.
-Here the scenarios are dealt longest first, each to the worker with the least expected time so
-far (the classic longest-processing-time rule), from the times `durations.json` records of a
-run against the reference; idle workers steal the rest as before. The report does not depend
+collection, so the long scenarios of one feature land on one worker, and the longest can
+start late and end the run alone while the other workers are idle. Here the scenarios are
+dealt longest first, each to the worker with the least expected time so far (the classic
+longest-processing-time rule), from the times `durations.json` records of a run against the
+reference; idle workers steal the rest, as under work stealing. The report does not depend
 on this: verdicts are ordered by collection, which is unchanged. A time recorded for a
 scenario that no longer exists, or none for a new one, costs speed only.
 """

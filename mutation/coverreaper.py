@@ -4,20 +4,21 @@ REAPER_FILE REAPER_ARGS...`.
 Runs REAPER_FILE as `__main__` with the standard library's line tracing on its frames alone,
 and writes the lines it ran, as coverage records them (the line of each `line` event), to
 DATA_DIR/reaper.PID.UNIQUE.json: {"context", "file", "lines"}, whole or not at all.
-`mutation.scenarios` adds them to the map's `spawned` lines. Until 2026-11-29 this was
-coverage itself, at 110 ms of CPU a reaper (importing coverage, and its SQLite data written
-twice): 34 s of the 56 s a map of the agent component took, against about 5 ms now.
+`mutation.scenarios` adds them to the map's `spawned` lines. It is not coverage itself:
+importing coverage and writing its SQLite data in every reaper (one per request) would cost
+most of a map's CPU, and a line tracer records the same line events for a fraction of it.
 
 A process that ends by a signal saves nothing of its own accord. The reaper ends that way on
 purpose: when the CLI was killed by a signal, `reaper.exit_as` kills the reaper with the same
-one (by `os.kill` of its own pid), so that its own parent sees the CLI's end; under `coverage
-run` every scenario whose CLI was killed (the timeouts, a CLI killed by SIGKILL) lost the whole
-of its reaper's lines, and a mutant of the reaper's signal relay was judged by the scenarios
-that never relay one. So the lines are saved when it signals itself (tracing goes on, in case
-the signal does not end it), before `os._exit`, and at a normal end. The forked child that
-execs the CLI saves before its exec: until 2026-11-27 it saved only when the exec failed, so
-its lines (the CLI's signal mask, its process group) were judged by the two scenarios whose CLI
-cannot start, and unblocking the CLI's signals could be deleted unseen.
+one (by `os.kill` of its own pid), so that its own parent sees the CLI's end. Saved only at a
+normal end, as `coverage run` saves, every scenario whose CLI was killed (the timeouts, a CLI
+killed by SIGKILL) would lose the whole of its reaper's lines, and a mutant of the reaper's
+signal relay would be judged by the scenarios that never relay one. So the lines are saved when
+it signals itself (tracing goes on, in case the signal does not end it), before `os._exit`, and
+at a normal end. The forked child that execs the CLI saves before its exec, not only when the
+exec fails: otherwise its lines (the CLI's signal mask, its process group) would be judged
+only by the scenarios whose CLI cannot start, and unblocking the CLI's signals could be
+deleted unseen.
 """
 
 from __future__ import annotations

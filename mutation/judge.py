@@ -47,7 +47,7 @@ FAILING = (verdicts.FAILED, verdicts.ERRORED)
 # Through an adapter some requirements are not applicable unmutated (AG-L1, AG-L2: the stdio
 # driver cannot hand it a failing monitor), so there only failures count.
 UNANSWERED = (*FAILING, verdicts.NA)
-# The longest scenario a judge runs takes 13 s (a transport one), most well under a second
+# Far longer than any scenario a judge runs takes, most of them well under a second
 HANG = 60.0
 
 

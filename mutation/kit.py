@@ -44,7 +44,7 @@ from mutation.scenarios import AT_COLLECTION, ROOT, by_line
 JUDGING = ("kit/verdicts.py", "kit/reports.py", "kit/run.py", "kit/plugin.py",
            "kit/html_report.py", "kit/messages.py")
 # The tests that judge them: each runs in seconds (the nested runs of tests/test_broken.py
-# would judge them too, at a quarter of an hour a mutant).
+# would judge them too, far more slowly).
 JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_junit.py",
                  "tests/test_html_report.py", "tests/test_messages.py", "tests/test_cli_run.py",
                  "tests/test_hermetic.py", "tests/test_registry.py", "tests/test_badge.py")

@@ -49,7 +49,7 @@ class Mutant:
     outcome: str
     failed: tuple[str, ...]
     listed: bool = False  # recorded without a judge: it was listed equivalent then
-    seconds: float | None = None  # how long its judges took (recorded since 2026-11-28)
+    seconds: float | None = None  # how long its judges took (None where a record has no time)
 
     @property
     def key(self) -> tuple[str, str, str, str]:

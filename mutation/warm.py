@@ -2,13 +2,12 @@
 collects the suite once, then forks a child for each mutant, which runs only that mutant's
 scenarios (`mutation.judge`'s run, the same plugins and record).
 
-A cold judge spends about two of its four seconds before its first scenario: starting Python,
-importing pytest and the kit (0.5 s), collecting the features (1.3 s). No module of the
-reference is imported by then (the in-process driver imports it when a scenario first asks for
-an agent), so a child forked after collection imports the copy's `reference/` as it is on disk,
-the mutant applied, and so does every process its scenarios start. The server checks this
-before it serves: were a module of the reference loaded, it says so and ends, and the worker
-judges cold.
+A cold judge spends much of its time before its first scenario: starting Python, importing
+pytest and the kit, collecting the features. No module of the reference is imported by then (the
+in-process driver imports it when a scenario first asks for an agent), so a child forked after
+collection imports the copy's `reference/` as it is on disk, the mutant applied, and so does
+every process its scenarios start. The server checks this before it serves: were a module of the
+reference loaded, it says so and ends, and the worker judges cold.
 
 `python -m mutation.warm TAG=VALUE FOLDER --component C [...]`, in a worker's copy, speaks
 JSON lines: once collected it writes `{"ready": N}` (N scenarios) or `{"error": WHY}`; then for

@@ -10,9 +10,8 @@ for the kit's files, which the server itself imports.
 Every judge runs in PID and mount namespaces of its own (`sandbox`), where it sees and can
 signal only the processes it started: a mutant of the code that finds processes to signal (the
 search by run tag in `reference/strays.py`, the reaper's walk of /proc) could otherwise reach
-any process of the user. One did: `in` turned to `not in` in the run tag's check, judged by
-tests/test_supervisor.py, sent SIGTERM to every process on the machine that did not carry the
-tag, the session among them."""
+any process of the user. `in` turned to `not in` in the run tag's check, for one, sends
+SIGTERM to every process of the user that does not carry the tag, the session among them."""
 
 from __future__ import annotations
 

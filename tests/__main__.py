@@ -1,20 +1,17 @@
 """The project's own tests, as CI runs them: `python -m tests [PYTEST ARGS]`.
 
-pytest on eight workers (pytest-xdist; the machines have two cores, and much of the time goes
-to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the cores
-fill the waits: on the 2-core CI machine, 17 min 44 s with four workers and 16 min 2 s with
-six, the same afternoon, the two cores 81% and 90% busy; eight: docs/benchmarks.md), with branch
-coverage of `reference/` measured in every worker (pytest-cov), in the tests that reach it
-(`MEASURED`, tests/conftest.py). The coverage report is
-printed whatever the tests said, and the exit code is pytest's: non-zero when a test failed,
-when nothing was collected (5), or when coverage is under `fail_under`. `-n 0` runs in one
-process.
+pytest on eight workers (pytest-xdist). The machines have two cores, but much of the time goes
+to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the
+cores fill the waits (docs/benchmarks.md). Branch coverage of `reference/` is measured in
+every worker (pytest-cov), in the tests that reach it (`MEASURED`, tests/conftest.py). The
+coverage report is printed whatever the tests said, and the exit code is pytest's: non-zero
+when a test failed, when nothing was collected (5), or when coverage is under `fail_under`.
+`-n 0` runs in one process.
 
 Python's bytecode cache is written even where PYTHONDONTWRITEBYTECODE is set (CI images set
 it): every nested conformance run, adapter and served agent is a Python process that imports
-the kit, and pytest rewrites the asserts of its 130 modules in each; with the cache, a run of
-the runner component takes 2.1 s of CPU instead of 3.6 s. The cache (`__pycache__/`) is
-ignored by git.
+the kit, and pytest rewrites the asserts of its modules in each; without the cache each of
+them compiles all of that again. The cache (`__pycache__/`) is ignored by git.
 """
 
 from __future__ import annotations

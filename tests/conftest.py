@@ -3,14 +3,14 @@ is slow" health check measure how busy the machine is, not the property under te
 tests dealt to the workers longest first, as `agent-tck run -n N` deals its scenarios
 (kit/schedule.py), by the times tests/durations.json records (`python -m benchmarks.testcpu
 DIR --durations tests/durations.json` writes it), so that the workers do not end on one
-long test alone: sorting the slowest modules to the front, as before, gave them all to the
-first worker's slice, from which the others stole them late. Coverage of `reference/` (the
-gate of `python -m tests`) is measured in the tests that reach it in their own process: the
+long test alone: sorting the slowest modules to the front would give them all to the first
+worker's slice, from which the others steal them late. Coverage of `reference/` (the gate of
+`python -m tests`) is measured in the tests that reach it in their own process: the
 conformance scenarios and the tests of the reference's parts (`MEASURED`); in the others
-(reports, packaging, the mutation tool, nested runs) the tracer only added its cost. And what
-collection built is frozen out of the garbage collector's sweeps: each nested conformance run
-allocates enough to trigger full collections, which walked the whole session's heap again
-(GC time of eight broken-runner runs 1.4 -> 0.6 s of CPU)."""
+(reports, packaging, the mutation tool, nested runs) the tracer would only add its cost. And
+what collection built is frozen out of the garbage collector's sweeps: each nested
+conformance run allocates enough to trigger full collections, which would walk the whole
+session's heap again."""
 
 import gc
 from collections.abc import Iterator
@@ -24,10 +24,9 @@ from agent_tck.kit.schedule import Scheduler
 from tests.support.nested import unmeasured
 
 DURATIONS = Path(__file__).with_name("durations.json")
-# Measured 2026-11-28 with a context per test: together these reach every line and branch of
-# `reference/` the whole session reaches, and the rest (about 1,060 of 1,100 s of the tests'
-# CPU, 235 s of it the tracer's) reach none that these do not (docs/benchmarks.md). A test of
-# a part of the reference belongs here.
+# Together these reach every line and branch of `reference/` the whole session reaches (a run
+# with a coverage context per test shows it); the rest, most of the tests' CPU, reach none
+# that these do not (docs/benchmarks.md). A test of a part of the reference belongs here.
 MEASURED = {
     "test_adapter_unit.py", "test_agent_unit.py", "test_commands.py", "test_dds_cli.py",
     "test_dds_exposure.py", "test_dds_inprocess.py", "test_dds_service.py", "test_fuzz.py",

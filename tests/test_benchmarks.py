@@ -1,9 +1,9 @@
 """The benchmarks still measure what they name, at a size too small to mean anything.
 
 `python -m benchmarks` is run on demand, not in CI: these tests keep it from rotting between
-two runs (a change of the agent's process tree once left the timeout-precision benchmark
-looking up the harness by the pid of the reaper and failing with a KeyError). They check
-that each figure is a measurement, never how fast anything is.
+two runs (a change of the agent's process tree, for one, can leave the timeout-precision
+benchmark looking for the harness under the wrong pid). They check that each figure is a
+measurement, never how fast anything is.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
 
 
 def test_the_serial_run_is_the_full_sizes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default size leaves out the serial run (about 220 s: the run must fit in five
+    """The default size leaves out the serial run (the slowest: the run must fit in five
     minutes), and says where its row is measured; `--full` compares it with `-n auto`."""
     runs: list[tuple[str, ...]] = []
 

@@ -58,7 +58,7 @@ def test_the_runner_deals_to_eight_workers_unless_told_otherwise(
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
     """`python -m tests` on one test file of `body`, its coverage data kept in `tmp_path`, on two
     workers (what is checked, the exit code and the coverage report, is the same on any number
-    of them, and each of the default eight imports the project's plugins: 9 s of CPU a run)."""
+    of them, and each of the default eight would import the project's plugins again)."""
     (tmp_path / "test_one.py").write_text(f"import reference.events\n\n\n{body}\n")
     env = {**os.environ, "COVERAGE_FILE": str(tmp_path / ".coverage")}
     return subprocess.run(

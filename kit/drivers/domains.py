@@ -1,10 +1,10 @@
 """DDS domains claimed on this machine, so that two runs never share one.
 
 The kit's DDS runs on loopback: every participant on this machine with the same domain id
-meets every other, and a served agent of one run takes the requests of another run's
-scenarios (two `agent-tck run -n 2 --component transport` side by side failed nine and ten
-requirements that each passes alone). A run's domain ids come from its pytest-xdist worker
-number or its pid, which another run can have too (two runs' `gw0`, a PID namespace's pid 2).
+meets every other, and a served agent of one run would take the requests of another run's
+scenarios, so that two runs side by side fail requirements that each passes alone. A run's
+domain ids come from its pytest-xdist worker number or its pid, which another run can have
+too (two runs' `gw0`, a PID namespace's pid 2).
 
 So a driver claims a pair of domains, the one it serves on and the one above it (the
 transport scenarios' own), by a lock on a file for each in `LOCKS`, held until the last of

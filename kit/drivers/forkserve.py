@@ -1,16 +1,15 @@
 """Served agents forked from one warm process instead of each starting Python anew.
 
-A served agent of the reference spends about 0.3 s of CPU importing Cyclone DDS and the
-reference before it does anything; a run starts one or more per scenario (51 in the main job,
-about 600 in the project's tests). The DDS driver starts this fork server once instead
-(`python -m agent_tck.kit.drivers.forkserve MODULE...`: it imports those modules and waits),
-and has it fork each served agent: the child takes the command line, working directory,
-environment and output files the driver would have given a new process, and runs the module
-as `python -m` would. Only the interpreter's start is shared; what the agent does after it is
-its own. The driver forks its default command, and another command only when told to
-(`--impl "dds:serve=CMD;fork=on"`, for a command of this interpreter: `forkable`), and only
-where the environment leaves what the interpreter decided at its start unchanged (`STARTUP`);
-`--impl "dds:fork=off"` starts every served agent anew.
+A served agent of the reference spends much of its CPU importing Cyclone DDS and the reference
+before it does anything, and a run starts one or more per scenario. The DDS driver starts this
+fork server once instead (`python -m agent_tck.kit.drivers.forkserve MODULE...`: it imports
+those modules and waits), and has it fork each served agent: the child takes the command line,
+working directory, environment and output files the driver would have given a new process, and
+runs the module as `python -m` would. Only the interpreter's start is shared; what the agent
+does after it is its own. The driver forks its default command, and another command only when
+told to (`--impl "dds:serve=CMD;fork=on"`, for a command of this interpreter: `forkable`), and
+only where the environment leaves what the interpreter decided at its start unchanged
+(`STARTUP`); `--impl "dds:fork=off"` starts every served agent anew.
 
 The protocol, a JSON object a line: the driver writes {"argv", "cwd", "env", "stdout",
 "stderr"} (argv: [python, "-m", module, args...] or [python, script, args...]; stderr None:

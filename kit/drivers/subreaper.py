@@ -5,8 +5,8 @@ A process the adapter starts can leave its process group and session (setsid) an
 parent (fork, and let the parent exit): a signal to the adapter's group no longer reaches it.
 The kernel still keeps it in one place: an orphan is handed to its nearest ancestor that is a
 *child subreaper* (PR_SET_CHILD_SUBREAPER, Linux 3.4). This process is that ancestor: it
-starts the adapter as its child, in a session of its own (as the driver started it before),
-and every process below stays in its tree for good.
+starts the adapter as its child, in a session of its own, and every process below stays in
+its tree for good.
 
     python -I -S subreaper.py CONTROL_FD ARGV...
 
