@@ -1,5 +1,6 @@
-"""`agent-tck smoke --impl CMD`: does the adapter start, answer `start`, answer one request
-through the fake harness, and stop cleanly?
+"""`agent-tck smoke --impl CMD`: does the adapter start, answer `start`, answer one request of
+each component it declares (a request through the fake harness for `agent`, a run of the fake
+claude for `runner`, a line for `backends`, an object for `responses`), and stop cleanly?
 
 Prints one line per check and a readable diagnosis of the first failure. Every line goes
 through `say`: the implementation's name, answers and errors are its own text, shown with their
@@ -8,6 +9,7 @@ control characters escaped (kit/text.py).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -65,12 +67,12 @@ def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
     say(f"ok   start: {info.name} {info.version} ({info.language}), protocol "
         f"{PROTOCOL_VERSION}, components {', '.join(info.components) or 'none'}, "
         f"backends {', '.join(info.backends) or 'none'}", out)
-    requested = _request(driver, out)
+    requested = [check(driver, out) for check in (_request, _parse, _responses, _runner)]
     process = driver.process
     driver.close()
     if process is None:  # dropped after the failed request: there is no clean stop to see
         return 1
-    return max(_report_stop(process, out), 0 if requested else 1)
+    return max(_report_stop(process, out), 0 if all(requested) else 1)
 
 
 def _request(driver: StdioDriver, out: TextIO) -> bool:
@@ -99,6 +101,69 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
             f"{backend}, got {response!r}\n{seen}", out)
         return False
     say(f"ok   request: the fake {backend} answered through the implementation", out)
+    return True
+
+
+def _parse(driver: StdioDriver, out: TextIO) -> bool:
+    """`backends`: a text line of each declared backend's CLI, parsed into its text event."""
+    if "backends" not in driver.info.components:
+        return True
+    for backend in driver.info.backends:
+        line = json.dumps(Script(backend).text_line(SMOKE_ANSWER))
+        try:
+            events = driver.parse_line(backend, line)
+        except DriverError as exc:
+            say(f"FAIL parse_line: {exc}", out)
+            return False
+        if not any(e.get("kind") == "text" and e.get("text") == SMOKE_ANSWER for e in events):
+            say(f"FAIL parse_line: expected a text event {SMOKE_ANSWER!r} from {backend}'s "
+                f"line {line}, got {events!r}", out)
+            return False
+    say(f"ok   parse_line: a text line of {', '.join(driver.info.backends)} parsed", out)
+    return True
+
+
+def _responses(driver: StdioDriver, out: TextIO) -> bool:
+    """`responses`: a Responses API object of one message, read into that message."""
+    if "responses" not in driver.info.components:
+        return True
+    payload = {"object": "response", "output": [
+        {"type": "message", "content": [{"type": "text", "text": SMOKE_ANSWER}]}]}
+    try:
+        messages = driver.responses_parse(payload).get("messages")
+    except DriverError as exc:
+        say(f"FAIL responses.parse: {exc}", out)
+        return False
+    if messages != [{"role": "assistant", "content": SMOKE_ANSWER}]:
+        say(f"FAIL responses.parse: expected the one assistant message {SMOKE_ANSWER!r}, got "
+            f"{messages!r}", out)
+        return False
+    say("ok   responses.parse: a message read", out)
+    return True
+
+
+def _runner(driver: StdioDriver, out: TextIO) -> bool:
+    """`runner`: one run of the fake claude, which must be started and its output answered."""
+    if "runner" not in driver.info.components:
+        return True
+    with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
+        rig = HarnessRig(Path(tmp))
+        rig.use(Script("claude").add("out", SMOKE_ANSWER + "\n"))
+        try:
+            answer = driver.runner_run("agent-tck smoke", {"timeout": 30},
+                                       {"PATH": rig.path()})
+            started = bool(rig.starts())
+            seen = _stall(rig, "claude")
+        except DriverError as exc:
+            say(f"FAIL runner.run: {_stall(rig, 'claude', exc.at)}\n{exc}", out)
+            return False
+        finally:
+            rig.close()
+    if not started or SMOKE_ANSWER not in str(answer.get("output")):
+        say(f"FAIL runner.run: expected the fake claude's output {SMOKE_ANSWER!r}, got "
+            f"{answer!r}\n{seen}", out)
+        return False
+    say("ok   runner.run: the fake claude ran and its output came back", out)
     return True
 
 

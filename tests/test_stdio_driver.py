@@ -48,9 +48,21 @@ def smoke(command: str, timeout: float = 10) -> tuple[int, str]:
 def test_smoke_passes_the_reference_adapter() -> None:
     code, text = smoke(f"{PY} -m agent_tck.reference.adapter")
     assert code == 0
-    assert text.splitlines()[-2:] == [
+    assert text.splitlines()[1:] == [  # a request of every component that has one
         "ok   request: the fake claude answered through the implementation",
+        "ok   parse_line: a text line of claude, codex, gemini parsed",
+        "ok   responses.parse: a message read",
+        "ok   runner.run: the fake claude ran and its output came back",
         "ok   stop: exit code 0"]
+
+
+def test_smoke_fails_a_runner_that_answers_without_starting_the_cli() -> None:
+    """An answer with the expected output is not enough: the fake claude must have run."""
+    code, text = smoke(fake("canned", "runner.run"))
+    assert code == 1
+    assert ("FAIL runner.run: expected the fake claude's output 'agent-tck smoke: ok', got "
+            in text), text
+    assert "the implementation never started the fake 'claude' from the PATH" in text, text
 
 
 @pytest.mark.parametrize(

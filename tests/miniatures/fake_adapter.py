@@ -15,7 +15,8 @@ hostile-name (the same text as the implementation's name in `start`), declares-o
 leaves-session (start a process in a session of its own whose parent exits at once, append its
 pid to ONCE_FILE.pids; it overwrites ONCE_FILE with `forged` whenever it exists), forges-record
 (on every agent.request, forge the fake harness's record with entries naming the process whose
-pid ONCE_FILE holds: tests/miniatures/forgery.py), or broken:NAME (serve the broken agent
+pid ONCE_FILE holds: tests/miniatures/forgery.py), canned (answer every runner.run with the
+output smoke expects, without running the CLI), or broken:NAME (serve the broken agent
 tests.miniatures.agent.NAME, no fault).
 """
 
@@ -69,6 +70,11 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
             )
         ]
     return [json.dumps(response)]
+
+
+# A runner.run answer made up without running the CLI, with what smoke looks for in it.
+CANNED = {"output": "agent-tck smoke: ok\n", "exit_code": 0, "signal": "NONE", "reason": "",
+          "timed_out": False, "killed_by": None}
 
 
 def stall_like_an_sdk(path: str) -> None:
@@ -185,7 +191,9 @@ def main(argv: list[str]) -> int:
             stall_like_an_sdk(paths[request["agent"]])
         if victim and request.get("cmd") == "agent.request":
             forge_record(request, paths, victim)
-        response = adapter.handle(request)
+        response = adapter.handle(request) if not (
+            fault == "canned" and request.get("cmd") == "runner.run") else CANNED | {
+            "seq": request["seq"]}
         if request.get("cmd") == "agent.create":
             paths[response.get("agent")] = request["settings"]["env"]["PATH"]
         seen += request.get("cmd") == cmd
