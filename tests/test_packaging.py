@@ -144,7 +144,7 @@ def test_a_user_project_with_its_own_steps_and_reference_is_unaffected(tmp_path:
 def ci_steps(title: str) -> list[str]:
     """The shell steps of the README's CI job under `title` (`run:` lines, or `script:`)."""
     readme = (CHECKOUT or Path()).joinpath("README.md").read_text(encoding="utf-8")
-    block = readme.split(title, 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    block = readme.split(f"\n{title} (", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
     runs = re.findall(r"^\s*- run: (.+)$", block, re.M)
     script = block.split("script:", 1)[1].split("artifacts:", 1)[0] if "script:" in block else ""
     return runs + re.findall(r"^\s*- (.+)$", script, re.M)
