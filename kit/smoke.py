@@ -14,8 +14,9 @@ import os
 import shlex
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent_tck.doubles.harness import whereabouts
 from agent_tck.doubles.harness.rig import HarnessRig
@@ -83,25 +84,41 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
         say("skip request: the implementation declares no agent component with a backend", out)
         return True
     backend = info.backends[0]
-    with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
-        rig = HarnessRig(Path(tmp))
-        rig.use(Script(backend).init("smoke-session").text(SMOKE_ANSWER).done(SMOKE_ANSWER))
-        try:
-            agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": rig.path()}})
-            response = driver.agent_request(agent, "agent-tck smoke").response
-            wrong = (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER)
-            seen = _stall(rig, backend) if wrong else ""
-        except DriverError as exc:
-            say(f"FAIL request: {_stall(rig, backend, exc.at)}\n{exc}", out)
-            return False
-        finally:
-            rig.close()  # ends a harness a stalled implementation left waiting on stdin
-    if seen:
+
+    def request(path: str) -> dict[str, Any]:
+        agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": path}})
+        return driver.agent_request(agent, "agent-tck smoke").response
+
+    script = Script(backend).init("smoke-session").text(SMOKE_ANSWER).done(SMOKE_ANSWER)
+    done = _through_fake("request", backend, script, request, out)
+    if done is None:
+        return False
+    response, _, seen = done
+    if (response.get("status"), response.get("message")) != (0, SMOKE_ANSWER):
         say(f"FAIL request: expected status 0 and message {SMOKE_ANSWER!r} from the fake "
             f"{backend}, got {response!r}\n{seen}", out)
         return False
     say(f"ok   request: the fake {backend} answered through the implementation", out)
     return True
+
+
+def _through_fake(command: str, backend: str, script: Script,
+                  call: Callable[[str], dict[str, Any]], out: TextIO
+                  ) -> tuple[dict[str, Any], bool, str] | None:
+    """`call` given the PATH of a fake `backend` playing `script`: its answer, whether the
+    fake was started, and where it got to; None, said as the `command`'s failure, when the
+    implementation broke (where the fake was then: `_stall`)."""
+    with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
+        rig = HarnessRig(Path(tmp))
+        rig.use(script)
+        try:
+            answer = call(rig.path())
+            return answer, bool(rig.starts()), _stall(rig, backend)
+        except DriverError as exc:
+            say(f"FAIL {command}: {_stall(rig, backend, exc.at)}\n{exc}", out)
+            return None
+        finally:
+            rig.close()  # ends a harness a stalled implementation left waiting on stdin
 
 
 def _parse(driver: StdioDriver, out: TextIO) -> bool:
@@ -146,19 +163,15 @@ def _runner(driver: StdioDriver, out: TextIO) -> bool:
     """`runner`: one run of the fake claude, which must be started and its output answered."""
     if "runner" not in driver.info.components:
         return True
-    with tempfile.TemporaryDirectory(prefix="agent-tck-smoke-") as tmp:
-        rig = HarnessRig(Path(tmp))
-        rig.use(Script("claude").add("out", SMOKE_ANSWER + "\n"))
-        try:
-            answer = driver.runner_run("agent-tck smoke", {"timeout": 30},
-                                       {"PATH": rig.path()})
-            started = bool(rig.starts())
-            seen = _stall(rig, "claude")
-        except DriverError as exc:
-            say(f"FAIL runner.run: {_stall(rig, 'claude', exc.at)}\n{exc}", out)
-            return False
-        finally:
-            rig.close()
+
+    def run(path: str) -> dict[str, Any]:
+        return driver.runner_run("agent-tck smoke", {"timeout": 30}, {"PATH": path})
+
+    done = _through_fake("runner.run", "claude", Script("claude").add("out", SMOKE_ANSWER + "\n"),
+                         run, out)
+    if done is None:
+        return False
+    answer, started, seen = done
     if not started or SMOKE_ANSWER not in str(answer.get("output")):
         say(f"FAIL runner.run: expected the fake claude's output {SMOKE_ANSWER!r}, got "
             f"{answer!r}\n{seen}", out)
