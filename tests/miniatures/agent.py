@@ -1253,16 +1253,13 @@ class KillsLate(_Supervised):
 
 
 class _OpenStdinNoKill(Supervisor):
-    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
-        stdin = self.proc.stdin
-        assert stdin is not None
+    def run(self, stdin: bytes, on_line: Any) -> Any:
+        assert self.proc.stdin is not None
+        held = os.dup(self.proc.stdin.fileno())  # the pipe stays open once the prompt is in
         try:
-            view = view[os.write(stdin.fileno(), view[:CHUNK]) :]
-        except BrokenPipeError:
-            view = view[:0]
-        if not view:
-            sel.unregister(stdin)  # the prompt is written; stdin stays open until the end
-        return view
+            return super().run(stdin, on_line)
+        finally:
+            os.close(held)
 
     def _signal(self, sig: signal.Signals) -> None:
         if sig != signal.SIGKILL:
