@@ -180,8 +180,7 @@ def test_the_same_facts_in_other_words_pass() -> None:
 
 def test_an_answer_without_the_optional_warnings_list_has_no_warnings() -> None:
     """AG-H1 and AG-H15 check that an answer to which nothing went wrong warns of nothing: an
-    answer that leaves out the optional list says the same (it was failed for a missing
-    list)."""
+    answer that leaves out the optional list says the same."""
     results = scenario_results("python:tests.miniatures.agent:LeavesOutNoWarnings", ["agent"],
                                "AG-H1 or AG-H15")
     judged = [r for r in results if r.verdict in ("passed", "failed", "errored")]

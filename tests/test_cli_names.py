@@ -1,6 +1,6 @@
-"""Every text that lists the coding CLIs names all three: the kit knew `claude` and `codex`
-before `gemini`, and a page or docstring that still says "claude and codex" tells a reader
-the third is not there (the registry of backends is kit/registry.py's KNOWN_BACKENDS)."""
+"""Every text that lists the coding CLIs names all three: a page or docstring that says
+"claude and codex" tells a reader `gemini` is not there (the registry of backends is
+kit/registry.py's KNOWN_BACKENDS)."""
 
 from __future__ import annotations
 

@@ -239,8 +239,8 @@ def test_the_harness_writes_and_reads_json_as_the_json_module_does() -> None:
 
 def test_a_harness_whose_stdout_is_a_socket_widens_it_and_plays_on(tmp_path: Path) -> None:
     """Node starts a child with socket pairs for its pipes (the TypeScript Claude SDK, the
-    Codex SDK): the pipe-widening step (AG-H23's scenarios) failed there with EBADF and the
-    harness died instead of printing its burst."""
+    Codex SDK): the pipe-widening step (AG-H23's scenarios) widens the socket's buffer, where
+    F_SETPIPE_SZ fails with EBADF, and the harness goes on to print its burst."""
     import socket
 
     install(tmp_path / "bin", tmp_path / "script.json", tmp_path / "record.jsonl")
