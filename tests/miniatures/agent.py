@@ -213,6 +213,8 @@ class _KeepJunk(_Backend):
 class KeepsMalformedLines(_Broken):
     """Treats a line that is not a JSON event as text instead of skipping it."""
 
+    reach = ("reference/backends/claude.py:ClaudeBackend.parse_line:return []",)  # no object
+
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _KeepJunk(agent.backend)
 
@@ -230,7 +232,10 @@ class _FirstValue(_Backend):
 
 class ReadsTheFirstValueOfALine(_Broken):
     """Takes the JSON object a line starts with and ignores what follows it on the line (the
-    reference with its check of the line's end turned around, as a mutant had it)."""
+    reference with its check of the line's end turned around, as a mutant had it). It differs
+    only on a line with more after its object, which the reference skips as no object."""
+
+    reach = ("reference/backends/claude.py:ClaudeBackend.parse_line:return []",)  # no object
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.backend = _FirstValue(agent.backend)
@@ -1578,6 +1583,8 @@ class ProbesTheCliAtCreation(_Broken):
 
 class TrustsSessionIds(_Broken):
     """Puts any session id it is given into the CLI's argv after `--resume`."""
+
+    reach = ("reference/agent.py:CodingAgent.check_session:invalid session id",)  # refused
 
     def break_agent(self, agent: CodingAgent) -> None:
         agent.check_session = lambda session_id: None  # type: ignore[method-assign]
