@@ -188,10 +188,13 @@ def workers(text: str) -> int | str:
 
 
 def auto_workers() -> int:
-    """`-n auto`: four workers for each CPU this process may run on, at most 16. A run's
-    scenarios mostly wait (a deadline, a real CLI, a served DDS agent): on two cores, eight
-    workers took 36 s where two took 93 s, the cores still not saturated (docs/benchmarks.md)."""
-    return min(16, 4 * len(os.sched_getaffinity(0)))
+    """`-n auto`: four workers for each CPU this process may run on (where the system says
+    which: Linux; elsewhere every CPU), at most 16. A run's scenarios mostly wait (a deadline,
+    a real CLI, a served DDS agent), so workers beyond the cores fill the waits
+    (docs/benchmarks.md)."""
+    usable = getattr(os, "sched_getaffinity", None)
+    cpus = len(usable(0)) if usable is not None else os.cpu_count() or 1
+    return min(16, 4 * cpus)
 
 
 def report_path(text: str) -> Path:

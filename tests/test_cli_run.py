@@ -374,6 +374,17 @@ def test_auto_is_four_workers_for_each_cpu_the_run_may_use_at_most_sixteen(
                                                     ["-n", "16"]]
 
 
+def test_auto_counts_every_cpu_where_the_system_says_not_which_a_process_may_use(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS has no sched_getaffinity: `-n auto` counts the CPUs, never a traceback."""
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    args = argparse.Namespace(component=["runner"], impl="python", time_scale=0.02,
+                              workers="auto", keyword=None)
+    argv = run_options.pytest_args(args)
+    assert argv[argv.index("-n") + 1] == "12"
+
+
 def test_only_a_verbose_run_prints_pytests_own_report(capfd: pytest.CaptureFixture[str]) -> None:
     argv = ("--component", "backends", "-k", "codex")
     run(*argv)
