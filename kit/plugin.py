@@ -15,6 +15,7 @@ from _pytest.mark.expression import Expression
 
 from agent_tck.kit import registry, steplookup, verdicts
 from agent_tck.kit.drivers import Driver, make_driver
+from agent_tck.kit.errors import DriverError
 from agent_tck.kit.failfast import FailFast
 from agent_tck.kit.options import add_shared
 
@@ -176,6 +177,17 @@ def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
         yield impl
     finally:
         impl.close()
+
+
+@pytest.fixture(autouse=True)
+def _nothing_unasked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A scenario answers for all the implementation said in it: a second answer to one of its
+    requests, or one that came after, errors this scenario, not the next one to ask."""
+    yield
+    if "driver" in request.fixturenames:
+        said = request.getfixturevalue("driver").unasked()
+        if said is not None:
+            raise DriverError(said)
 
 
 @pytest.fixture

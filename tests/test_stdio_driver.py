@@ -120,7 +120,8 @@ def test_smoke_refuses_a_command_that_cannot_start(
         ("crash", "the adapter closed stdout (crashed? exit code 3)"),
         ("hang", "no response within 1 s (hang)"),
         ("junk", "stray output or invalid JSON on stdout: 'Loading model weights... done'"),
-        ("wrong-seq", "expected a response with seq 3, got seq 10"),
+        ("wrong-seq", "expected a response with seq 3, got seq 10\n"),
+        ("stale-seq", "got seq 2: an earlier request's, answered late or twice"),
         ("bad-schema", "the response breaks parse_line.response.schema.json"),
     ],
 )
@@ -145,6 +146,18 @@ def test_a_fault_is_a_driver_error_with_evidence_then_a_restart(fault: str, evid
 def test_a_crashing_adapter_errors_one_scenario_and_the_run_goes_on(tmp_path: Path) -> None:
     verdicts = verdicts_for(fake("crash", "parse_line", 5, tmp_path / "once"), ["backends"])
     assert sorted(v for v in verdicts.values() if v != "passed") == ["errored"]
+
+
+def test_an_answer_no_request_asked_for_errors_the_scenario_that_got_it(tmp_path: Path) -> None:
+    """The adapter answers its fifth parse_line twice: the scenario that sent it is errored,
+    as it ends, for the second answer; the next scenario gets a new adapter and is judged as
+    if nothing had happened (before, it read the stale answer and was errored for it)."""
+    results = scenario_results(fake("twice", "parse_line", 5, tmp_path / "once"), ["backends"])
+    (errored,) = [r for r in results if r.verdict == "errored"]
+    assert "wrote what no request asked for" in errored.evidence, errored.evidence[:1000]
+    assert '"cmd": "parse_line"' in errored.evidence and "expected a response" not in (
+        errored.evidence)
+    assert {r.verdict for r in results if r is not errored} == {"passed"}
 
 
 def test_a_hanging_adapter_is_bounded_and_the_run_goes_on(tmp_path: Path) -> None:

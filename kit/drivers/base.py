@@ -150,6 +150,12 @@ class Driver(Protocol):
         where the system does not say (Linux's /proc does)."""
         ...
 
+    def unasked(self) -> str | None:
+        """What the implementation said since its last answer that no request asked for (a
+        second answer, one that came late), or None; looked at, without waiting, as each
+        scenario ends, so that it is charged to that scenario and not to the next one."""
+        ...
+
     def close(self) -> None: ...
 
     # --- components `responses` and `runner` (issue 4) -----------------------------------

@@ -38,6 +38,10 @@ class ProtocolDriver(ABC):
                           message)
         return response
 
+    def unasked(self) -> str | None:
+        """None: an implementation that answers by return (in-process) cannot say more."""
+        return None
+
     def handshake(self) -> ImplInfo:
         response = self.checked("start", version=PROTOCOL_VERSION)
         if response["version"] != PROTOCOL_VERSION:

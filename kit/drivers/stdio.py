@@ -151,6 +151,19 @@ class AdapterProcess:
         self.transcript.append(f"<- {printable(well_formed_json(text)[:500])}")
         return text
 
+    def pending(self) -> bytes:
+        """What stdout holds beyond the last line read, taken without waiting (at most
+        MAX_MESSAGE bytes)."""
+        assert self.proc.stdout is not None
+        fd, held = self.proc.stdout.fileno(), [self.buffer]
+        while sum(map(len, held)) <= MAX_MESSAGE and select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            held.append(chunk)
+        self.buffer = b""
+        return b"".join(held)
+
     def _started(self, argv: list[str]) -> int:
         """The adapter's pid, once its keeper says it was exec'd; DriverError when it could
         not be."""
@@ -297,10 +310,13 @@ class StdioDriver(ProtocolDriver):
         if not isinstance(response, dict):
             raise StrayOutput(f"stray output: expected a JSON object, got {text[:200]!r}",
                               text[:200])
-        if response.get("seq") != request["seq"]:
+        got = response.get("seq")
+        if got != request["seq"]:
+            late = isinstance(got, int) and 0 < got < request["seq"]
             raise DriverError(
-                f"expected a response with seq {request['seq']}, got seq {response.get('seq')!r}"
-            )
+                f"expected a response with seq {request['seq']}, got seq {got!r}" + (
+                    ": an earlier request's, answered late or twice after its scenario ended"
+                    if late else ""))
         schema = "common.error" if "error" in response else f"{cmd}.response"
         wrong = problems(schema, response) if schema != "common.error" else []
         if wrong:
@@ -328,6 +344,22 @@ class StdioDriver(ProtocolDriver):
         os.kill(process.pid, signal.SIGKILL)  # pinned: its keeper has not reaped it
         self.killed.append(process)
         self.process = None
+
+    def unasked(self) -> str | None:
+        """The adapter is stopped when it said something unasked: what it answers next could
+        be an answer to a request of the scenario that just ended."""
+        if self.process is None:
+            return None
+        said = self.process.pending()
+        if not said:
+            return None
+        text = printable(said[:500].decode("utf-8", errors="replace"))
+        self.process.transcript.append(f"<- {text}")
+        evidence = self._evidence(self.process)
+        self._drop()
+        return (f"after its answer to the last request (seq {self.seq}) the adapter wrote "
+                f"what no request asked for: {text!r}; it is restarted for the next scenario\n"
+                f"{evidence}")
 
     def exchange(self) -> str:
         """The last of the exchange with the running adapter, for a failure's report."""

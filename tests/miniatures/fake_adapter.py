@@ -4,7 +4,8 @@
 
 misbehaves on the Nth request (default 1st) whose cmd is CMD (default `start`); with
 ONCE_FILE, only the first adapter process to get there does (it creates the file). FAULT is one
-of: crash, hang, junk (a non-JSON line before the response), wrong-seq, wrong-version,
+of: crash, hang, junk (a non-JSON line before the response), wrong-seq, stale-seq (the seq
+of the request before), twice (the response and the same response again), wrong-version,
 bad-schema (a response missing a required field), noise (stderr chatter, then behaves),
 sdk-stall (on agent.request, start `claude` as the Claude SDKs do, answer nothing after the
 initialize handshake), hostile (an error whose message holds a lone surrogate, ESC, BEL and
@@ -47,6 +48,10 @@ def faulty(response: dict[str, Any], fault: str) -> list[str]:
         return ["Loading model weights... done", json.dumps(response)]
     if fault == "wrong-seq":
         return [json.dumps({**response, "seq": response["seq"] + 7})]
+    if fault == "stale-seq":  # the seq of the request before
+        return [json.dumps({**response, "seq": response["seq"] - 1})]
+    if fault == "twice":  # the answer, and the same answer again
+        return [json.dumps(response)] * 2
     if fault == "hostile":
         return [json.dumps({"seq": response["seq"], "error": {"message": HOSTILE}})]
     if fault == "hostile-name":
