@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
 
 def _serve(args: argparse.Namespace, err: TextIO) -> int:
-    from agent_tck.reference.dds.service import AgentService, StopFlag, default_name
+    from agent_tck.reference.dds.service import AgentService, StopFlag, _launch_problem, default_name
 
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
@@ -117,8 +117,12 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         logging.basicConfig(stream=err, level=logging.INFO, format="%(message)s")
     stop = StopFlag()
     _on_signals(stop)  # before joining the domain: a signal during start-up still stops it
-    service = AgentService(config, name=args.name or default_name(args.backend),
-                           domain=args.domain, dds_config=args.dds_config)
+    name = args.name or default_name(args.backend)
+    service = AgentService(config, name=name, domain=args.domain, dds_config=args.dds_config)
+    problem = _launch_problem(service.agent, config)
+    state = "DEGRADED: " + problem if problem else service.agent.state.name
+    print(f"{name}: serving {args.backend} requests on DDS domain {args.domain} ({state}); "
+          "SIGINT or SIGTERM stops it", file=err, flush=True)
     service.run(stop)
     return OK
 
@@ -169,8 +173,9 @@ def _ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         client.close()
     if args.json:
         print(json.dumps(reply.to_dict(), indent=2, ensure_ascii=False), file=out)
-    else:
+    elif reply.status == 0:
         print(reply.message, file=out)
-        if reply.status != 0:
-            print(f"error: status {reply.status}: {reply.response.get('error')}", file=err)
+    else:  # the error begins with the message: said once, where errors go
+        print(f"error: status {reply.status}: {reply.response.get('error') or reply.message}",
+              file=err)
     return OK if reply.status == 0 else FAILED
