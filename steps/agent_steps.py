@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -599,7 +600,7 @@ def agent_losing_working_dir(world: AgentWorld, backend: str) -> None:
     world.settings["working_dir"] = str(directory)
     create_or_refuse(world, "the settings")
     assert world.refusal is None, f"an existing working directory was refused: {world.refusal}"
-    directory.rmdir()
+    shutil.rmtree(directory)  # with what the agent put there: GENESIS makes it a git repository
 
 
 @given(parsers.parse('the agent strips "{name}" too'))

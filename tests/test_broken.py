@@ -178,6 +178,16 @@ def test_the_same_facts_in_other_words_pass() -> None:
     assert [r.verdict for r in ran] == ["passed"] * 11, [(r.name, r.evidence) for r in ran]
 
 
+def test_a_working_directory_the_agent_made_a_repository_is_removed_whole_for_ag_c5() -> None:
+    """AG-C5's directory removed after creation is removed with what the agent put in it when
+    created (GENESIS runs `git init` there): the request that finds it gone is judged."""
+    results = scenario_results("python:tests.miniatures.agent:InitialisesItsWorkingDir",
+                               ["agent"], "AG-C5")
+    judged = [r for r in results if r.verdict in ("passed", "failed", "errored")]
+    assert "AG-C5" in {rid for r in judged for rid in r.reqs}
+    assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
+
+
 def test_an_answer_without_the_optional_warnings_list_has_no_warnings() -> None:
     """AG-H1 and AG-H15 check that an answer to which nothing went wrong warns of nothing: an
     answer that leaves out the optional list says the same."""

@@ -108,9 +108,11 @@ Feature: Creating an agent: what it cannot work with is refused, by name
     its tools, on files the caller never pointed it at. Whether the agent refuses the
     directory when it is created (as the reference does) or fails each request is the
     implementation's choice: the decision leaves it open (docs/decisions.md, D-20), since a
-    directory may be made between the two. What it says names the directory and says it is
-    not there (in any words: "not a directory", "No such file or directory", ENOENT, "does
-    not exist"), and no CLI is started.
+    directory may be made between the two. A directory removed after the agent was created is
+    removed with whatever the agent put in it when it was created (GENESIS makes it a git
+    repository): what is judged is the request that finds it gone. What it says names the
+    directory and says it is not there (in any words: "not a directory", "No such file or
+    directory", ENOENT, "does not exist"), and no CLI is started.
 
     @req:AG-C5
     Scenario: An agent given a working directory that does not exist names it, and starts no CLI

@@ -1332,6 +1332,20 @@ class LeaksADescriptorPerRequest(_Supervised):
     supervisor = _KeepsAHandle
 
 
+class InitialisesItsWorkingDir(_Creates):
+    """Not broken: makes its working directory a git repository when it is created, as GENESIS
+    does (a `.git` folder, its objects read-only). A directory removed since is still judged."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        agent = super().make_agent(settings, listeners)
+        objects = Path(settings.get("working_dir") or ".", ".git", "objects")
+        if objects.parent.parent.is_dir() and settings.get("working_dir"):
+            objects.mkdir(parents=True, exist_ok=True)
+            (objects / "e69de29b").write_text("")
+            (objects / "e69de29b").chmod(0o444)
+        return agent
+
+
 class LeavesOutNoWarnings(_Answers):
     """Not broken: an answer without warnings has no `warnings` key (the protocol makes the
     list optional). It must pass what it passes with an empty list."""
