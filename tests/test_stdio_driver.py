@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.kit.cli import main
+from agent_tck.kit.drivers import stdio
 from agent_tck.kit.drivers.stdio import StdioDriver
 from agent_tck.kit.errors import DriverError
 from agent_tck.kit.observe import still_running
@@ -139,6 +140,26 @@ def test_a_fault_is_a_driver_error_with_evidence_then_a_restart(fault: str, evid
         assert "transcript:\n-> {" in str(caught.value)
         events = driver.parse_line("codex", '{"type":"thread.started","thread_id":"t"}')
         assert [e["kind"] for e in events] == ["init"] and driver.restarts == 1
+    finally:
+        driver.close()
+
+
+def test_a_failures_transcript_is_its_own_scenarios_exchange_with_each_message_whole() -> None:
+    """What came before the scenario (it ended when `unasked` was asked) is not its evidence;
+    a message of a few KB is shown whole, a longer one cut, saying how much is left out."""
+    driver = StdioDriver(fake("wrong-seq", "parse_line", 3), timeout=10)
+    try:
+        for _ in range(2):
+            assert driver.parse_line("codex", '{"type":"turn.started"}') == []
+        assert driver.unasked() is None  # the first scenario ends
+        line = json.dumps({"type": "turn.started", "pad": "x" * 3000})
+        with pytest.raises(DriverError) as caught:
+            driver.parse_line("codex", line)
+        transcript = str(caught.value).split("transcript:\n", 1)[1].split("\nstderr tail:")[0]
+        sent = [m for m in transcript.splitlines() if m.startswith("-> ")]
+        assert len(sent) == 1 and '"seq": 4' in sent[0] and "x" * 3000 in sent[0], transcript
+        assert "more characters" not in transcript
+        assert stdio.shown("y" * 4005) == "y" * 4000 + "... (5 more characters)"
     finally:
         driver.close()
 

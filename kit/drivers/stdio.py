@@ -62,6 +62,15 @@ SUBREAPER = Path(__file__).with_name("subreaper.py")
 START_TIMEOUT = 30.0  # for the keeper to say the adapter started
 
 
+SHOWN = 4000  # characters of one message in a transcript: a payload of a few KB is whole
+
+
+def shown(line: str) -> str:
+    """`line` as a transcript shows it: whole up to SHOWN characters, else cut, saying so."""
+    cut = len(line) - SHOWN
+    return line if cut <= 0 else f"{line[:SHOWN]}... ({cut} more characters)"
+
+
 class AdapterProcess:
     """One running adapter: its pipes, the bounded tail of its stderr and its transcript.
 
@@ -115,7 +124,7 @@ class AdapterProcess:
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message)
-        self.transcript.append(f"-> {line[:500]}")
+        self.transcript.append(f"-> {shown(line)}")
         assert self.proc.stdin is not None
         try:
             self.proc.stdin.write(line.encode() + b"\n")
@@ -148,7 +157,7 @@ class AdapterProcess:
         line, _, self.buffer = b"".join(chunks).partition(b"\n")
         text = line.decode("utf-8", errors="replace")
         # evidence: shown as the kit reads it (no lone surrogate's escape either)
-        self.transcript.append(f"<- {printable(well_formed_json(text)[:500])}")
+        self.transcript.append(f"<- {printable(shown(well_formed_json(text)))}")
         return text
 
     def pending(self) -> bytes:
@@ -352,6 +361,7 @@ class StdioDriver(ProtocolDriver):
             return None
         said = self.process.pending()
         if not said:
+            self.process.transcript.clear()  # the next scenario's evidence is its own exchange
             return None
         text = printable(said[:500].decode("utf-8", errors="replace"))
         self.process.transcript.append(f"<- {text}")
