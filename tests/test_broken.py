@@ -188,6 +188,16 @@ def test_a_working_directory_the_agent_made_a_repository_is_removed_whole_for_ag
     assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
 
 
+def test_a_sigterm_after_an_implementations_own_fixed_wait_still_passes_eh_1_1() -> None:
+    """D-32: the fake CLI of EH-1.1 outlasts a fixed 5 s wait before the SIGTERM, whatever the
+    time scale (it ended first, and EH-1.1 said "the harness got no SIGTERM")."""
+    results = scenario_results("python:tests.miniatures.agent:TermsAfterItsOwnWait", ["agent"],
+                               "EH-1.1 and subprocess_exceeds_timeout")
+    judged = [r for r in results if r.verdict in ("passed", "failed", "errored")]
+    assert judged and {rid for r in judged for rid in r.reqs} == {"EH-1.1"}
+    assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
+
+
 def test_an_answer_without_the_optional_warnings_list_has_no_warnings() -> None:
     """AG-H1 and AG-H15 check that an answer to which nothing went wrong warns of nothing: an
     answer that leaves out the optional list says the same."""

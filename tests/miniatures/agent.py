@@ -1245,6 +1245,20 @@ class _KillsLate(Supervisor):
         self.grace += 3.0
 
 
+class _TermsAfterItsOwnWait(Supervisor):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline += 5.0
+
+
+class TermsAfterItsOwnWait(_Supervised):
+    """Not broken for EH-1.1: sends its SIGTERM a fixed 5 real seconds after the deadline, as
+    the Python Claude SDK does after closing stdin; how late it stops is AG-H17's and AG-H21's
+    to judge."""
+
+    supervisor = _TermsAfterItsOwnWait
+
+
 class KillsLate(_Supervised):
     """Sends SIGKILL three seconds after the grace period is over."""
 
