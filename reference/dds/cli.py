@@ -104,7 +104,12 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
 
 
 def _serve(args: argparse.Namespace, err: TextIO) -> int:
-    from agent_tck.reference.dds.service import AgentService, StopFlag, _launch_problem, default_name
+    from agent_tck.reference.dds.service import (
+        AgentService,
+        StopFlag,
+        _launch_problem,
+        default_name,
+    )
 
     config = AgentConfig(backend=args.backend, working_dir=args.working_dir,
                          timeout=DEFAULT_TIMEOUT if args.timeout is None else args.timeout,
