@@ -173,14 +173,18 @@ def test_python_dash_m_reference_dds_runs(rig: HarnessRig) -> None:
                       "or SIGTERM stops it\n"), output
 
 
-def _wait(client: object, what: str, until: object, seconds: float = 30) -> None:
+def _wait(client: object, what: str, until: object, seconds: float = 30,
+          seen: object = None) -> None:
+    """Pump `client` until `until()`; a failure says what the agents were, and what `seen()`
+    tells."""
     from agent_tck.reference.dds.client import Client
 
     assert isinstance(client, Client) and callable(until)
     deadline = time.monotonic() + seconds
     while not until() and time.monotonic() < deadline:
         client.pump(0.2)
-    assert until(), f"{what}: not within {seconds} s; agents seen: {client.agents}"
+    told = f"; {seen()}" if callable(seen) else ""
+    assert until(), f"{what}: not within {seconds} s; agents seen: {client.agents}{told}"
 
 
 def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
@@ -209,7 +213,9 @@ def test_a_request_whose_agent_is_killed_is_taken_by_another_exactly_once(
         kept = dict(client.asks)
         orphan = hangs.starts()[0]["pid"]
         _wait(client, "the killed agent's CLI got SIGTERM",
-              lambda: hangs.signals(orphan) == ["SIGTERM"], seconds=10)
+              lambda: hangs.signals(orphan) == ["SIGTERM"], seconds=10,
+              seen=lambda: f"its signals {hangs.signals(orphan)}, its record's tail "
+                           f"{hangs.record()[-4:]}")
     finally:
         for proc in (first, second):
             if proc is not None:
