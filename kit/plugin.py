@@ -179,15 +179,22 @@ def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
         impl.close()
 
 
-@pytest.fixture(autouse=True)
-def _nothing_unasked(request: pytest.FixtureRequest) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """A scenario answers for all the implementation said in it: a second answer to one of its
-    requests, or one that came after, errors this scenario, not the next one to ask."""
-    yield
-    if "driver" in request.fixturenames:
-        said = request.getfixturevalue("driver").unasked()
-        if said is not None:
-            raise DriverError(said)
+    requests, or one that came after, errors this scenario, not the next one to ask. After a
+    scenario that failed, its failure stands and what came after goes with the adapter."""
+    impl: Driver | None = item.config.stash.get(verdicts.DRIVER, None)
+    try:
+        result = yield
+    except BaseException:
+        if impl is not None:
+            impl.unasked()
+        raise
+    said = impl.unasked() if impl is not None else None
+    if said is not None:
+        raise DriverError(said)
+    return result
 
 
 @pytest.fixture
