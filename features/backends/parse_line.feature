@@ -121,8 +121,8 @@ Feature: parse_line turns one raw CLI line into normalized events
         | line                                                                                                                   | text                          |
         | {"type":"result","subtype":"success","is_error":true,"result":"Invalid API key","session_id":"s1"}                      | Invalid API key               |
         | {"type":"result","subtype":"error_max_turns","is_error":true,"errors":["Reached maximum number of turns (2)"],"session_id":"s1"} | Reached maximum number of turns (2) |
-        | {"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"s1"}                                 | claude reported error_during_execution |
-        | {"type":"result","subtype":"error_during_execution","is_error":true,"errors":[],"result":"the tool crashed","session_id":"s1"} | the tool crashed |
+        | {"type":"result","subtype":"error_during_execution","is_error":true,"errors":[],"session_id":"s1"}                      | claude reported error_during_execution |
+        | {"type":"result","subtype":"error_during_execution","is_error":true,"errors":["the tool crashed"],"session_id":"s1"}    | the tool crashed |
 
     @req:BK-CL.6
     Scenario Outline: Claude lines that carry no event
