@@ -172,7 +172,7 @@ def test_a_crashing_adapter_errors_one_scenario_and_the_run_goes_on(tmp_path: Pa
 def test_an_answer_no_request_asked_for_errors_the_scenario_that_got_it(tmp_path: Path) -> None:
     """The adapter answers its fifth parse_line twice: the scenario that sent it is errored,
     as it ends, for the second answer; the next scenario gets a new adapter and is judged as
-    if nothing had happened (before, it read the stale answer and was errored for it)."""
+    if nothing had happened, never reading the stale answer as its own."""
     results = scenario_results(fake("twice", "parse_line", 5, tmp_path / "once"), ["backends"])
     (errored,) = [r for r in results if r.verdict == "errored"]
     assert "wrote what no request asked for" in errored.evidence, errored.evidence[:1000]
