@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agent_tck.kit.drivers.schemas import validator
+from agent_tck.kit.drivers.schemas import problems, validator
 from agent_tck.kit.paths import SCHEMAS
 from agent_tck.reference.commands import COMMANDS
 from tests.support.runsuite import verdicts_for
@@ -66,3 +66,22 @@ def test_the_reference_adapter_passes_responses_and_runner_over_stdio() -> None:
     impl = f"{sys.executable} -m agent_tck.reference.adapter"
     verdicts = verdicts_for(impl, ["responses", "runner"])
     assert set(verdicts.values()) == {"passed"}, verdicts
+
+
+def test_a_broken_answer_is_told_in_json_not_in_python() -> None:
+    """An adapter may be written in any language: what breaks the schema is said with JSON's
+    values (`null`, `true`, double quotes), never Python's reprs (`None`, `True`, `'x'`)."""
+    answer = {"seq": 1, "messages": [{"role": "user", "content": None,
+                                      "tool_calls": [{"id": "c", "type": "function",
+                                                      "function": {"name": True}}]}]}
+    assert problems("responses.parse.response", answer) == [
+        '$.messages[0].content: null is not of type string',
+        '$.messages[0].role: "user" is not "assistant"',
+        '$.messages[0].tool_calls[0].function: missing "arguments" (required)',
+        '$.messages[0].tool_calls[0].function.name: true is not of type string',
+    ]
+    assert problems("agent.info.response", {"seq": 1, "state": "ready"}) == [
+        '$: missing "timeout" (required)',
+        '$.state: "ready" is not one of ["JOINING", "DISCOVERING", "READY", "BUSY", "DEGRADED", '
+        '"OFFLINE"]',
+    ]

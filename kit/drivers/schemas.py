@@ -63,8 +63,32 @@ def commands() -> list[str]:
 
 
 def problems(name: str, message: Any) -> list[str]:
-    """Every way `message` breaks its schema, each with its JSON path."""
+    """Every way `message` breaks its schema, each with its JSON path, in JSON's words (an
+    adapter may be written in any language: `null`, not Python's `None`)."""
     return [
-        f"{e.json_path}: {e.message}"
+        f"{e.json_path}: {said(e)}"
         for e in sorted(validator(name).iter_errors(message), key=lambda e: e.json_path)
     ]
+
+
+def said(error: jsonschema.ValidationError) -> str:
+    """`error` with its values written as JSON; jsonschema's own message (Python's reprs) for a
+    keyword not listed here."""
+    keyword, found = error.validator, error.instance
+    wanted: Any = error.validator_value
+    if keyword == "type":
+        kinds = " or ".join(wanted) if isinstance(wanted, list) else wanted
+        return f"{_json(found)} is not of type {kinds}"
+    if keyword == "required" and isinstance(found, dict):
+        missing = [name for name in wanted if name not in found]
+        return f"missing {', '.join(_json(name) for name in missing)} (required)"
+    if keyword == "enum":
+        return f"{_json(found)} is not one of {_json(wanted)}"
+    if keyword == "const":
+        return f"{_json(found)} is not {_json(wanted)}"
+    return str(error.message)
+
+
+def _json(value: Any, limit: int = 200) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else f"{text[:limit]}..."
