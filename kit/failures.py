@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from agent_tck.kit.verdicts import ERRORED, FAILED, NOT_JUDGED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
-SHOWN = 3  # scenarios told in full per requirement; the reports have every one
+SHOWN = 3  # scenarios told in full per requirement
+LISTED = 20  # and after them, scenarios told in a line each; the reports have every one
 
 
 def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str:
@@ -49,27 +50,41 @@ def _requirement(v: ReqVerdict, bad: list[ScenarioResult], known: bool) -> str:
         told = "another requirement's failure above" if v.scenarios else "no scenario ran"
         lines.append(_indent(f"its scenarios: {told}"))
     lines += [_indent(scenario(s)) for s in bad[:SHOWN]]
-    if len(bad) > SHOWN:
-        lines.append(_indent(f"and {len(bad) - SHOWN} more failed scenarios (the reports "
-                             "have every one)"))
+    lines += [_indent(_heading(s) + f": {_first_line(s)}") for s in bad[SHOWN:SHOWN + LISTED]]
+    if len(bad) > SHOWN + LISTED:
+        lines.append(_indent(f"and {len(bad) - SHOWN - LISTED} more failed scenarios (the "
+                             "reports have every one)"))
     return "\n".join(lines)
 
 
 def scenario(s: ScenarioResult) -> str:
     """One failed scenario, told as the feature writes it."""
-    run = s.name[s.name.find("["):] if s.name.endswith("]") else ""
-    where = f"  ({s.where})" if s.where else ""
-    lines = [f"Scenario: {s.title or s.name} {run}".rstrip() + where]
+    lines = [_heading(s)]
     step = next((st for st in s.steps if st[2] == FAILED), None)
     if step is not None:
         lines.append(_indent(f"{step[0].strip()} {step[1]}"))
         lines += [_indent(s.argument, 4)] if s.argument else []
-    what = s.message or s.error or s.evidence or s.verdict
-    lines += [_indent("What happened:"), _indent(what, 4)]
+    lines += [_indent("What happened:"), _indent(_what(s), 4)]
     if s.exchange:
         lines += [_indent("The last of the exchange with the implementation:"),
                   _indent(s.exchange, 4)]
     return "\n".join(lines)
+
+
+def _heading(s: ScenarioResult) -> str:
+    """The scenario's title, its example (an outline's row: which of them failed is what a
+    reader needs) and where the feature writes it."""
+    run = s.name[s.name.find("["):] if s.name.endswith("]") else ""
+    where = f"  ({s.where})" if s.where else ""
+    return f"Scenario: {s.title or s.name} {run}".rstrip() + where
+
+
+def _what(s: ScenarioResult) -> str:
+    return s.message or s.error or s.evidence or s.verdict
+
+
+def _first_line(s: ScenarioResult) -> str:
+    return next((line.strip() for line in _what(s).splitlines() if line.strip()), s.verdict)
 
 
 def _indent(text: str, by: int = 2) -> str:

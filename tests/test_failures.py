@@ -24,16 +24,23 @@ def test_a_failed_scenario_is_told_with_its_step_its_argument_and_what_happened(
         "  The last of the exchange with the implementation:", "    -> {}", "    <- {}"])
 
 
-def test_a_scenario_of_two_requirements_is_told_once_and_a_long_list_is_cut() -> None:
+def test_a_scenario_of_two_requirements_is_told_once_and_a_long_list_in_a_line_each() -> None:
+    """The first scenarios in full; the next in a line each (an outline's failed examples are
+    what a reader compares); past those, a count."""
     first, second = MUSTS[:2]
     shared = failed("shared", first.id, second.id, message="m")
-    many = [failed(f"n{i}", second.id, error="E: e") for i in range(5)]
+    many = [failed(f"n{i}", second.id, error=f"\nE: e{i}\nmore") for i in range(5)]
     told = failures.explain([ReqVerdict(first, FAILED, [shared]),
                              ReqVerdict(second, ERRORED, [shared, *many])], [second.id])
     assert told.count("Scenario: Title shared") == 1
     assert f"ERRORED {second.id} ({second.level}) (a known failure, in the baseline): " in told
-    assert told.count("Scenario: Title n") == failures.SHOWN
-    assert "and 2 more failed scenarios (the reports have every one)" in told
+    assert told.count("Scenario: Title n") == 5 and told.count("What happened:") == 4
+    assert told.endswith("  Scenario: Title n3 [codex]  (features/agent/x.feature:7): E: e3\n"
+                         "  Scenario: Title n4 [codex]  (features/agent/x.feature:7): E: e4")
+    lots = [failed(f"m{i}", second.id, error="E") for i in range(failures.SHOWN + 22)]
+    told = failures.explain([ReqVerdict(second, FAILED, lots)])
+    assert told.count("Scenario: Title m") == failures.SHOWN + failures.LISTED
+    assert told.endswith("and 2 more failed scenarios (the reports have every one)")
     assert failures.explain([ReqVerdict(first, PASSED, [])]) == ""
 
 
