@@ -184,7 +184,9 @@ def runner_asked(run_world: RunWorld, driver: Driver) -> None:
 
 @then(parsers.parse('the run is refused with an error that names "{name}"'))
 def run_refused(run_world: RunWorld, name: str) -> None:
-    assert run_world.refusal is not None, f"the run was not refused: {run_world.answer}"
+    assert run_world.refusal is not None, (
+        f"the run was not refused: runner.run answered {run_world.answer!r}; a refusal is an "
+        f"answer {{\"error\": ...}} whose message names {name!r} (docs/adapter-protocol.md)")
     assert name in run_world.refusal, f"the error does not name {name!r}: {run_world.refusal!r}"
 
 
