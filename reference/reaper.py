@@ -31,6 +31,12 @@ starts with every request, and contextlib (with collections and functools) and s
 would add half again to its start (25 ms of CPU instead of 18 on the CI machine). It takes
 signal's C half, `_signal`, which has the same functions and numbers.
 
+Where the kernel refuses the reaper a child subreaper (a seccomp policy, a kernel before 3.4), a
+process whose parent exits leaves this tree: the reaper then counts as its descendants, beside
+its tree, every process that carries the request's run tag (reference/strays.py), as the
+supervisor does without a reaper. What hides from both (its environment cleared, its parent
+gone) is out of its reach there.
+
 What remains possible: a descendant that makes another program start a process for it (a
 daemon it talks to, `systemd-run`, `at`), or that changes user (a setuid program), is not in
 this tree, or not this user's to kill.
@@ -49,6 +55,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
     from collections.abc import Iterator
+    from typing import Any
 else:
     signal = __import__("_signal")
 
@@ -56,6 +63,10 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 ORPHAN_GRACE = 5.0
 WATCHED = {signal.SIGCHLD, signal.SIGTERM, signal.SIGUSR1}
+# Without a child subreaper: reference/strays.py (imported then, and only then) and the run id
+# the supervisor tagged this request's environment with. None under a subreaper.
+_strays: Any = None
+_run_id = ""
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -88,7 +99,8 @@ def parents() -> dict[int, int]:
 
 
 def descendants(root: int) -> list[int]:
-    """Every process below `root`, parents before their children."""
+    """Every process below `root`, parents before their children; without a subreaper, and
+    the run tag's processes outside that tree after them."""
     children: dict[int, list[int]] = {}
     for pid, ppid in parents().items():
         children.setdefault(ppid, []).append(pid)
@@ -97,7 +109,14 @@ def descendants(root: int) -> list[int]:
         pid = todo.pop()
         found.append(pid)
         todo.extend(children.get(pid, []))
+    if _strays is not None:
+        found += [pid for pid in _strays.tagged(_run_id) if pid != root and pid not in found]
     return found
+
+
+def _still_ours(pid: int, ours: set[int]) -> bool:
+    """`pid` (pinned) is ours yet: its parent is, or, without a subreaper, it carries the tag."""
+    return parents().get(pid) in ours or (_strays is not None and _strays.carries(pid, _run_id))
 
 
 def signal_tree(sig: int, outside_group: int | None = None) -> None:
@@ -115,7 +134,7 @@ def signal_tree(sig: int, outside_group: int | None = None) -> None:
         except OSError:
             continue  # gone
         try:
-            if parents().get(pid) in ours:
+            if _still_ours(pid, ours):
                 signal.pidfd_send_signal(fd, sig)
         except OSError:
             pass  # gone since
@@ -225,6 +244,14 @@ def supervise(cli: int, parent: int) -> None:
             exit_as(ended)
 
 
+def _find_by_tag() -> None:
+    """Count the processes of this request's run tag among the descendants (no subreaper)."""
+    global _strays, _run_id
+    strays = __import__("strays")  # beside this file: the first entry of sys.path
+    _run_id = os.environ.get(strays.RUN_TAG, "")
+    _strays = strays if _run_id else None
+
+
 def main(args: list[str]) -> None:
     if len(args) < 3 or not (args[0].isdigit() and args[1].isdigit()):
         sys.stderr.write("usage: reaper.py REPORT_FD PARENT_PID ARGV...\n")
@@ -239,7 +266,7 @@ def main(args: list[str]) -> None:
                          f"({os.getppid()}); the reaper must be exec'd by the supervisor\n")
         os._exit(1)
     if not _prctl(PR_SET_CHILD_SUBREAPER, 1):
-        sys.stderr.write("reaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
+        _find_by_tag()
     supervise(start(int(args[0]), args[2:]), parent)
 
 
