@@ -45,11 +45,12 @@ def test_the_stream_benchmark_reads_every_line_it_asks_for() -> None:
 def test_the_suite_benchmark_compares_whole_reports_of_two_runs() -> None:
     """The `-n auto` row compares reports of `agent-tck run` apart from times: two runs of the
     same scenarios give the same report, and a run of other scenarios does not."""
-    _, summary, one = suite.agent_tck_run("--component", "responses")
-    _, _, two = suite.agent_tck_run("--component", "responses", "-n", "2")
-    _, _, other = suite.agent_tck_run("--component", "responses", "-k", "refusal")
-    assert summary.startswith("PARTIAL: ") and "judged, all passed" in summary
+    first = suite.agent_tck_run("--component", "responses")
+    one, two = first.report, suite.agent_tck_run("--component", "responses", "-n", "2").report
+    other = suite.agent_tck_run("--component", "responses", "-k", "refusal").report
+    assert first.summary.startswith("PARTIAL: ") and "judged, all passed" in first.summary
     assert one == two and one != other and one["scenarios"]
+    assert first.cpu > 0, first  # its own and its workers' CPU time
 
 
 def test_the_serial_run_is_the_full_sizes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,15 +58,27 @@ def test_the_serial_run_is_the_full_sizes_alone(monkeypatch: pytest.MonkeyPatch)
     minutes), and says where its row is measured; `--full` compares it with `-n auto`."""
     runs: list[tuple[str, ...]] = []
 
-    def run(*extra: str) -> tuple[float, str, dict[str, object]]:
+    def run(*extra: str) -> suite.Run:
         runs.append(extra)
-        return (10.0 if "-n" in extra else 30.0), "CONFORMANT", {"scenarios": [{"name": "x"}]}
+        return suite.Run(10.0 if "-n" in extra else 30.0, "CONFORMANT",
+                         {"scenarios": [{"name": "x"}]}, 8.0)
 
     monkeypatch.setattr(suite, "agent_tck_run", run)
     monkeypatch.setattr(suite, "first_line", lambda *extra: (0.5, "line"))
     default = suite.rows(1, serial=False)
     assert all("-n" in extra for extra in runs) and len(runs) == 2
-    assert default[2].baseline == "one process: with --full" and default[2].met is None
+    assert default[3].baseline == "one process: with --full" and default[3].met is None
     runs.clear()
     full = suite.rows(1, serial=True)
-    assert runs[-1] == () and (full[2].ratio, full[2].met) == ("3.00x speed-up", True)
+    assert runs[-1] == () and (full[3].ratio, full[3].met) == ("3.00x speed-up", True)
+
+
+def test_the_run_that_waits_more_than_half_again_its_work_misses_its_target(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall of `-n auto` against its CPU time over the cores (two here): 8 s of CPU is a
+    4 s floor; 6 s of wall meets the target of 1.5x, 6.5 s does not."""
+    monkeypatch.setattr(suite.os, "sched_getaffinity", lambda _: {0, 1})
+    for wall, met in ((6.0, True), (6.5, False)):
+        row = suite._waiting([suite.Run(wall, "CONFORMANT", {}, 8.0)])
+        assert (row.measured, row.baseline, row.ratio, row.met) == (
+            f"{wall:.1f} s", "4.0 s", f"{wall / 4:.2f}x", met)
