@@ -722,7 +722,11 @@ def second_never_run(transport: TransportWorld, seconds: float) -> None:
 @then("the harness was terminated via SIGTERM and no process of it remains.")
 def harness_terminated(transport: TransportWorld) -> None:
     start = transport.rig.last_start()
-    assert transport.rig.signals(start["pid"])[:1] == ["SIGTERM"], "the harness got no SIGTERM"
+    noted = [{k: e[k] for k in ("what", "signal", "code", "n", "t") if k in e}
+             for e in transport.rig.record() if e.get("pid") == start["pid"]]
+    assert transport.rig.signals(start["pid"])[:1] == ["SIGTERM"], (
+        f"the harness got no SIGTERM; the served agent exited with {transport.codes}; what the "
+        f"harness noted (t: its clock, time.monotonic()): {noted}")
     assert process_state(start["pid"]) is None, f"harness pid {start['pid']} remains"
     assert group_members(start["pgid"]) == [], "processes of the harness's group remain"
 
