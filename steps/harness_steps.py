@@ -21,7 +21,7 @@ from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import still_running, unreaped
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import START_SLACK, agent_with_running_timeout, creation_refused
-from agent_tck.steps.world import AgentWorld
+from agent_tck.steps.world import AgentWorld, OwnedElsewhere
 
 
 @pytest.fixture(scope="session")
@@ -66,6 +66,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         item.stash[verdicts.SEEN] = whereabouts.told(record, until)
     unmet = whereabouts.unmet(record, until)
     reqs = {m.args[0] for m in item.iter_markers("req")}
+    elsewhere = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(elsewhere, OwnedElsewhere) and elsewhere.owner not in reqs:
+        item.stash[verdicts.UNSET] = (f"{elsewhere} (charged to {elsewhere.owner}, whose "
+                                      "subject that is)")
+        return
     owner = whereabouts.OWNERS.get(unmet[1], "") if unmet is not None else ""
     if unmet is not None and owner not in reqs:
         first, _, rest = unmet[0].partition("\n")

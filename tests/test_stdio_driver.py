@@ -424,3 +424,20 @@ def test_smoke_says_where_the_fake_cli_was_when_no_answer_came() -> None:
     assert re.search(r"FAIL request: the fake claude was still waiting for its stdin "
                      r"to end \(\d+ bytes on stdin, no end of file\): nothing after its step 1",
                      text), text
+
+
+def test_a_creation_that_never_answers_is_charged_to_ag_h18_and_judges_its_own(
+        tmp_path: Path) -> None:
+    """Creating the agent is the setup of every agent scenario and the subject of AG-H18 alone:
+    a creation that does not answer leaves another requirement's scenario not judged, saying
+    so, and fails AG-H18's own."""
+    other = scenario_results(fake("hang", "agent.create", 1, tmp_path / "once"), ["agent"],
+                             "simple_text_response_from_claude", adapter_timeout=2)
+    (unset,) = [r for r in other if r.verdict == "errored"]
+    assert unset.error.startswith("NotJudged: creating the agent did not answer"), unset.error
+    assert "(charged to AG-H18, whose subject that is)" in unset.message, unset.message
+    own = scenario_results(fake("hang", "agent.create", 1, tmp_path / "twice"), ["agent"],
+                           "the_cli_hangs_on_every_run", adapter_timeout=2)
+    assert [(r.reqs, r.verdict) for r in own] == [(("AG-H18",), "failed")] + [
+        (("AG-H18",), "passed")] * 2  # the other backends' agents, created after a restart
+    assert own[0].error.startswith("OwnedElsewhere: creating the agent did not answer"), own
