@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old", type=Path, metavar="OLD", help="the earlier report (JSON)")
     diff.add_argument("new", type=Path, metavar="NEW", help="the later report (JSON)")
+    explain = sub.add_parser("explain", help="one requirement: its text, source, scenarios "
+                                             "and the real failures it guards against")
+    explain.add_argument("req_id", metavar="REQ-ID", help="a requirement id, e.g. AG-H1")
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
     smoke.add_argument("--timeout", type=duration, default=30.0,
@@ -205,6 +208,12 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return diff(args.old, args.new, out)
 
 
+def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.explain import explain
+
+    return explain(args.req_id, out)
+
+
 def _smoke(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.smoke import smoke
 
@@ -252,7 +261,8 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "run": _run, "report": _report, "merge": _merge, "diff": _diff, "smoke": _smoke,
+    "run": _run, "report": _report, "merge": _merge, "diff": _diff, "explain": _explain,
+    "smoke": _smoke,
     "record": _record, "install-clis": _install, "gherkin": _gherkin, "docs": _docs,
 }
 

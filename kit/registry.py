@@ -18,11 +18,22 @@ from agent_tck.kit.paths import FEATURES, SCHEMAS
 COMPONENTS = ("agent", "backends", "responses", "runner", "pipeline", "transport", "real-cli")
 LEVELS = ("MUST", "SHOULD")
 FIELDS = {"id", "level", "text", "source"}
-OPTIONAL = {"backends"}
+OPTIONAL = {"backends", "hazards"}
+# Where a hazard was seen: a public issue or pull request, or a recorded transcript of the kit.
+HAZARD_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/[1-9]\d*"
+                        r"|fixtures/transcripts/[\w.-]+\.jsonl")
 # The backends: the CLIs whose line shapes the kit knows (schemas/cli/<name>.schema.json).
 KNOWN_BACKENDS = tuple(sorted(p.name.removesuffix(".schema.json")
                              for p in (SCHEMAS / "cli").glob("*.schema.json")))
 TAG = re.compile(r"@req:(\S+)")
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """A real failure a requirement guards against: where it was seen, and what happened."""
+
+    url: str
+    what: str
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,7 @@ class Requirement:
     # The backends whose scenarios check this requirement, each run once per backend the
     # implementation declares; empty: the scenario's own backend, as written.
     backends: tuple[str, ...] = ()
+    hazards: tuple[Hazard, ...] = ()
 
 
 def load(features: Path = FEATURES) -> dict[str, Requirement]:
@@ -45,6 +57,13 @@ def load(features: Path = FEATURES) -> dict[str, Requirement]:
             if req.id in found:
                 raise RegistryError(f"{path}: requirement {req.id} is defined twice")
             found[req.id] = req
+    seen: dict[str, str] = {}
+    for req in found.values():
+        for hazard in req.hazards:
+            if hazard.url in seen:
+                raise RegistryError(f"hazard {hazard.url} is listed under both {seen[hazard.url]}"
+                                    f" and {req.id}: list it under one")
+            seen[hazard.url] = req.id
     return found
 
 
@@ -70,7 +89,23 @@ def _entry(path: Path, index: int, entry: object) -> Requirement:
     if not isinstance(backends, list) or not set(backends) <= set(KNOWN_BACKENDS):
         raise RegistryError(f"{where}: backends {backends!r} is not a list of {KNOWN_BACKENDS}")
     values = {k: str(entry[k]) for k in FIELDS}
-    return Requirement(**values, component=path.parent.name, backends=tuple(backends))
+    return Requirement(**values, component=path.parent.name, backends=tuple(backends),
+                       hazards=_hazards(f"{where} ({entry['id']})", entry.get("hazards", [])))
+
+
+def _hazards(where: str, entries: object) -> tuple[Hazard, ...]:
+    if not isinstance(entries, list):
+        raise RegistryError(f"{where}: hazards {entries!r} is not a list")
+    found = []
+    for entry in entries:
+        if not (isinstance(entry, dict) and set(entry) == {"url", "what"}
+                and all(isinstance(v, str) and v.strip() for v in entry.values())):
+            raise RegistryError(f"{where}: hazard {entry!r} needs a url and a what, both text")
+        if not HAZARD_URL.fullmatch(entry["url"]):
+            raise RegistryError(f"{where}: hazard url {entry['url']!r} is neither a GitHub issue"
+                                " or pull request nor a transcript under fixtures/transcripts/")
+        found.append(Hazard(entry["url"], entry["what"]))
+    return tuple(found)
 
 
 def tags_in(features: Path = FEATURES) -> dict[str, list[str]]:

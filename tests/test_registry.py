@@ -84,7 +84,27 @@ def test_component_titles_are_unique_across_its_files() -> None:
         ),
         (
             "- {id: X, level: MUST, text: t}",
-            "needs the fields ['id', 'level', 'source', 'text'], optionally ['backends']",
+            "needs the fields ['id', 'level', 'source', 'text'], optionally ['backends', "
+            "'hazards']",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, hazards: [{url: "
+            "'https://github.com/o/r/issues/0', what: w}]}",
+            "(X): hazard url 'https://github.com/o/r/issues/0' is neither a GitHub issue",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, hazards: [{url: "
+            "'https://example.com/o/r/issues/3', what: w}]}",
+            "hazard url 'https://example.com/o/r/issues/3' is neither",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, hazards: [{url: "
+            "'https://github.com/o/r/pull/3'}]}",
+            "needs a url and a what, both text",
+        ),
+        (
+            "- {id: X, level: MUST, text: t, source: s, hazards: {url: u, what: w}}",
+            "is not a list",
         ),
         (
             "- {id: X, level: MUST, text: t, source: s, backends: [claude, acme]}",
@@ -111,6 +131,21 @@ def test_duplicate_requirement_is_refused(tmp_path: Path) -> None:
             "- {id: X-1, level: MUST, text: t, source: s}"
         )
     with pytest.raises(RegistryError, match="requirement X-1 is defined twice"):
+        registry.load(tmp_path)
+
+
+def test_a_hazard_listed_under_two_requirements_is_refused(tmp_path: Path) -> None:
+    """Each hazard once, under the requirement that catches it; a good one is kept."""
+    (tmp_path / "comp").mkdir()
+    hazard = "hazards: [{url: 'https://github.com/o/r/issues/12', what: it hung}]"
+    (tmp_path / "comp" / "requirements.yaml").write_text(
+        f"- {{id: X-1, level: MUST, text: t, source: s, {hazard}}}\n")
+    assert registry.load(tmp_path)["X-1"].hazards == (
+        registry.Hazard("https://github.com/o/r/issues/12", "it hung"),)
+    (tmp_path / "comp" / "requirements.yaml").write_text(
+        f"- {{id: X-1, level: MUST, text: t, source: s, {hazard}}}\n"
+        f"- {{id: X-2, level: MUST, text: t, source: s, {hazard}}}\n")
+    with pytest.raises(RegistryError, match="issues/12 is listed under both X-1 and X-2"):
         registry.load(tmp_path)
 
 
