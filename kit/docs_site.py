@@ -187,7 +187,19 @@ def _requirement(req: registry.Requirement, refs: list[ScenarioRef],
     return (f'<tr id="{escape(req.id)}"><td><a href="#{escape(req.id)}">{escape(req.id)}</a>'
             f"</td><td>{escape(req.level)}</td><td><a href=\"{slug(req.component)}.html\">"
             f"{escape(req.component)}</a>{backends}</td><td>{escape(req.text)}</td>"
-            f"<td>{_cited(req.source, decisions)}</td><td>{checked}</td></tr>")
+            f"<td>{_cited(req.source, decisions)}{_hazards(req.hazards)}</td>"
+            f"<td>{checked}</td></tr>")
+
+
+def _hazards(hazards: tuple[registry.Hazard, ...]) -> str:
+    """The real failures a requirement guards against, each linked where it was seen (a
+    recorded transcript is named: the site does not carry the fixtures)."""
+    if not hazards:
+        return ""
+    items = [f'<li><a href="{escape(h.url)}">{escape(h.url.removeprefix("https://github.com/"))}'
+             f"</a>: {escape(h.what)}</li>" if h.url.startswith("https://") else
+             f"<li><code>{escape(h.url)}</code>: {escape(h.what)}</li>" for h in hazards]
+    return f'<p class="meta">guards against:</p><ul class="hazards">{"".join(items)}</ul>'
 
 
 def _cited(source: str, decisions: tuple[str, ...]) -> str:

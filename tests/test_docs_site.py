@@ -169,7 +169,9 @@ def hostile_spec(tmp_path: Path) -> tuple[Path, Path]:
         f"    Then <x>\n\n    Examples:\n      | x |\n      | {HOSTILE} |\n",
         encoding="utf-8")
     with (features / "agent" / "requirements.yaml").open("a", encoding="utf-8") as file:
-        file.write(f"- {{id: ZZ-1, level: SHOULD, text: '{HOSTILE}', source: '{HOSTILE}'}}\n")
+        file.write(f"- {{id: ZZ-1, level: SHOULD, text: '{HOSTILE}', source: '{HOSTILE}', "
+                   "hazards: [{url: 'https://github.com/o/r/issues/5', what: "
+                   f"'{HOSTILE}'}}, {{url: fixtures/transcripts/x.jsonl, what: seen}}]}}\n")
     docs_dir.mkdir()
     (docs_dir / "decisions.md").write_text(
         f"# Decisions\n\n## D-1: {HOSTILE}\n\n{HOSTILE} [x](javascript:alert(3)) `RP-1.1` "
@@ -187,7 +189,10 @@ def test_hostile_text_in_a_feature_and_a_document_stays_text(tmp_path: Path) -> 
     agent, decisions = site["agent.html"], site["decisions.html"]
     index = Tree(site["requirements.html"])
     assert [c.text() for c in index.find("td", under=index.by_id("ZZ-1"))][3:] == [
-        HOSTILE, HOSTILE, "none"]
+        HOSTILE, f"{HOSTILE}guards against:o/r/issues/5: {HOSTILE}fixtures/transcripts/x.jsonl: "
+        "seen", "none"]
+    assert {a.attrs["href"] for a in index.find("a", under=index.by_id("ZZ-1"))} >= {
+        "https://github.com/o/r/issues/5"}
     source = Tree(site["source-agent-zz-hostile.html"])
     assert source.by_id("L1").text() == f"Feature: {HOSTILE}"
     tree = Tree(agent)
