@@ -25,7 +25,7 @@ from agent_tck.kit import docs_features, docs_markdown, registry
 from agent_tck.kit.docs_features import Feature, ScenarioRef
 from agent_tck.kit.errors import SpecError, UsageError
 from agent_tck.kit.files import write_atomically
-from agent_tck.kit.html_report import BASE_CSS, escape, page_head, slug
+from agent_tck.kit.html_report import BASE_CSS, escape, hazards_html, page_head, slug
 from agent_tck.kit.paths import DOCS, FEATURES
 
 MARKER = ".agent-tck-docs"
@@ -187,19 +187,8 @@ def _requirement(req: registry.Requirement, refs: list[ScenarioRef],
     return (f'<tr id="{escape(req.id)}"><td><a href="#{escape(req.id)}">{escape(req.id)}</a>'
             f"</td><td>{escape(req.level)}</td><td><a href=\"{slug(req.component)}.html\">"
             f"{escape(req.component)}</a>{backends}</td><td>{escape(req.text)}</td>"
-            f"<td>{_cited(req.source, decisions)}{_hazards(req.hazards)}</td>"
+            f"<td>{_cited(req.source, decisions)}{hazards_html(req.hazards)}</td>"
             f"<td>{checked}</td></tr>")
-
-
-def _hazards(hazards: tuple[registry.Hazard, ...]) -> str:
-    """The real failures a requirement guards against, each linked where it was seen (a
-    recorded transcript is named: the site does not carry the fixtures)."""
-    if not hazards:
-        return ""
-    items = [f'<li><a href="{escape(h.url)}">{escape(h.url.removeprefix("https://github.com/"))}'
-             f"</a>: {escape(h.what)}</li>" if h.url.startswith("https://") else
-             f"<li><code>{escape(h.url)}</code>: {escape(h.what)}</li>" for h in hazards]
-    return f'<p class="meta">guards against:</p><ul class="hazards">{"".join(items)}</ul>'
 
 
 def _cited(source: str, decisions: tuple[str, ...]) -> str:

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 
+from agent_tck.kit.registry import Hazard
 from agent_tck.kit.reports import ABSENT, BAD, Judged, MatrixRow, Run, matrix
 from agent_tck.kit.text import xml_safe
 from agent_tck.kit.verdicts import (
@@ -227,11 +228,22 @@ def _requirement(v: ReqVerdict, run: Run) -> str:
         f'<summary><span class="rid">{escape(req.id)}</span> {escape(req.level)} '
         f'<span class="verdict v-{slug(v.verdict)}">{escape(v.verdict)}'
         f"{_expected(run, v)}</span> {escape(req.text)}</summary>",
-        f'<p class="meta">source: {escape(req.source)}</p>',
+        f'<p class="meta">source: {escape(req.source)}</p>{hazards_html(req.hazards)}',
         f'<p class="expected">expected failure: {escape(reason)}</p>' if reason else "",
         _scenarios(v.scenarios),
         "</details>",
     ] if p)
+
+
+def hazards_html(hazards: tuple[Hazard, ...]) -> str:
+    """The real failures a requirement guards against, each linked where it was seen (a
+    recorded transcript is named: a page does not carry the fixtures)."""
+    if not hazards:
+        return ""
+    items = [f'<li><a href="{escape(h.url)}">{escape(h.url.removeprefix("https://github.com/"))}'
+             f"</a>: {escape(h.what)}</li>" if h.url.startswith("https://") else
+             f"<li><code>{escape(h.url)}</code>: {escape(h.what)}</li>" for h in hazards]
+    return f'<p class="meta">guards against:</p><ul class="hazards">{"".join(items)}</ul>'
 
 
 def _scenarios(scenarios: list[ScenarioResult]) -> str:

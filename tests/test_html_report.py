@@ -252,7 +252,8 @@ HOSTILE = "<script>alert(1)</script>\x1b]0;pwned\x07\ud800\" onmouseover=\"alert
 
 
 def hostile_run() -> reports.Run:
-    req = next(iter(registry.load().values()))
+    req = replace(next(iter(registry.load().values())),
+                  hazards=(registry.Hazard("https://github.com/o/r/issues/5", HOSTILE),))
     scenario = ScenarioResult(
         "node<b>", HOSTILE, "agent", (req.id,), FAILED, evidence=HOSTILE,
         error=f"AssertionError: {HOSTILE}", title=HOSTILE, where=HOSTILE,
@@ -275,6 +276,10 @@ def test_hostile_text_stays_text() -> None:
     assert tree.find("title")[0].text() == f"agent-tck: {shown} {shown}"
     assert tree.by_id("summary").text() == shown
     assert [s.text().split(" ", 2)[2] for s in tree.find("li", "step")] == [shown, shown]
+    [hazards] = tree.find("ul", "hazards")  # the requirement's, linked where it was seen
+    assert hazards.text() == f"o/r/issues/5: {shown}"
+    assert [a.attrs["href"] for a in tree.find("a", under=hazards)] == [
+        "https://github.com/o/r/issues/5"]
     assert "\x1b" not in page and "<script>" not in page
 
 
