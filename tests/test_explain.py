@@ -35,11 +35,15 @@ def test_a_requirement_is_told_with_its_text_source_scenarios_and_hazards(
                         "  https://github.com/o/r/issues/7\n    the request hung for ever\n")
 
 
-def test_every_scenario_of_an_outline_requirement_is_listed_and_none_is_said_of_hazards() -> None:
+def test_every_scenario_of_a_requirement_is_listed_and_its_hazards_or_none() -> None:
     code, out, _ = explained("AG-H1")
     assert code == 0 and out.count("  features/agent/hostile.feature:") == len(
         registry.tags_in()["AG-H1"]) == 3, out
-    assert out.endswith("Hazards (real failures it guards against):\n  none listed\n")
+    for hazard in registry.load()["AG-H1"].hazards:
+        assert f"\n  {hazard.url}\n    " in out
+    bare = next(r.id for r in registry.load().values() if not r.hazards)
+    assert explained(bare)[1].endswith("Hazards (real failures it guards against):\n"
+                                       "  none listed\n")
 
 
 def test_an_unknown_id_is_a_usage_error_with_the_nearest_ids() -> None:
