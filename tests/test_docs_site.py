@@ -87,7 +87,9 @@ def test_every_requirement_is_on_the_index_with_its_anchor(site: Site) -> None:
         cells = [c.text() for c in page.find("td", under=row)]
         assert cells[:4] == [req.id, req.level, req.component + (
             f" ({', '.join(req.backends)})" if req.backends else ""), req.text], req.id
-        assert cells[4] == req.source, req.id
+        hazards = "".join(f"{h.url.removeprefix('https://github.com/')}: {h.what}"
+                          for h in req.hazards)
+        assert cells[4] == req.source + (f"guards against:{hazards}" if hazards else ""), req.id
 
 
 def test_every_scenario_is_on_its_components_page_linked_to_its_requirements_and_source(
