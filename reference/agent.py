@@ -266,11 +266,18 @@ class CodingAgent:
     def check_session(session_id: str | None) -> str | None:
         """Why `session_id` cannot go into the CLI's argv, or None. A session id is data: one
         shaped like an option ("--dangerously-skip-permissions") or carrying spaces or control
-        characters would change the command the CLI runs."""
-        if session_id is None or (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
+        characters would change the command the CLI runs, and one a CLI takes as an alias
+        ("latest", a number) would resume another conversation than the one it names."""
+        if session_id is None:
             return None
-        return (f"invalid session id {session_id!r:.80}: expected letters, digits and '._:-', "
-                "not starting with '-'; no CLI was started")
+        if not (isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)):
+            return (f"invalid session id {session_id!r:.80}: expected letters, digits and "
+                    "'._:-', not starting with '-'; no CLI was started")
+        if session_id == "latest" or session_id.isdigit():
+            return (f"invalid session id {session_id!r:.80}: a CLI reads it as an alias of "
+                    "another session (gemini: the latest one, or one by its index); no CLI was "
+                    "started")
+        return None
 
     def _run(self, message: str, session_id: str | None) -> dict[str, Any]:
         fold = _fold(self)

@@ -1072,6 +1072,13 @@ def started_resuming(world: AgentWorld, session: str) -> None:
     assert profile(world.backend).resumed_session(argv) == session, f"argv: {argv}"
 
 
+@then(parsers.parse('no harness was started resuming the session "{session}"'))
+def never_resumed(world: AgentWorld, session: str) -> None:
+    resumed = [s["argv"] for s in world.rig.starts()
+               if profile(world.backend).resumed_session(s["argv"]) == session]
+    assert resumed == [], f"started resuming {session!r}: {resumed}"
+
+
 @then("the harness was started resuming no session")
 def started_resuming_nothing(world: AgentWorld) -> None:
     argv = world.rig.last_start()["argv"]

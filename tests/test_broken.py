@@ -90,6 +90,7 @@ CASES = {
     # Asked to probe its credentials, it runs the CLI a second time, unmarked, at creation.
     "ProbesTheCliAtCreation": {"AG-H18", "AG-K4"},
     "TrustsSessionIds": {"AG-H19"},
+    "ResumesAnAlias": {"AG-H27"},
     "ParsesStderrToo": {"AG-H20"},
     "ResumesTheLastSession": {"AG-S1"},
     "AnswersWithTheAskedSession": {"AG-S2"},

@@ -407,6 +407,26 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex   | --dangerously-bypass-approvals-and-sandbox  |
         | claude  | --mcp-config=/tmp/planted.json              |
 
+  Rule: A session id resumes the conversation it names, and no other
+    Gemini reads the value after `--resume` as a session id, or as an alias: "latest" resumes
+    the last conversation of the project, a number the conversation at that index of its list.
+    A session id handed on as it came resumes whichever conversation that is, not one the
+    caller named. Whatever the agent does with such an id (refuse it, or start a new
+    conversation), the CLI is never started resuming it. The reference refuses it with status
+    4 (nothing started).
+
+    @req:AG-H27
+    Scenario Outline: A session id that the CLI reads as an alias
+      Given an agent for the "gemini" backend with a safety timeout of 20 seconds
+      When the agent answers "Hello" resuming the session "<session>"
+      Then no harness was started resuming the session "<session>"
+      And the agent is READY
+
+      Examples:
+        | session |
+        | latest  |
+        | 3       |
+
   Rule: A failure fails the request, whether the stream or the exit code reports it
     Exit codes and streams disagree in both directions. Claude Code exits 0 after an API
     failure it reports as an error result, and Codex can exit 0 after `turn.failed`; a wrapper

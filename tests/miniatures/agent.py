@@ -1631,6 +1631,21 @@ class TrustsSessionIds(_Broken):
         agent.check_session = lambda session_id: None  # type: ignore[method-assign]
 
 
+class ResumesAnAlias(_Broken):
+    """Refuses a session id shaped like an option, and hands on one that gemini reads as an
+    alias of another session ("latest", an index)."""
+
+    backends = ("gemini",)
+    reach = ("reference/agent.py:CodingAgent.check_session:an alias",)  # an alias refused
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def options_only(session_id: str | None) -> str | None:
+            refused = CodingAgent.check_session(session_id)
+            return refused if refused is None or "an alias" not in refused else None
+
+        agent.check_session = options_only  # type: ignore[method-assign]
+
+
 class DeclaresNothing(InProcessDriver):
     """Declares no component: nothing can be judged, so it is not conformant."""
 
