@@ -213,7 +213,7 @@ def report_path(text: str) -> Path:
 # A conformance run loads these plugins and no others (`hermetic`): what else the environment
 # has installed cannot change a verdict (pytest-randomly would reorder the scenarios,
 # pytest-rerunfailures retry a failure into a pass) nor add to the run's cost (hypothesis'
-# and anyio's plugins took about 1.6 s of CPU in each process, workers included).
+# and anyio's plugins load in every process, workers included).
 RUN_PLUGINS = ("pytest_bdd.plugin", "pytest_timeout", "xdist.plugin", "xdist.looponfail",
                "agent_tck.kit.plugin")
 AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"

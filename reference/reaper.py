@@ -21,15 +21,14 @@ If the supervisor's thread dies (SIGTERM from the kernel, PR_SET_PDEATHSIG), eve
 descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds. The reaper asks the kernel
 for that signal itself, first thing, and ends at once if PARENT_PID (the supervisor's process)
 is no longer its parent: the supervisor starts it without code between fork and exec, so
-Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it: 153
-ms of the agent's CPU a request instead of 23 from a 436 MB process, most of it page faults
-afterwards).
+Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it, and
+the copy of a large agent's memory costs several times the reaper's own start).
 
 `REPORT_FD` tells the supervisor whether the CLI started: it is closed by a successful exec,
 or carries the errno of a failed one. Stdlib only, and as little of it as will do: a reaper
 starts with every request, and contextlib (with collections and functools) and signal's enums
-would add half again to its start (25 ms of CPU instead of 18 on the CI machine). It takes
-signal's C half, `_signal`, which has the same functions and numbers.
+would add half again to its start. It takes signal's C half, `_signal`, which has the same
+functions and numbers.
 
 Where the kernel refuses the reaper a child subreaper (a seccomp policy, a kernel before 3.4), a
 process whose parent exits leaves this tree: the reaper then counts as its descendants, beside
