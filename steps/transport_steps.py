@@ -726,7 +726,8 @@ def harness_terminated(transport: TransportWorld) -> None:
              for e in transport.rig.record() if e.get("pid") == start["pid"]]
     assert transport.rig.signals(start["pid"])[:1] == ["SIGTERM"], (
         f"the harness got no SIGTERM; the served agent exited with {transport.codes}; what the "
-        f"harness noted (t: its clock, time.monotonic()): {noted}")
+        f"harness noted (t: its clock, time.monotonic()): {noted}; every start: "
+        f"{[(s['pid'], s['ppid']) for s in transport.rig.starts()]} (pid, parent)")
     assert process_state(start["pid"]) is None, f"harness pid {start['pid']} remains"
     assert group_members(start["pgid"]) == [], "processes of the harness's group remain"
 
