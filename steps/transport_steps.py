@@ -727,7 +727,8 @@ def harness_terminated(transport: TransportWorld) -> None:
     assert transport.rig.signals(start["pid"])[:1] == ["SIGTERM"], (
         f"the harness got no SIGTERM; the served agent exited with {transport.codes}; what the "
         f"harness noted (t: its clock, time.monotonic()): {noted}; every start: "
-        f"{[(s['pid'], s['ppid']) for s in transport.rig.starts()]} (pid, parent)")
+        f"{[(s['pid'], s['ppid']) for s in transport.rig.starts()]} (pid, parent); the replies: "
+        f"{[(r['status'], r['message'][:300]) for rs in _replies(transport).values() for r in rs]}")
     assert process_state(start["pid"]) is None, f"harness pid {start['pid']} remains"
     assert group_members(start["pgid"]) == [], "processes of the harness's group remain"
 
