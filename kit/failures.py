@@ -14,6 +14,8 @@ from agent_tck.kit.verdicts import ERRORED, FAILED, NOT_JUDGED, ReqVerdict, Scen
 BAD = (FAILED, ERRORED)
 SHOWN = 3  # scenarios told in full per requirement
 LISTED = 20  # and after them, scenarios told in a line each; the reports have every one
+EXPLAIN = ("`agent-tck explain REQ-ID` tells a requirement whole: every scenario that checks it "
+           "and the real failures of other wrappers it guards against.")
 
 
 def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str:
@@ -27,7 +29,7 @@ def explain(verdicts: Iterable[ReqVerdict], expected: Iterable[str] = ()) -> str
         bad = [s for s in v.scenarios if s.verdict in BAD and s.nodeid not in told]
         told.update(s.nodeid for s in bad)
         parts.append(_requirement(v, bad, v.req.id in excused))
-    return "\n\n".join(parts)
+    return "\n\n".join([*parts, EXPLAIN] if parts else parts)
 
 
 def blocked(verdicts: list[ReqVerdict]) -> list[str]:

@@ -36,11 +36,13 @@ def test_a_scenario_of_two_requirements_is_told_once_and_a_long_list_in_a_line_e
     assert f"ERRORED {second.id} ({second.level}) (a known failure, in the baseline): " in told
     assert told.count("Scenario: Title n") == 5 and told.count("What happened:") == 4
     assert told.endswith("  Scenario: Title n3 [codex]  (features/agent/x.feature:7): E: e3\n"
-                         "  Scenario: Title n4 [codex]  (features/agent/x.feature:7): E: e4")
+                         "  Scenario: Title n4 [codex]  (features/agent/x.feature:7): E: e4\n\n"
+                         + failures.EXPLAIN)
     lots = [failed(f"m{i}", second.id, error="E") for i in range(failures.SHOWN + 22)]
     told = failures.explain([ReqVerdict(second, FAILED, lots)])
     assert told.count("Scenario: Title m") == failures.SHOWN + failures.LISTED
-    assert told.endswith("and 2 more failed scenarios (the reports have every one)")
+    assert told.endswith("and 2 more failed scenarios (the reports have every one)\n\n"
+                         + failures.EXPLAIN)
     assert failures.explain([ReqVerdict(first, PASSED, [])]) == ""
 
 
