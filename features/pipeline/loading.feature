@@ -456,5 +456,5 @@ Feature: Pipeline contracts: safe loading and errors that point into the source
         | response with factories            | { status: success, data: { factories: [] } }         | factory-agent    |
         | response with files_created        | { status: success, data: { files_created: [] } }     | test-implementer |
         | response with tests_passed         | { status: success, data: { tests_passed: true } }    | test-reviewer    |
-        | response with a structure          | { status: success, spec_file: spec/a_spec.rb }       | test-architect   |
+        | response with a spec file          | { status: success, spec_file: spec/a_spec.rb }       | test-architect   |
         | response with nothing else         | { status: skip, skip_reason: "nothing to do" }       | response         |
