@@ -57,13 +57,6 @@ def load(features: Path = FEATURES) -> dict[str, Requirement]:
             if req.id in found:
                 raise RegistryError(f"{path}: requirement {req.id} is defined twice")
             found[req.id] = req
-    seen: dict[str, str] = {}
-    for req in found.values():
-        for hazard in req.hazards:
-            if hazard.url in seen:
-                raise RegistryError(f"hazard {hazard.url} is listed under both {seen[hazard.url]}"
-                                    f" and {req.id}: list it under one")
-            seen[hazard.url] = req.id
     return found
 
 
@@ -104,6 +97,8 @@ def _hazards(where: str, entries: object) -> tuple[Hazard, ...]:
         if not HAZARD_URL.fullmatch(entry["url"]):
             raise RegistryError(f"{where}: hazard url {entry['url']!r} is neither a GitHub issue"
                                 " or pull request nor a transcript under fixtures/transcripts/")
+        if entry["url"] in (h.url for h in found):
+            raise RegistryError(f"{where}: hazard {entry['url']} is listed twice")
         found.append(Hazard(entry["url"], entry["what"]))
     return tuple(found)
 

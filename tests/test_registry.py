@@ -134,18 +134,19 @@ def test_duplicate_requirement_is_refused(tmp_path: Path) -> None:
         registry.load(tmp_path)
 
 
-def test_a_hazard_listed_under_two_requirements_is_refused(tmp_path: Path) -> None:
-    """Each hazard once, under the requirement that catches it; a good one is kept."""
+def test_a_hazard_listed_twice_under_one_requirement_is_refused(tmp_path: Path) -> None:
+    """A hazard caught by two requirements is listed under each; twice under one, refused."""
     (tmp_path / "comp").mkdir()
-    hazard = "hazards: [{url: 'https://github.com/o/r/issues/12', what: it hung}]"
+    hazard = "{url: 'https://github.com/o/r/issues/12', what: it hung}"
     (tmp_path / "comp" / "requirements.yaml").write_text(
-        f"- {{id: X-1, level: MUST, text: t, source: s, {hazard}}}\n")
-    assert registry.load(tmp_path)["X-1"].hazards == (
+        f"- {{id: X-1, level: MUST, text: t, source: s, hazards: [{hazard}]}}\n"
+        f"- {{id: X-2, level: MUST, text: t, source: s, hazards: [{hazard}]}}\n")
+    assert registry.load(tmp_path)["X-2"].hazards == (
         registry.Hazard("https://github.com/o/r/issues/12", "it hung"),)
     (tmp_path / "comp" / "requirements.yaml").write_text(
-        f"- {{id: X-1, level: MUST, text: t, source: s, {hazard}}}\n"
-        f"- {{id: X-2, level: MUST, text: t, source: s, {hazard}}}\n")
-    with pytest.raises(RegistryError, match="issues/12 is listed under both X-1 and X-2"):
+        f"- {{id: X-1, level: MUST, text: t, source: s, hazards: [{hazard}, {hazard}]}}\n")
+    with pytest.raises(RegistryError, match=r"\(X-1\): hazard https://github.com/o/r/issues/12 "
+                                            "is listed twice"):
         registry.load(tmp_path)
 
 
