@@ -1,6 +1,6 @@
 """The example adapters pass what they declare: the protocol is language-neutral, and the
-protocol page is enough to write one (the Python examples of `responses` and `runner` were
-written from docs/ alone, then mended by the failures' messages)."""
+protocol page is enough to write one (the Python examples of `responses`, `runner` and
+`pipeline` were written from docs/ alone, then mended by the failures' messages)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def test_node_codex_parser_passes_codex_parse_line_and_nothing_else_applies() ->
 @pytest.mark.parametrize(("example", "component"), [
     ("python-responses-parser/responses_adapter.py", "responses"),
     ("python-runner/runner_adapter.py", "runner"),
+    ("python-pipeline/pipeline_adapter.py", "pipeline"),
 ])
 def test_an_example_adapter_passes_every_requirement_of_its_component(example: str,
                                                                       component: str) -> None:
