@@ -115,7 +115,7 @@ def descendants(root: int) -> list[int]:
 
 def _still_ours(pid: int, ours: set[int]) -> bool:
     """`pid` (pinned) is ours yet: its parent is, or, without a subreaper, it carries the tag."""
-    return parents().get(pid) in ours or (_strays is not None and _strays.carries(pid, _run_id))
+    return parents().get(pid) in ours or (_strays is not None and pid in _strays.tagged(_run_id))
 
 
 def signal_tree(sig: int, outside_group: int | None = None) -> None:

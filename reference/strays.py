@@ -36,7 +36,7 @@ def tagged(run_id: str, tag: str = RUN_TAG) -> list[int]:
     found = []
     with contextlib.suppress(OSError):
         for entry in PROC.iterdir():
-            if entry.name.isdigit() and carries(int(entry.name), run_id, tag):
+            if entry.name.isdigit() and _carries(int(entry.name), run_id, tag):
                 found.append(int(entry.name))
     return found
 
@@ -58,8 +58,7 @@ def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5, tag: str = 
     return len(done)
 
 
-def carries(pid: int, run_id: str, tag: str = RUN_TAG) -> bool:
-    """Whether `pid` is alive and its environment carries `run_id` (in the variable `tag`)."""
+def _carries(pid: int, run_id: str, tag: str) -> bool:
     environ = _environ(pid)
     return environ is not None and f"{tag}={run_id}".encode() in environ.split(b"\0")
 
@@ -100,7 +99,7 @@ def _signal(pid: int, run_id: str, sig: signal.Signals, tag: str) -> None:
     except OSError:
         return  # gone already
     try:
-        if carries(pid, run_id, tag):
+        if _carries(pid, run_id, tag):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal.pidfd_send_signal(fd, sig)
     finally:
