@@ -257,7 +257,8 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     assert over_dds.pop("AG-D7.1") == "failed"
     in_process.pop("AG-D7.1")
     # Over DDS a session is resumed by conversation, never by a session id a caller hands in
-    # (docs/dds.md), so there is no session id to inject: AG-H19 does not apply.
+    # (docs/dds.md), so there is no session id to inject: AG-H19 does not apply, nor AG-H27
+    # (an alias handed on as a session id).
     # For the same reason the session scenarios (AG-S1, AG-S2), which name a session id on the
     # request, do not apply; TR-9 checks resuming by conversation over DDS.
     # A served agent's monitors and code are its own: the suite cannot hand it a monitor that
@@ -265,7 +266,8 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     # text without NUL: a setting of the wrong kind cannot reach a served agent (AG-C4). A
     # served agent's env is the environment it inherits, so it cannot also strip it (AG-C6).
     # A DDS string is UTF-8, so a prompt holding a lone surrogate cannot be sent (AG-H26).
-    for rid in ("AG-H19", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6", "AG-H26"):
+    for rid in ("AG-H19", "AG-H27", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6",
+                "AG-H26"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
     assert over_dds == in_process
