@@ -201,6 +201,14 @@ def test_a_session_id_that_is_not_one_is_refused_before_any_cli_starts(session: 
     assert "invalid session id" in response["message"] and "no CLI was started" in response["error"]
 
 
+@pytest.mark.parametrize("session", ["latest", "3", "0"])
+def test_a_session_id_a_cli_reads_as_an_alias_is_refused_before_any_cli_starts(session: str
+                                                                            ) -> None:
+    response = create_agent(backend="gemini", env={"PATH": "/nonexistent"}).process("Hi", session)
+    assert response["status"] == Status.LAUNCH_FAILED
+    assert "an alias of another session" in response["message"], response
+
+
 @pytest.mark.parametrize("session", ["5d1c2b7e-0000-4000-8000-000000000001", "019c7199-abcd",
                                      "my-thread.v2", "a:b_c"])
 def test_real_session_ids_are_taken(session: str) -> None:
