@@ -134,3 +134,14 @@ class UsageError(TckError):
 class SuiteError(TckError):
     """The suite itself went wrong (e.g. a fake harness started after its scenario ended):
     never a verdict on the implementation's behaviour."""
+
+
+class OwnedElsewhere(Exception):
+    """A precondition of the scenario failed, and that failure is the subject of another
+    requirement (`owner`): the scenario is not judged, and says why, unless it is one of the
+    owner's own (steps/harness_steps.py). Not a TckError: what it says is the
+    scenario's, not the kit's."""
+
+    def __init__(self, owner: str, why: str) -> None:
+        super().__init__(why)
+        self.owner = owner

@@ -89,7 +89,7 @@ def _entry(path: Path, index: int, entry: object) -> Requirement:
 def _hazards(where: str, entries: object) -> tuple[Hazard, ...]:
     if not isinstance(entries, list):
         raise RegistryError(f"{where}: hazards {entries!r} is not a list")
-    found = []
+    found: list[Hazard] = []
     for entry in entries:
         if not (isinstance(entry, dict) and set(entry) == {"url", "what"}
                 and all(isinstance(v, str) and v.strip() for v in entry.values())):

@@ -17,11 +17,11 @@ from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
 from agent_tck.kit import verdicts
 from agent_tck.kit.drivers.base import INHERITED_ENV
-from agent_tck.kit.errors import SuiteError
+from agent_tck.kit.errors import OwnedElsewhere, SuiteError
 from agent_tck.kit.observe import still_running, unreaped
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import START_SLACK, agent_with_running_timeout, creation_refused
-from agent_tck.steps.world import AgentWorld, OwnedElsewhere
+from agent_tck.steps.world import AgentWorld
 
 
 @pytest.fixture(scope="session")

@@ -15,22 +15,12 @@ from typing import Any
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver, RequestResult
-from agent_tck.kit.errors import AdapterHung
+from agent_tck.kit.errors import AdapterHung, OwnedElsewhere
 from agent_tck.kit.observe import Held
 
 # Why a step that checks the implementation's parser by its normalized events judges nothing.
 NO_EVENTS = ("the implementation does not report the normalized events it parsed "
              "(reports_events: false), and this step checks its parser by them")
-
-
-class OwnedElsewhere(Exception):
-    """A precondition of the scenario failed, and that failure is the subject of another
-    requirement (`owner`): the scenario is not judged, and says why, unless it is one of the
-    owner's own (steps/harness_steps.py)."""
-
-    def __init__(self, owner: str, why: str) -> None:
-        super().__init__(why)
-        self.owner = owner
 
 
 @dataclass
