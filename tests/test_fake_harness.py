@@ -144,6 +144,25 @@ def test_claude_streaming_input_as_the_sdks_speak_it(tmp_path: Path) -> None:
     assert controls == ["initialize", "set_model", "rewind_the_universe", "interrupt"]
 
 
+def test_a_streaming_turn_cut_off_before_its_result_exits_with_stdin_open(tmp_path: Path
+                                                                         ) -> None:
+    """A script without a `result` line plays a CLI cut off mid-turn: it exits at the end of
+    its script, stdin still open (it waited for stdin to close, and a client that closes it
+    only after a result waited for ever)."""
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude").init("s-1").text("Hello ").text("world"))
+    argv = [str(rig.bin / "claude"), "--output-format", "stream-json", "--verbose",
+            "--input-format", "stream-json"]
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:
+        try:
+            _send(proc, {"type": "user", "message": {"role": "user", "content": "Hi"}})
+            assert [_receive(proc)["type"] for _ in range(3)] == ["system", "assistant",
+                                                                  "assistant"]
+            assert proc.wait(timeout=30) == 0
+        finally:
+            proc.kill()
+
+
 def test_the_claude_agent_sdk_gets_its_answer_from_the_fake_harness(tmp_path: Path) -> None:
     """The official Python SDK, pointed at the fake harness (never its bundled CLI)."""
     sdk = pytest.importorskip("claude_agent_sdk")

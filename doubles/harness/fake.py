@@ -21,7 +21,9 @@ Started as `claude ... --input-format stream-json` (as both Claude SDKs start it
 Claude's streaming input: `read_stdin` answers control requests (initialize, interrupt,
 set_permission_mode, set_model; any other subtype gets an error response) until a `user`
 message comes, whose text is the prompt (recorded as stdin, `"via": "stream-json"`); stdin is
-left open, and after the script the harness keeps answering until stdin closes.
+left open. After a script whose turn ended (it printed a `result` line) the harness keeps
+answering until stdin closes, as the real CLI waits for another turn; after one that ended
+without a result it exits, as a CLI cut off mid-turn does.
 A harness started after its scenario ended (the rig answers `closed`) is a straggler: it plays
 nothing and exits with STRAGGLER_EXIT, and the rig notes it in the session's stray log, which
 the suite reports as an error of the suite. One whose rig is gone, or that the rig refuses,
@@ -161,6 +163,7 @@ class Harness:
         self.record_fd = record_fd
         self.another = another
         self.stdin_data = ""
+        self.turn_ended = False  # it printed a `result` line: the CLI waits for another turn
         self.pid = os.getpid()
         self.clis: dict[str, dict[str, Any]] = script.get("clis", {})
         options = script.get("cli_options")
@@ -237,7 +240,7 @@ class Harness:
             if result is not None:
                 self.note(what="end", code=int(result), pid=self.pid, t=time.monotonic())
                 return int(result)
-        if self.streaming:
+        if self.streaming and self.turn_ended:
             self.drain_stream()  # like the real CLI: more turns may come until stdin closes
         self.note(what="end", code=0, pid=self.pid, t=time.monotonic())
         return 0
@@ -256,6 +259,7 @@ class Harness:
         self.write(base64.b64decode(data))
 
     def op_line(self, value: Any) -> None:
+        self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
         self.write((dumps(value) + "\n").encode())
 
     def op_repeat(self, arg: dict[str, Any]) -> None:
@@ -390,6 +394,7 @@ class Harness:
                 self.note(what="stdin", data=_text(message), via="stream-json", pid=self.pid)
 
     def op_line_stdin(self, value: Any) -> None:
+        self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
         text = dumps(value).replace("{stdin}", dumps(self.stdin_data)[1:-1])
         self.write((text + "\n").encode())
 
