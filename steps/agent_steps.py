@@ -438,7 +438,25 @@ def response_final_text(world: AgentWorld) -> None:
 
 @then(parsers.parse('the response message is "{text}".'))
 def response_message(world: AgentWorld, text: str) -> None:
-    assert _answered(world).get("message") == text
+    message = _answered(world).get("message")
+    if message != text and _codex_messages(world) is not None:
+        said = _codex_messages(world) or [""]
+        assert "".join(said) == text and message == said[-1], (
+            f"the message {message!r} is neither {text!r} (every agent message) nor "
+            f"{said[-1]!r} (the last one)")
+        return
+    assert message == text
+
+
+def _codex_messages(world: AgentWorld) -> list[str] | None:
+    """The agent messages of a codex turn, for codex's own meaning of its answer: all of
+    them, as the seed reads text events, or the last, as `codex exec` prints it and the Codex
+    SDK answers (decision D-33). None for a claude or gemini turn, whose text events are
+    pieces of one answer."""
+    if world.backend != "codex" or world.script is None:
+        return None
+    items = (line.get("item") for line in world.script.emitted)
+    return [i["text"] for i in items if isinstance(i, dict) and i.get("type") == "agent_message"]
 
 
 @then('the response contains key "status" with a non-zero value.')
@@ -698,6 +716,28 @@ def request_started_none(world: AgentWorld) -> None:
     assert not started, f"the request started the harness: {started}"
 
 
+@then("the request was refused with status 4 before any harness started, saying the prompt is "
+      "not valid text, or the harness got the prompt's text before the cut and the request "
+      "answered with status 0")
+def refused_or_carried(world: AgentWorld) -> None:
+    """The two correct answers to a prompt holding a lone surrogate (decision D-33)."""
+    if world.response.get("status") == 4:
+        request_started_none(world)
+        says_not_text(world)
+        return
+    assert world.starts_before is not None, "the request was never made"
+    starts = world.rig.starts()[world.starts_before:]
+    pids = {s["pid"] for s in starts}
+    got = [e["data"] for e in world.rig.record() if e["what"] == "stdin" and e["pid"] in pids]
+    got += [a for s in starts for a in s["argv"]]
+    assert any(str(g).startswith("Hello ") for g in got), (
+        f"the prompt's text before the cut, 'Hello ', reached neither the harness's stdin "
+        f"{got[:1]!r} nor its argv (response: {world.response})")
+    assert world.response.get("status") == 0, (
+        f"the harness got the prompt, and the request did not answer: status "
+        f"{world.response.get('status')!r}, error {world.response.get('error')!r}")
+
+
 # What an error says of a prompt that is not valid text, in the words implementations use.
 NOT_TEXT = ("surrogate", "utf-8", "utf8", "unicode", "encod", "not valid text")
 
@@ -803,6 +843,8 @@ def message_size(world: AgentWorld, size: int) -> None:
 def message_numbered(world: AgentWorld, count: int) -> None:
     message = str(world.response.get("message"))
     expected = "".join(f"{i}," for i in range(count))
+    if world.backend == "codex" and message == f"{count - 1},":
+        return  # codex's last agent message: its own meaning of the answer (decision D-33)
     assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
 
 
@@ -829,6 +871,24 @@ def no_warning_containing(world: AgentWorld, text: str) -> None:
 def warning_containing(world: AgentWorld, text: str) -> None:
     warnings = _warnings(world)
     assert any(text in w for w in warnings), f"warnings: {warnings}"
+
+
+@then(parsers.parse('the response message is the {size:d} bytes of text then "{text}", or '
+                   '"{alone}" alone with a warning that {count:d} line was skipped'))
+def read_whole_or_skipped(world: AgentWorld, size: int, text: str, alone: str,
+                          count: int) -> None:
+    """A line past 16 MiB and below 128 MiB: its limit is the implementation's choice
+    (decision D-33). Read whole, its text leads the answer and no warning says a line was
+    skipped; skipped, the answer is the rest and a warning counts it."""
+    message = str(_answered(world).get("message"))
+    if message != alone:
+        assert message == "x" * size + text, (
+            f"the message is neither the long line's {size} bytes of text then {text!r} (read "
+            f"whole) nor {alone!r} (skipped): {len(message)} characters, ending "
+            f"{message[-80:]!r}")
+        no_warning_containing(world, "skipped")
+        return
+    warning_counts_skipped(world, count)
 
 
 @then(parsers.parse("that warning gives {count:d} as the number of lines skipped"))

@@ -179,6 +179,21 @@ def test_the_same_facts_in_other_words_pass() -> None:
     assert [r.verdict for r in ran] == ["passed"] * 11, [(r.name, r.evidence) for r in ran]
 
 
+@pytest.mark.parametrize(("name", "keyword", "reqs"), [
+    ("ReadsLinesUpTo64MiB", "AG-H1 and skipped", {"AG-H1"}),
+    ("AnswersCodexWithItsLastMessage", "RP-2.1 or AG-H6", {"RP-2.1", "AG-H6"}),
+    ("ReplacesLoneSurrogates", "AG-H26", {"AG-H26"}),
+])
+def test_each_correct_choice_passes(name: str, keyword: str, reqs: set[str]) -> None:
+    """D-33: where correct implementations choose differently (a line limit above 16 MiB,
+    codex's last agent message as its answer, a lone surrogate carried rather than refused),
+    each choice passes."""
+    results = scenario_results(f"python:tests.miniatures.agent:{name}", ["agent"], keyword)
+    judged = [r for r in results if r.verdict in ("passed", "failed", "errored")]
+    assert {rid for r in judged for rid in r.reqs} == reqs
+    assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
+
+
 def test_a_working_directory_the_agent_made_a_repository_is_removed_whole_for_ag_c5() -> None:
     """AG-C5's directory removed after creation is removed with what the agent put in it when
     created (GENESIS runs `git init` there): the request that finds it gone is judged."""

@@ -646,6 +646,21 @@ class FindsABadPromptLate(_Creates):
         return create_agent(listeners=listeners, agent_class=_WritesAnyPrompt, **settings)
 
 
+class _ReplacesLoneSurrogates(CodingAgent):
+    def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
+        carried = message.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return super().process(carried, session_id)
+
+
+class ReplacesLoneSurrogates(_Creates):
+    """Not broken for AG-H26: carries a lone surrogate to the CLI as U+FFFD, as Node writes
+    such a string to a pipe, and answers (decision D-33)."""
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return create_agent(listeners=listeners, agent_class=_ReplacesLoneSurrogates,
+                            **settings)
+
+
 class _LastWordsFirst(CodingAgent):
     def process(self, message: str, session_id: str | None = None) -> dict[str, Any]:
         response = super().process(message, session_id)
@@ -1270,6 +1285,51 @@ class TermsAfterItsOwnWait(_Supervised):
     to judge."""
 
     supervisor = _TermsAfterItsOwnWait
+
+
+class _LinesUpTo64MiB(_Limited):
+    limit = 64 << 20
+
+
+class ReadsLinesUpTo64MiB(_Supervised):
+    """Not broken for AG-H1: reads lines up to 64 MiB whole, a limit of its own choosing
+    (decision D-33), and skips longer ones with a warning."""
+
+    supervisor = _LinesUpTo64MiB
+
+
+class _LastTextSeen(_Backend):
+    """Remembers the text of the last text event the stream gave."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.last: str | None = None
+
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        self.last = next((e.text for e in reversed(events) if e.kind == "text" and e.text),
+                         self.last)
+        return events
+
+
+class AnswersCodexWithItsLastMessage(_Broken):
+    """Not broken: answers a codex turn with its last agent message, as `codex exec` prints
+    it and the Codex SDK answers (decision D-33)."""
+
+    backends = ("codex",)
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        backend = agent.backend = _LastTextSeen(agent.backend)
+        run = agent._run
+
+        def answer(message: str, session_id: str | None) -> dict[str, Any]:
+            backend.last = None
+            response = run(message, session_id)
+            if response["status"] == 0 and backend.last is not None:
+                response = {**response, "message": backend.last}
+            return response
+
+        agent._run = answer  # type: ignore[method-assign]
 
 
 class KillsLate(_Supervised):
