@@ -25,9 +25,16 @@ def backend_parses(driver: Driver, tmp_path: Path, time_scale: float, backend: s
 @then("the events are:")
 def events_are(parsed: ParseWorld, docstring: str) -> None:
     assert parsed.without_raw() == json.loads(docstring)
+
+
+@then("each event carries the line it came from as raw")
+def events_carry_their_line(parsed: ParseWorld) -> None:
     for line, events in zip(parsed.lines, parsed.events, strict=True):
+        assert events, f"the line gave no event: {line}"
         for event in events:
-            assert event["raw"] == json.loads(line), "raw is not the parsed input line"
+            assert event.get("raw") == json.loads(line), (
+                f"the {event.get('kind')} event's raw is not its line, parsed: "
+                f"{event.get('raw')!r}")
 
 
 @then("there are no events")

@@ -283,6 +283,8 @@ def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requiremen
     ("TrustsItemShapes", {"BK-CX.7"}),
     ("ReadsAnyTextField", {"BK-CL.2"}),
     ("EmptiesResultsWithoutText", {"BK-CL.3"}),
+    # BK-CX.4 passes: what its done event is, not where it came from, is its text's subject.
+    ("BuildsTheDoneEventBare", {"BK-EV.1"}),
 ])
 def test_a_backend_broken_in_one_way_fails_exactly_its_requirement(name: str,
                                                                    expected: set[str]) -> None:

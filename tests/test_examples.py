@@ -26,7 +26,8 @@ def test_node_codex_parser_passes_codex_parse_line_and_nothing_else_applies() ->
     adapter = ROOT / "examples" / "node-codex-parser" / "adapter.js"
     verdicts = verdicts_for(f"{node} {adapter}", ["agent", "backends"])
     passed = sorted(rid for rid, v in verdicts.items() if v == "passed")
-    assert passed == ["BK-CX.1", "BK-CX.2", "BK-CX.3", "BK-CX.4", "BK-CX.5", "BK-CX.6", "BK-CX.7"]
+    assert passed == ["BK-CX.1", "BK-CX.2", "BK-CX.3", "BK-CX.4", "BK-CX.5", "BK-CX.6", "BK-CX.7",
+                      "BK-EV.1"]
     assert {v for rid, v in verdicts.items() if rid not in passed} == {"not applicable"}
 
 

@@ -6,8 +6,8 @@ Feature: parse_line turns one raw CLI line into normalized events
   the real CLIs' formats (decision D-1); they show the fields that matter, and a line of a
   shape the pinned CLI was recorded printing is handed to parse_line with its other fields
   as the CLI prints them (so it is valid against schemas/cli/). Lines that are not JSON
-  objects, or are malformed on purpose, are given exactly as written. Every event's `raw` must
-  be the parsed input line; the expected events below leave `raw` out for readability.
+  objects, or are malformed on purpose, are given exactly as written. The expected events below
+  leave `raw` out: that every event carries its line is BK-EV.1's to judge, in the last rule.
 
   Rule: Claude Code stream-json lines
     Claude prints one JSON object per line: system (subtype init carries the session id),
@@ -341,3 +341,25 @@ Feature: parse_line turns one raw CLI line into normalized events
         | {"type":"thought","subject":"Planning"}                          |
         | {"type":"message","role":"assistant","content":null,"delta":true} |
         | not-json-line                                                    |
+
+
+  Rule: Every event carries the line it came from
+    Decision D-2: each event's `raw` is the line it came from, parsed, whatever its kind: a
+    caller that needs what the normalized event leaves out (a turn's token usage, its cost,
+    a tool's exit code) reads it there. Here a line of each CLI that gives an event of a kind
+    an implementation may build without looking at its line (codex's `turn.completed`, a
+    done event with no text), and one that gives several events.
+
+    @req:BK-EV.1
+    Scenario Outline: Each event of a <backend> line carries that line as raw
+      When the <backend> backend parses:
+        """
+        <line>
+        """
+      Then each event carries the line it came from as raw
+
+      Examples:
+        | backend | line |
+        | claude  | {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_A","name":"Read","input":{"file_path":"a.py"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u2"} |
+        | codex   | {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}} |
+        | gemini  | {"type":"init","session_id":"84e7ad51-868c-4132-a464-836c568068dd","model":"gemini-2.5-flash"} |

@@ -120,3 +120,14 @@ class EmptiesResultsWithoutText(InProcessDriver):
 
     def __init__(self) -> None:
         super().__init__(_Changed("claude", _results_as_text))
+
+
+def _done_without_its_line(line: Any, events: Events) -> Events:
+    return [{**e, "raw": {}} if e["kind"] == "done" else e for e in events]
+
+
+class BuildsTheDoneEventBare(InProcessDriver):
+    """Gives codex's done event an empty `raw`, as GENESIS does: the turn's usage is lost."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("codex", _done_without_its_line))
