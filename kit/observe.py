@@ -65,11 +65,26 @@ def signal_if_same(pid: int, since: int | None, sig: int) -> bool:
         os.close(fd)
 
 
-def unreaped(pid: int, parent: int) -> str | None:
+# How long after its answer an implementation may take to reap its CLI: one on an event loop
+# (Node, asyncio) reaps a child that ended as the loop next runs, which may be just after the
+# answer went out. A child never reaped is still there after it.
+REAP_SETTLE = 1.0
+
+
+def unreaped(pid: int, parent: int, within: float = REAP_SETTLE) -> str | None:
     """What is left of a process `pid` started by `parent` (itself started by the
-    implementation, or the implementation) once both should have been waited for: `pid`
-    still there (running, or a zombie nobody reaped), or `parent` a zombie; None when
-    nothing is."""
+    implementation, or the implementation) once both should have been waited for, after up
+    to `within` seconds: `pid` still there (running, or a zombie nobody reaped), or `parent`
+    a zombie; None when nothing is."""
+    import time
+
+    deadline = time.monotonic() + within
+    while (left := _left(pid, parent)) is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left
+
+
+def _left(pid: int, parent: int) -> str | None:
     state = process_state(pid)
     if state is not None:
         return f"harness pid {pid} is still there in state {state!r} (Z = zombie)"
