@@ -764,16 +764,41 @@ def status_is(world: AgentWorld, status: int) -> None:
 
 
 @then(parsers.parse('the response message contains "{text}"'))
-def message_contains(world: AgentWorld, text: str) -> None:
-    assert text in str(world.response.get("message")), world.response
+def message_contains(world: AgentWorld, text: str, request: pytest.FixtureRequest) -> None:
+    message = str(world.response.get("message"))
+    if text in message or not _answers_with_the_last_message(world):
+        assert text in message, world.response
+        return
+    texts = _reported_texts(world, request)
+    assert texts is None or any(text in t for t in texts), (
+        f"{text!r} is neither in the answer, codex's last agent message {message!r} (decision "
+        "D-33), nor in a text event the implementation reported")
 
 
 @then(parsers.parse('the response message does not contain "{text}"'))
-def message_lacks(world: AgentWorld, text: str) -> None:
+def message_lacks(world: AgentWorld, text: str, request: pytest.FixtureRequest) -> None:
     message = str(world.response.get("message"))
     at = message.find(text)
     assert at < 0, (f"the message ({len(message)} characters) has {text!r} at {at}: "
                     f"...{message[max(0, at - 100):at + len(text) + 100]!r}...")
+    if _answers_with_the_last_message(world):
+        texts = _reported_texts(world, request) or []
+        assert not any(text in t for t in texts), f"a text event it reported has {text!r}"
+
+
+def _answers_with_the_last_message(world: AgentWorld) -> bool:
+    """A codex turn answered with its last agent message (decision D-33): what the
+    implementation read of the messages before it shows only in the events it reports."""
+    said = _codex_messages(world)
+    return bool(said) and world.response.get("message") == said[-1]
+
+
+def _reported_texts(world: AgentWorld, request: pytest.FixtureRequest) -> list[str] | None:
+    """The texts of the text events the implementation reported; None, and the running step
+    not judged, from one that reports none."""
+    events = reported_events(world, request)
+    return None if events is None else [str(e.get("text")) for e in events
+                                        if e.get("kind") == "text"]
 
 
 # The facts a launch failure's message must carry, in the words implementations use.
@@ -872,12 +897,20 @@ def warning_containing(world: AgentWorld, text: str) -> None:
 
 @then(parsers.parse('the response message is the {size:d} bytes of text then "{text}", or '
                    '"{alone}" alone with a warning that {count:d} line was skipped'))
-def read_whole_or_skipped(world: AgentWorld, size: int, text: str, alone: str,
-                          count: int) -> None:
+def read_whole_or_skipped(world: AgentWorld, size: int, text: str, alone: str, count: int,
+                          request: pytest.FixtureRequest) -> None:
     """A line past 16 MiB and below 128 MiB: its limit is the implementation's choice
     (decision D-33). Read whole, its text leads the answer and no warning says a line was
     skipped; skipped, the answer is the rest and a warning counts it."""
     message = str(_answered(world).get("message"))
+    if message == alone and _answers_with_the_last_message(world) and not any(
+            "skipped" in w for w in _warnings(world)):
+        texts = _reported_texts(world, request)
+        assert texts is None or "x" * size in texts, (
+            f"codex's answer is its last agent message {alone!r} (decision D-33) and no "
+            f"warning says a line was skipped, but no text event it reported is the long "
+            f"line's {size} bytes: it was neither read whole nor skipped with a warning")
+        return
     if message != alone:
         assert message == "x" * size + text, (
             f"the message is neither the long line's {size} bytes of text then {text!r} (read "

@@ -29,7 +29,9 @@ Feature: Hostile harnesses: the failures real wrappers hit
     read it), and the request still answers from the other lines: one oversized tool result
     must not cost the user the whole turn. A warning that a line was skipped when none was, or
     more lines than were, is as wrong as none when one was: the caller would look for a tool
-    result the CLI never lost.
+    result the CLI never lost. A codex turn may be answered with its last agent message
+    (decision D-33): then what the implementation read of the lines before it is judged by the
+    text events it reports.
 
     @req:AG-H1
     Scenario: A 20 MiB line is read whole or skipped with a warning, and the request still answers
