@@ -92,6 +92,8 @@ def test_a_fake_ended_before_the_behaviour_of_its_scenario_is_an_unmet_setup(
     # stopped part way through its output (a flood it refuses): the output is not a setup
     (["read_stdin", "line", "fill", "line"], 2),
     (["read_stdin", "line", "err", "exit"], 3),
+    # stopped after its last line, before its exit: its stream had said the turn ended
+    (["read_stdin", "line", "line", "exit"], 2),
 ])
 def test_a_fake_that_reached_its_scenarios_behaviour_meets_its_setup(
         plan: list[str], reached: int) -> None:

@@ -12,7 +12,9 @@ What a scenario is about: every step of its script up to the first step where th
 waits for the implementation to act (a pause, or a chatter that goes on for a while), whose
 op is a behaviour (`SUBJECTS`: ignore SIGTERM, start a grandchild, write to stderr, exit,
 die). Lines of output are not: an implementation may stop a CLI part way through its output
-(a flood it refuses to read to the end), and that is what its scenario judges.
+(a flood it refuses to read to the end), and that is what its scenario judges; nor is an
+exit that ends the script, once every step before it began: an implementation may stop a
+CLI whose stream said its turn ended.
 """
 
 from __future__ import annotations
@@ -132,11 +134,20 @@ def unmet(record: list[dict[str, Any]], until: float | None = None) -> tuple[str
                     "implementation never closed: the CLI never got to what this scenario "
                     f"is about\n{told(record, until)}", "stdin")
         missed = _subject(start.plan)
-        if missed is not None and (start.reached is None or start.reached < missed):
+        if missed is not None and (start.reached is None or start.reached < missed) and not (
+                _stopped_at_its_exit(start, missed)):
             return (f"the fake {start.name} never reached step {missed + 1} of its script "
                     f"({start.plan[missed]}), what this scenario is about\n"
                     f"{told(record, until)}", "setup")
     return None
+
+
+def _stopped_at_its_exit(start: Start, missed: int) -> bool:
+    """The start said all it had to and was stopped before its last step, its exit: an
+    implementation may end a CLI whose stream said the turn ended (the Codex SDK does at
+    turn.failed), and the scenario judges what it made of what was said."""
+    return missed == len(start.plan) - 1 and start.plan[missed] == "exit" and (
+        start.reached == missed - 1)
 
 
 def _subject(plan: list[str]) -> int | None:
