@@ -439,8 +439,8 @@ def response_final_text(world: AgentWorld) -> None:
 @then(parsers.parse('the response message is "{text}".'))
 def response_message(world: AgentWorld, text: str) -> None:
     message = _answered(world).get("message")
-    if message != text and _codex_messages(world) is not None:
-        said = _codex_messages(world) or [""]
+    if message != text and _whole_messages(world) is not None:
+        said = _whole_messages(world) or [""]
         assert "".join(said) == text and message == said[-1], (
             f"the message {message!r} is neither {text!r} (every agent message) nor "
             f"{said[-1]!r} (the last one)")
@@ -448,15 +448,14 @@ def response_message(world: AgentWorld, text: str) -> None:
     assert message == text
 
 
-def _codex_messages(world: AgentWorld) -> list[str] | None:
-    """The agent messages of a codex turn, for codex's own meaning of its answer: all of
-    them, as the seed reads text events, or the last, as `codex exec` prints it and the Codex
-    SDK answers (decision D-33). None for a claude or gemini turn, whose text events are
-    pieces of one answer."""
-    if world.backend != "codex" or world.script is None:
+def _whole_messages(world: AgentWorld) -> list[str] | None:
+    """The messages of a turn of a CLI whose text lines are whole messages (codex's agent
+    messages), for its own meaning of the answer: all of them, as the seed reads text events,
+    or the last, as `codex exec` prints it and the Codex SDK answers (decision D-33). None
+    for a CLI whose text events are pieces of one answer (claude, gemini)."""
+    if world.script is None or not world.script.profile.whole_messages:
         return None
-    items = (line.get("item") for line in world.script.emitted)
-    return [i["text"] for i in items if isinstance(i, dict) and i.get("type") == "agent_message"]
+    return world.script.texts
 
 
 @then('the response contains key "status" with a non-zero value.')
@@ -706,8 +705,7 @@ def agent_answers_cut_emoji(world: AgentWorld) -> None:
         not_applicable(f"the driver's protocol cannot carry a lone surrogate: {exc}")
 
 
-@then("the request started no harness")
-def request_started_none(world: AgentWorld) -> None:
+def _started_none(world: AgentWorld) -> None:
     assert world.starts_before is not None, "the request was never made"
     started = world.rig.starts()[world.starts_before:]
     assert not started, f"the request started the harness: {started}"
@@ -719,8 +717,8 @@ def request_started_none(world: AgentWorld) -> None:
 def refused_or_carried(world: AgentWorld) -> None:
     """The two correct answers to a prompt holding a lone surrogate (decision D-33)."""
     if world.response.get("status") == 4:
-        request_started_none(world)
-        says_not_text(world)
+        _started_none(world)
+        _says_not_text(world)
         return
     assert world.starts_before is not None, "the request was never made"
     starts = world.rig.starts()[world.starts_before:]
@@ -739,8 +737,7 @@ def refused_or_carried(world: AgentWorld) -> None:
 NOT_TEXT = ("surrogate", "utf-8", "utf8", "unicode", "encod", "not valid text")
 
 
-@then("the response message says the prompt is not valid text")
-def says_not_text(world: AgentWorld) -> None:
+def _says_not_text(world: AgentWorld) -> None:
     said = f"{world.response.get('error')} {world.response.get('message')}".lower()
     assert any(word in said for word in NOT_TEXT), (
         f"the error does not say the prompt is not valid text (in words such as "
@@ -789,7 +786,7 @@ def message_lacks(world: AgentWorld, text: str, request: pytest.FixtureRequest) 
 def _answers_with_the_last_message(world: AgentWorld) -> bool:
     """A codex turn answered with its last agent message (decision D-33): what the
     implementation read of the messages before it shows only in the events it reports."""
-    said = _codex_messages(world)
+    said = _whole_messages(world) or []
     return bool(said) and world.response.get("message") == said[-1]
 
 
@@ -865,7 +862,7 @@ def message_size(world: AgentWorld, size: int) -> None:
 def message_numbered(world: AgentWorld, count: int) -> None:
     message = str(world.response.get("message"))
     expected = "".join(f"{i}," for i in range(count))
-    if world.backend == "codex" and message == f"{count - 1},":
+    if profile(world.backend).whole_messages and message == f"{count - 1},":
         return  # codex's last agent message: its own meaning of the answer (decision D-33)
     assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
 

@@ -181,7 +181,8 @@ def test_the_same_facts_in_other_words_pass() -> None:
 
 @pytest.mark.parametrize(("name", "keyword", "reqs"), [
     ("ReadsLinesUpTo64MiB", "AG-H1 and skipped", {"AG-H1"}),
-    ("AnswersCodexWithItsLastMessage", "RP-2.1 or AG-H6", {"RP-2.1", "AG-H6"}),
+    ("AnswersCodexWithItsLastMessage", "RP-2.1 or AG-H6 or (AG-H1 and skipped)",
+     {"RP-2.1", "AG-H6", "AG-H1"}),
     ("ReplacesLoneSurrogates", "AG-H26", {"AG-H26"}),
 ])
 def test_each_correct_choice_passes(name: str, keyword: str, reqs: set[str]) -> None:

@@ -31,6 +31,9 @@ class Profile(ABC):
     unknown_shapes: ClassVar[list[Line]]
     # Whether the line that ends a turn carries the final text (else: the last message does).
     done_carries_text: ClassVar[bool]
+    # Whether each text line is a whole message, not a piece of one: the turn's answer may then
+    # be its last message alone (decision D-33).
+    whole_messages: ClassVar[bool] = False
     # The prefixes of the environment variables that configure it (its keys, endpoints):
     # recorded by the fake harness, dropped by the real CLI's sandbox before its own are set.
     env_prefixes: ClassVar[tuple[str, ...]]

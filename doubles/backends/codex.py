@@ -29,6 +29,7 @@ class CodexProfile(Profile):
         {"type": "item.updated", "item": {"id": "item_91", "type": "plan_update", "steps": []}},
     ]
     done_carries_text = False  # the turn's end carries no text: its last message does
+    whole_messages = True  # agent messages, each whole: `codex exec` answers with the last
     env_prefixes = ("OPENAI", "CODEX")
     key_variables = ("OPENAI_API_KEY", "CODEX_API_KEY")
     model_options = ("-m", "--model")

@@ -32,6 +32,7 @@ class Script:
     backend: str
     steps: list[dict[str, Any]] = field(default_factory=list)
     emitted: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # of its text events, in order
     read_stdin: bool = True
     time_scale: float = 1.0
 
@@ -53,6 +54,7 @@ class Script:
         return self.add("line_stdin", echo) if echo is not None else self
 
     def text(self, text: str) -> Script:
+        self.texts.append(text)
         return self.line(self.text_line(text))
 
     def done(self, text: str | None = None) -> Script:
