@@ -67,17 +67,7 @@ def test_the_codex_sdk_example_fails_exactly_its_baseline() -> None:
     """The official TypeScript Codex SDK behind its example adapter: every failure is one the
     baseline names with the SDK's real behaviour, and every baselined failure still happens.
     Its answer is the turn's last agent message (decision D-33)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js with npm is not installed on this machine")
-    folder = ROOT / "examples" / "codex-sdk"
-    if not (folder / "node_modules" / "@openai" / "codex-sdk").is_dir():
-        subprocess.run([npm, "ci", "--omit=optional", "--no-audit", "--no-fund",
-                        "--loglevel=error", "--cache", str(ROOT / "clis" / ".npm-cache")],
-                       cwd=folder, check=True, capture_output=True, timeout=300)
-    verdicts = verdicts_for(f"{node} {folder / 'adapter.mjs'}", ["agent"], adapter_timeout=30)
-    expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
-    assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
+    verdicts = _node_example_verdicts("codex-sdk", "@openai/codex-sdk")
     assert verdicts["RP-1.2"] == "passed" and verdicts["RP-1.1"] == "not applicable"
     assert verdicts["RP-2.1"] == verdicts["AG-H6"] == "passed"  # its last message: D-33
 
@@ -86,15 +76,22 @@ def test_the_typescript_claude_agent_sdk_example_fails_exactly_its_baseline() ->
     """The official TypeScript Claude SDK behind its example adapter (the Python example's
     twin): every failure is one the baseline names with the SDK's real behaviour, and every
     baselined failure still happens."""
+    verdicts = _node_example_verdicts("claude-agent-sdk-ts", "@anthropic-ai/claude-agent-sdk")
+    assert verdicts["RP-1.1"] == "passed" and verdicts["RP-1.2"] == "not applicable"
+
+
+def _node_example_verdicts(example: str, package: str) -> dict[str, str]:
+    """The agent verdicts of the Node adapter in examples/`example`, its `package` installed
+    from its lockfile first where it is not; they fail exactly what its baseline names."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("Node.js with npm is not installed on this machine")
-    folder = ROOT / "examples" / "claude-agent-sdk-ts"
-    if not (folder / "node_modules" / "@anthropic-ai" / "claude-agent-sdk").is_dir():
+    folder = ROOT / "examples" / example
+    if not (folder / "node_modules" / package).is_dir():
         subprocess.run([npm, "ci", "--omit=optional", "--no-audit", "--no-fund",
                         "--loglevel=error", "--cache", str(ROOT / "clis" / ".npm-cache")],
                        cwd=folder, check=True, capture_output=True, timeout=300)
     verdicts = verdicts_for(f"{node} {folder / 'adapter.mjs'}", ["agent"], adapter_timeout=30)
     expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
     assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
-    assert verdicts["RP-1.1"] == "passed" and verdicts["RP-1.2"] == "not applicable"
+    return verdicts
