@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,8 +77,6 @@ def unreaped(pid: int, parent: int, within: float = REAP_SETTLE) -> str | None:
     implementation, or the implementation) once both should have been waited for, after up
     to `within` seconds: `pid` still there (running, or a zombie nobody reaped), or `parent`
     a zombie; None when nothing is."""
-    import time
-
     deadline = time.monotonic() + within
     while (left := _left(pid, parent)) is not None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -129,8 +128,6 @@ def carrying(variable: str, value: str) -> list[int]:
 def still_running(pids: list[int], within: float = 1.0) -> dict[int, str]:
     """The pids among `pids` still running (not gone, not zombies) after up to `within`
     seconds: a process that was just sent SIGKILL takes a moment to die."""
-    import time
-
     deadline = time.monotonic() + within
     while True:
         states = {pid: process_state(pid) for pid in pids}
