@@ -46,6 +46,12 @@ SHARED: dict[str, dict[str, Any]] = {
         "default": DEFAULT_TIME_SCALE,
         "help": "factor for the spec's wall-clock durations (1 = literal)",
     },
+    "--isolate": {
+        "action": "store_true",
+        "help": "run the adapter, and all it starts, in user, mount and PID namespaces of its "
+                "own: the kit's processes out of its sight, its installation read-only (Linux "
+                "with user namespaces; docs/security.md)",
+    },
     "--req": {
         "action": "append",
         "default": [],

@@ -168,9 +168,9 @@ def _backend_applicable(request: pytest.FixtureRequest, scenario_backend: str | 
 @pytest.fixture(scope="session")
 def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
     """The implementation under test, started once for the session."""
-    impl = make_driver(
-        pytestconfig.getoption("--impl"), pytestconfig.getoption("--adapter-timeout")
-    )
+    impl = make_driver(pytestconfig.getoption("--impl"),
+                       pytestconfig.getoption("--adapter-timeout"),
+                       pytestconfig.getoption("--isolate"))
     pytestconfig.stash[verdicts.DECLARED] = impl.info.to_dict()  # what is judged, in reports
     pytestconfig.stash[verdicts.DRIVER] = impl  # its exchange, in a failure's report
     try:

@@ -143,6 +143,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         str(adapter_timeout),
         "-o",
         f"timeout={adapter_timeout + SCENARIO_MARGIN:g}",
+        *(["--isolate"] if getattr(args, "isolate", False) else []),
     ]
     argv += [arg for plugin in RUN_PLUGINS for arg in ("-p", plugin)]
     argv += (
@@ -254,9 +255,8 @@ def plugin_args() -> list[str]:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _baseline(args, args.component)  # a bad baseline is refused before any scenario runs
-    impl = make_driver(
-        args.impl, args.adapter_timeout
-    )  # a setup error is exit code 2, before any scenario runs
+    impl = make_driver(  # a setup error is exit code 2, before any scenario runs
+        args.impl, args.adapter_timeout, getattr(args, "isolate", False))
     info = impl.info
     impl.close()
     collector = verdicts.Collector()

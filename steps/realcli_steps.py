@@ -96,6 +96,10 @@ def real(driver: Driver, tmp_path: Path, time_scale: float) -> Iterator[RealWorl
             world.sandbox.close()
 
 
+ISOLATED = ("not run: with --isolate the adapter cannot enter the network namespace of the "
+            "real CLI's sandbox, which is the kit's (docs/security.md)")
+
+
 # --- GIVEN ---------------------------------------------------------------------------------
 
 
@@ -103,7 +107,7 @@ def real(driver: Driver, tmp_path: Path, time_scale: float) -> Iterator[RealWorl
                   r"(, with a timeout of (?P<seconds>[\d.]+) seconds)?$"))
 def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
     require_backend(real.driver, backend)
-    reason = unavailable(backend)
+    reason = unavailable(backend) or (ISOLATED if real.driver.isolate else None)
     if reason is not None:
         pytest.skip(reason)
     real.backend = backend

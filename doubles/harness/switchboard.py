@@ -66,6 +66,7 @@ class Link:
     log: Log | None = None
     pid: int = 0
     since: int | None = None
+    inner: int = 0  # its pid as it sees it: another in a PID namespace of its own (--isolate)
     buffer: bytearray = field(default_factory=bytearray)
     greeted: bool = False  # its hello was answered
     ended: bool = False
@@ -202,7 +203,7 @@ class Switchboard:
                 if kind == "start":
                     _stray(log, pid, name, argv)
                 return _say(closed=True)
-            link.log, link.pid, link.since = log, pid, since
+            link.log, link.pid, link.since, link.inner = log, pid, since, _inner(pid)
             log.links.append(link)
             return log.answer if kind == "start" else _say(ok=True)
 
@@ -267,9 +268,56 @@ class Switchboard:
             with contextlib.suppress(ValueError):
                 entry = json.loads(line)
                 if isinstance(entry, dict):
+                    if link.inner != link.pid:
+                        _translate(entry, link)
                     if entry.get("what") == "start" and entry.get("pid") == link.pid:
                         entry["since"] = link.since
                     link.log.entries.append(entry)
+
+
+PIDS = ("pid", "ppid", "pgid")  # the fields of an entry that hold a pid
+
+
+def _nspids(pid: int) -> list[int]:
+    """`pid`'s pids, from this process's PID namespace down to its own (NSpid); [] when it
+    has ended."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"NSpid:"):
+                    return [int(n) for n in line.split()[1:]]
+    except (OSError, ValueError):
+        return []
+    return [pid]  # a kernel without NSpid (before 4.1) has no namespace to translate from
+
+
+def _inner(pid: int) -> int:
+    return (_nspids(pid) or [pid])[-1]
+
+
+def _translate(entry: dict[str, Any], link: Link) -> None:
+    """The pids a harness in a PID namespace of its own noted (--isolate), as this process
+    sees them: its own from its link, the others found in /proc (0 for one that has ended:
+    no process, never signalled)."""
+    for key in PIDS:
+        value = entry.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            entry[key] = link.pid if value == link.inner else _outer(value, link.pid)
+
+
+def _outer(inner: int, neighbour: int) -> int:
+    """This process's pid for the process whose pid is `inner` in `neighbour`'s namespace."""
+    try:
+        namespace = os.stat(f"/proc/{neighbour}/ns/pid").st_ino
+    except OSError:
+        return 0
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        pids = _nspids(int(name))
+        if len(pids) > 1 and pids[-1] == inner:
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{name}/ns/pid").st_ino == namespace:
+                    return int(name)
+    return 0
 
 
 def _say(**answer: Any) -> bytes:

@@ -7,10 +7,15 @@ from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
 from agent_tck.kit.errors import UsageError
 
 
-def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
+def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT, isolate: bool = False) -> Driver:
     """The driver for `--impl`: `reference` (in-process), `python:MODULE:FACTORY` (a Python
     implementation in-process: FACTORY() returns a Driver), `dds[:options]` (served agents over
-    DDS, see `kit.drivers.dds`) or an adapter command line."""
+    DDS, see `kit.drivers.dds`) or an adapter command line; `isolate` (an adapter's alone):
+    its adapter runs in namespaces of its own (docs/security.md)."""
+    if isolate and (impl == "reference" or impl.startswith(("python:", "dds"))):
+        raise UsageError(f"--isolate needs an adapter command as --impl, not {impl!r}: an "
+                         "implementation in the kit's own process (or served over DDS) "
+                         "cannot be isolated from it")
     if impl == "reference":
         from agent_tck.kit.drivers.inprocess import InProcessDriver
 
@@ -23,7 +28,7 @@ def make_driver(impl: str, timeout: float = DEFAULT_TIMEOUT) -> Driver:
         raise UsageError("--impl is empty: give 'reference' or an adapter command")
     from agent_tck.kit.drivers.stdio import StdioDriver
 
-    return StdioDriver(impl, timeout)
+    return StdioDriver(impl, timeout, isolate)
 
 
 def _python_driver(impl: str) -> Driver:

@@ -116,6 +116,9 @@ class Driver(Protocol):
     # Whether an agent's `env` setting reaches the implementation apart from the environment
     # it inherits (over DDS it is a served agent's own environment: the two are one).
     env_apart: bool
+    # Whether the implementation runs in namespaces of its own (`--isolate`), where it cannot
+    # enter the kit's: a real CLI's sandbox is one of those.
+    isolate: bool
 
     def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]: ...
 

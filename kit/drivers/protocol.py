@@ -20,6 +20,7 @@ class ProtocolDriver(ABC):
     info: ImplInfo
     cwd: str
     env_apart = True  # see Driver
+    isolate = False
 
     @abstractmethod
     def call(self, cmd: str, **args: Any) -> dict[str, Any]:

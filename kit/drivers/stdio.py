@@ -43,6 +43,7 @@ from agent_tck.kit.errors import (
     DriverError,
     StrayOutput,
     Unsendable,
+    UsageError,
 )
 from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.text import printable, well_formed_json
@@ -79,11 +80,14 @@ class AdapterProcess:
     it has ended, until `stop`, so that pid and its process group's id stay the adapter's
     while they are signalled; `returncode` is the adapter's once it has ended."""
 
-    def __init__(self, argv: list[str], cwd: str) -> None:
+    def __init__(self, argv: list[str], cwd: str, isolate: bool = False) -> None:
         self.control, theirs = socket.socketpair()
+        keeper = [sys.executable, "-I", "-S", str(SUBREAPER)]
+        if isolate:
+            keeper += ["--isolate", os.pathsep.join(map(str, kept_from_adapters()))]
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(SUBREAPER), str(theirs.fileno()), *argv],
+                [*keeper, str(theirs.fileno()), *argv],
                 cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -184,6 +188,10 @@ class AdapterProcess:
         if said is not None and said.startswith("error "):
             why = os.strerror(int(said.split()[1]))
             raise DriverError(f"cannot start adapter {shlex.join(argv)!r}: {why}")
+        if said is not None and said.startswith("refused "):
+            raise UsageError(f"--isolate: this machine refuses the adapter the namespaces it "
+                             f"would run in ({said[8:]}); run without --isolate, or where user "
+                             "namespaces are allowed (docs/security.md)")
         raise DriverError(f"cannot start adapter {shlex.join(argv)!r}: its keeper said "
                           f"{said!r} ({self.stderr_tail() or 'and nothing on stderr'})")
 
@@ -266,13 +274,24 @@ class AdapterProcess:
                 self.proc.stderr.close()
 
 
+def kept_from_adapters() -> list[Path]:
+    """What an isolated adapter finds read-only: the kit's installation (its package, each
+    folder a checkout's package links to) and the Python it runs on (the virtual
+    environment, the interpreter's own prefix)."""
+    package = Path(__file__).parents[2]
+    found = [package, *(p.resolve() for p in package.iterdir() if p.is_symlink())]
+    found += [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
+    return sorted({p for p in found if p.is_dir() and p != Path(p.anchor)})
+
+
 class StdioDriver(ProtocolDriver):
-    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
+                 isolate: bool = False) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
             raise DriverError(f"cannot parse adapter command {command!r}: {exc}") from exc
-        self.command, self.timeout, self.seq = command, timeout, 0
+        self.command, self.timeout, self.seq, self.isolate = command, timeout, 0, isolate
         self.cwd = os.getcwd()
         self.process: AdapterProcess | None = None
         self.killed: list[AdapterProcess] = []  # adapters killed mid-request, not yet stopped
@@ -280,7 +299,7 @@ class StdioDriver(ProtocolDriver):
         self.info = self._start()
 
     def _start(self) -> Any:
-        self.process = AdapterProcess(self.argv, self.cwd)
+        self.process = AdapterProcess(self.argv, self.cwd, self.isolate)
         try:
             return self.handshake()
         except DriverError:
@@ -291,7 +310,7 @@ class StdioDriver(ProtocolDriver):
         self._stop_killed()
         if self.process is None:
             self.restarts += 1
-            self.process = AdapterProcess(self.argv, self.cwd)
+            self.process = AdapterProcess(self.argv, self.cwd, self.isolate)
             if cmd != "start":
                 self.handshake()
         process = self.process

@@ -8,7 +8,7 @@ The kernel still keeps it in one place: an orphan is handed to its nearest ances
 starts the adapter as its child, in a session of its own, and every process below stays in
 its tree for good.
 
-    python -I -S subreaper.py CONTROL_FD ARGV...
+    python -I -S subreaper.py [--isolate READ_ONLY] CONTROL_FD ARGV...
 
 CONTROL_FD is its end of a socket pair with the driver (kit/drivers/stdio.py). It writes there
 `pid N` once ARGV was exec'd (or `error ERRNO` when it could not be), and `exit CODE` when the
@@ -18,6 +18,17 @@ signals them. When the driver closes its end (the adapter is stopped, or the dri
 every process of the tree is killed and reaped, and this process exits. SIGTERM (the kernel's,
 when the driver's thread dies: PR_SET_PDEATHSIG) gives the tree SIGTERM first and GRACE
 seconds to end. Orphans that end are reaped as they end, as init would.
+
+With `--isolate` (`agent-tck run --isolate`, docs/security.md) the adapter runs in user, mount
+and PID namespaces of its own. This process enters them and forks; the child is the PID
+namespace's first process (its init: when it ends, the kernel kills every process of the
+namespace) and keeps the tree as above, after mounting a /proc that shows the namespace alone
+(no process of the kit is there to signal, trace or read) and making READ_ONLY (paths joined
+by os.pathsep: the kit's installation) read-only. The adapter then runs in one more user and
+mount namespace, where those mounts are locked: it cannot make them writable again. The
+process the driver started stands in for the keeper: it passes SIGTERM on and ends as the
+keeper ends. `pid N` gives the adapter's pid as the driver sees it. A kernel that refuses a
+step is told as `refused WHY`, and nothing runs.
 
 Stdlib only, and little of it: it starts with every adapter. It is not the reference's reaper
 (reference/reaper.py, which the kit must not import): that one keeps a CLI's tree for a
@@ -41,10 +52,11 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
+    from typing import NoReturn
 else:
     signal = __import__("_signal")
 
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 GRACE = 2.0  # seconds the tree has to end on SIGTERM when the driver died
 
 
@@ -56,18 +68,126 @@ def _subreaper() -> bool:
         return False
 
 
-def _children() -> dict[int, list[int]]:
-    """Parent pid -> the pids of its children, for every process this user can see."""
+def _children(proc: int | None = None) -> dict[int, list[int]]:
+    """Parent pid -> the pids of its children, for every process this user can see (in the
+    /proc open as the directory fd `proc`, when given)."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
+    for name in os.listdir("/proc" if proc is None else proc):
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as stat:
-                    ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                fd = os.open(f"{name}/stat" if proc is not None else f"/proc/{name}/stat",
+                             os.O_RDONLY, dir_fd=proc)
+                try:
+                    ppid = int(os.read(fd, 4096).rsplit(b")", 1)[1].split()[1])
+                finally:
+                    os.close(fd)
             except (OSError, IndexError, ValueError):
                 continue  # gone
             children.setdefault(ppid, []).append(int(name))
     return children
+
+
+# --- --isolate: namespaces (Linux; <linux/sched.h>, <linux/mount.h>) ---------------------------
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x10000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC, MS_PRIVATE, MS_RELATIME = (
+    1024, 2048, 4096, 16384, 1 << 18, 1 << 21)
+# statvfs's flag -> mount's, for the flags a remount in a user namespace must keep.
+KEPT = {2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOATIME, 2048: MS_NODIRATIME,
+        4096: MS_RELATIME}
+
+
+def _call(what: str, result: int) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _unshare(flags: int) -> None:
+    _call("unshare", ctypes.CDLL(None, use_errno=True).unshare(flags))
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int) -> None:
+    def c(text: str | None) -> bytes | None:
+        return None if text is None else os.fsencode(text)
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    _call(f"mount {target}", libc.mount(c(source), c(target), c(kind), flags, None))
+
+
+def _map_self(uid: int, gid: int) -> None:
+    """In a user namespace just entered: this user and group are themselves in it."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def _read_only(path: str) -> None:
+    """`path` mounted read-only over itself, keeping the flags its mount has (a remount in a
+    user namespace must not drop them)."""
+    flags = os.statvfs(path).f_flag
+    kept = sum(mount for bit, mount in KEPT.items() if flags & bit)
+    _mount(path, path, None, MS_BIND | MS_REC)
+    _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
+
+
+def isolate(control: int, read_only: list[str]) -> int:
+    """Enter new user, mount and PID namespaces, make `read_only` so and fork. This process
+    stands in for its child and never returns; the child, the PID namespace's init, gets a
+    /proc of its own and returns a directory fd of the /proc it saw before (whose pids are
+    the driver's)."""
+    uid, gid = os.getuid(), os.getgid()
+    _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)
+    _map_self(uid, gid)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here shows outside
+    for path in read_only:
+        _read_only(path)
+    before = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+    child = os.fork()
+    if child:
+        _stand_in(child, control)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    try:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _unshare(CLONE_NEWUSER | CLONE_NEWNS)  # the adapter's: the mounts above locked there
+        _map_self(uid, gid)
+    except OSError as exc:
+        os.write(control, f"refused {exc.strerror}\n".encode())
+        os._exit(0)
+    return before
+
+
+def _stand_in(child: int, control: int) -> NoReturn:
+    """The process the driver started, while its child keeps the tree: SIGTERM (the driver's
+    death) is passed on to it, and this process ends as it ends."""
+    os.close(control)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGTERM))
+    _, status = os.waitpid(child, 0)
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def outer_pid(before: int, inner: int) -> int:
+    """The pid, as /proc open at `before` shows it, of this process's child `inner`."""
+    me = int(os.readlink("self", dir_fd=before))
+    for pid in _children(before).get(me, []):
+        fd = os.open(f"{pid}/status", os.O_RDONLY, dir_fd=before)
+        try:
+            status = os.read(fd, 1 << 14).decode()
+        finally:
+            os.close(fd)
+        nspids = next(line.split()[1:] for line in status.splitlines()
+                      if line.startswith("NSpid:"))
+        if int(nspids[-1]) == inner:
+            return pid
+    raise OSError(f"the adapter (pid {inner} in its namespace) is not below pid {me}")
 
 
 def descendants() -> list[int]:
@@ -197,10 +317,20 @@ def start(control: int, argv: list[str]) -> int:
 
 
 def main(args: list[str]) -> None:
+    read_only = args[1].split(os.pathsep) if args[:1] == ["--isolate"] else None
+    if read_only is not None:
+        args = args[2:]
     if len(args) < 2 or not args[0].isdigit():
-        sys.stderr.write("usage: subreaper.py CONTROL_FD ARGV...\n")
+        sys.stderr.write("usage: subreaper.py [--isolate READ_ONLY] CONTROL_FD ARGV...\n")
         os._exit(2)
     control = int(args[0])
+    before = None
+    if read_only is not None:
+        try:
+            before = isolate(control, [path for path in read_only if path])
+        except OSError as exc:
+            os.write(control, f"refused {exc.strerror or exc}\n".encode())
+            os._exit(0)
     if not _subreaper():
         sys.stderr.write("subreaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
     wakeup, woken = os.pipe()
@@ -209,7 +339,8 @@ def main(args: list[str]) -> None:
     for sig in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)  # the wakeup fd is what tells of it
     keeper = Keeper(control, start(control, args[1:]))
-    keeper.tell(f"pid {keeper.adapter}")
+    shown = keeper.adapter if before is None else outer_pid(before, keeper.adapter)
+    keeper.tell(f"pid {shown}")
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the pipes are the adapter's alone: their ends tell of the adapter
         os.dup2(null, fd)
