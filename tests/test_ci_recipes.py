@@ -336,6 +336,22 @@ def test_without_real_cli_nothing_is_installed_and_no_option_is_empty(
     assert "" not in run
 
 
+@pytest.mark.parametrize(("isolate", "given"), [("true", True), ("false", False)])
+def test_isolate_reaches_the_run_as_its_option(tmp_path: Path, fake: Path, isolate: str,
+                                               given: bool) -> None:
+    played = ActionRunner(tmp_path, {"impl": "./adapter", "isolate": isolate}, str(fake)).play()
+    assert not played.failed, played.codes
+    [run] = calls(tmp_path)
+    assert parsed(run).isolate is given
+
+
+def test_an_isolate_that_is_neither_true_nor_false_stops_the_job_before_any_run(
+        tmp_path: Path, fake: Path) -> None:
+    played = ActionRunner(tmp_path, {"impl": "./adapter", "isolate": "yes"}, str(fake)).play()
+    assert played.codes["Run the conformance suite"] == 2
+    assert calls(tmp_path) == []
+
+
 @pytest.mark.parametrize("code", [0, 1, 2])
 def test_the_job_ends_with_the_runs_exit_code_after_the_summary_and_the_upload(
         tmp_path: Path, fake: Path, code: int, monkeypatch: pytest.MonkeyPatch) -> None:
