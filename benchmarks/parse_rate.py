@@ -12,14 +12,14 @@ import time
 import timeit
 from collections.abc import Callable
 
-from agent_tck.doubles.harness.lines import Claude
+from agent_tck.doubles.backends.claude import ClaudeLines
 from agent_tck.reference.backends.claude import ClaudeBackend
 from benchmarks.report import Row
 from benchmarks.rig import turn
 
 
 def lines() -> list[str]:
-    c = Claude()
+    c = ClaudeLines()
     shapes = [c.init(), *turn("claude"), c.text("Done: the tests pass."), c.result("All good")]
     return [json.dumps(shape) for shape in shapes]
 

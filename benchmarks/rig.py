@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_tck.doubles.harness.lines import Claude, Codex
+from agent_tck.doubles.backends.claude import ClaudeLines
+from agent_tck.doubles.backends.codex import CodexLines
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.paths import ROOT
@@ -27,14 +28,14 @@ def harness(script: Script) -> Iterator[HarnessRig]:
 def turn(backend: str) -> list[dict[str, Any]]:
     """One tool-using turn as the CLI prints it: text, tool start, tool result, more text."""
     if backend == "claude":
-        c = Claude()
+        c = ClaudeLines()
         return [
             c.text("I will list the files first."),
             c.tool_use("toolu_01", "Bash", command="ls -la", description="List files"),
             c.tool_result("toolu_01", "README.md\npyproject.toml\nsrc\ntests\n"),
             c.thinking("The project has tests; look at them next."),
         ]
-    x = Codex()
+    x = CodexLines()
     return [
         x.agent_message("I will list the files first."),
         x.command("item_1", "bash -lc 'ls -la'", completed=False),

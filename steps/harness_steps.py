@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from agent_tck.doubles.backends import as_printed
 from agent_tck.doubles.harness import whereabouts
-from agent_tck.doubles.harness.lines import as_printed
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
 from agent_tck.kit import verdicts
@@ -91,7 +91,7 @@ def harness_prints(world: AgentWorld, docstring: str) -> None:
 @given(parsers.parse('the harness replays the recorded transcript "{name}"'))
 def harness_replays(world: AgentWorld, name: str) -> None:
     """Print, line for line, what a real CLI printed in a recorded run (fixtures/transcripts)."""
-    from agent_tck.doubles.realcli.fixtures import index
+    from agent_tck.doubles.backends.transcripts import index
 
     transcript = next((t for t in index() if t.name == name), None)
     assert transcript is not None, f"no recorded transcript {name!r} in fixtures/transcripts"
@@ -104,7 +104,7 @@ def harness_replays(world: AgentWorld, name: str) -> None:
 @given("the harness replays the CLI's recorded transcript of a text answer")
 def harness_replays_text(world: AgentWorld) -> None:
     """The scenario's backend's `<backend>-text` transcript; not applicable to a CLI with none."""
-    from agent_tck.doubles.realcli.fixtures import index
+    from agent_tck.doubles.backends.transcripts import index
 
     name = f"{world.backend}-text"
     if not any(t.name == name for t in index()):

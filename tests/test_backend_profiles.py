@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from agent_tck.doubles.backends import NAMES, PROFILES, profile
+from agent_tck.doubles.backends.transcripts import index
 from agent_tck.doubles.harness.script import Script
-from agent_tck.doubles.realcli.fixtures import index
 from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit import registry
 from agent_tck.kit.errors import SuiteError

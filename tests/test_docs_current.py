@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOP = ("benchmarks", "clis", "docs", "doubles", "examples", "features", "fixtures", "kit",
        "reference", "schemas", "src", "steps", "tests")
 NAMED = re.compile(r"`((?:" + "|".join(TOP) + r")/[^`\s]*)`")
-EXAMPLES = {"schemas/cli/acme.schema.json", "doubles/backends/acme.py"}  # CONTRIBUTING's example
+EXAMPLES = {"schemas/cli/acme.schema.json", "doubles/backends/acme"}  # CONTRIBUTING's example
 
 
 def documents() -> list[Path]:

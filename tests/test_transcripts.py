@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
-from agent_tck.doubles.harness.lines import Claude, Codex, as_printed
+from agent_tck.doubles.backends import as_printed
+from agent_tck.doubles.backends.claude import ClaudeLines
+from agent_tck.doubles.backends.codex import CodexLines
+from agent_tck.doubles.backends.transcripts import Transcript, index
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.doubles.realcli import clis, shapes
-from agent_tck.doubles.realcli.fixtures import Transcript, index
 from agent_tck.kit.drivers import RequestResult
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.kit.paths import FEATURES
@@ -48,8 +50,8 @@ def test_the_schemas_are_the_ones_the_fixtures_give(backend: str) -> None:
 
 def fake_lines(backend: str) -> list[tuple[str, str]]:
     """(where, line) for every line shape the fake harness prints: the builders of
-    doubles/harness/lines.py and the transcripts the decision scenarios print."""
-    claude, codex = Claude(), Codex()
+    doubles/backends/*/lines.py and the transcripts the decision scenarios print."""
+    claude, codex = ClaudeLines(), CodexLines()
     built: dict[str, list[dict[str, Any]]] = {
         "claude": [
             claude.init(), claude.text("a"), claude.text("a", "b"), claude.thinking("hm"),

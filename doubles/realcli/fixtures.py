@@ -1,4 +1,4 @@
-"""The recorded transcripts in fixtures/transcripts/: what they are, and recording them anew.
+"""Recording fixtures/transcripts/ anew (doubles/backends/transcripts.py reads them).
 
     python -m agent_tck.doubles.realcli.fixtures [NAME ...]
 
@@ -13,42 +13,8 @@ and `git diff` shows the rest; rebuild the schemas with
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from agent_tck.kit import plainyaml
-from agent_tck.kit.paths import FIXTURES
-
-TRANSCRIPTS = FIXTURES / "transcripts"
-
-
-@dataclass(frozen=True)
-class Transcript:
-    name: str
-    backend: str
-    prompt: str
-    turns: list[dict[str, Any]]
-    expect: dict[str, Any]
-    args: tuple[str, ...] = ()  # extra CLI arguments, as an agent's extra_args
-
-    @property
-    def path(self) -> Path:
-        return TRANSCRIPTS / f"{self.name}.jsonl"
-
-    def lines(self) -> list[str]:
-        return self.path.read_text(encoding="utf-8").splitlines()
-
-
-def index(where: Path = TRANSCRIPTS) -> list[Transcript]:
-    entries = plainyaml.load(where / "index.yaml", "transcript index")
-    return [Transcript(**{**e, "args": tuple(e.get("args", ()))}) for e in entries]
-
-
-def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
-    """Lines written by hand from FORMATS.md, for shapes no scripted run makes the CLI print."""
-    path = where / f"documented-{backend}.jsonl"
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+from agent_tck.doubles.backends.transcripts import index
 
 
 def main(argv: list[str]) -> int:

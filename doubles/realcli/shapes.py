@@ -24,13 +24,11 @@ from typing import Any
 import jsonschema
 
 from agent_tck.doubles.backends import PROFILES
+from agent_tck.doubles.backends.lines import FREE_FORM
 from agent_tck.kit.paths import SCHEMAS
 
 CLI_SCHEMAS = SCHEMAS / "cli"
 STRICT_DEPTH = 4  # objects nested deeper are only checked to be objects
-# Objects whose keys are the tool's or the model's, not the CLI's: only their type is checked.
-FREE_FORM = {"input", "arguments", "result", "tool_use_result", "modelUsage", "parameters",
-             "models"}
 JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
               (list, "array"), (dict, "object"), (type(None), "null"))
 
@@ -144,7 +142,7 @@ load_cached = functools.cache(load)
 
 def expected(backend: str) -> dict[str, Any]:
     """The schema the fixtures give now."""
-    from agent_tck.doubles.realcli.fixtures import documented, index
+    from agent_tck.doubles.backends.transcripts import documented, index
 
     lines = [line for t in index() if t.backend == backend for line in t.lines()]
     return build(backend, [*lines, *documented(backend)])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import Line, Profile, option_value, write
+from agent_tck.doubles.backends.gemini.lines import GeminiLines, shape_of
 
 SESSION = "9ed9cfb8-0000-4000-8000-000000000001"
 
@@ -44,9 +45,7 @@ class GeminiProfile(Profile):
     model_options = ("-m", "--model")
 
     def __init__(self) -> None:
-        from agent_tck.doubles.harness.lines import Gemini
-
-        self.lines = Gemini()
+        self.lines = GeminiLines()
 
     def init(self, session_id: str | None = None) -> Line:
         return self.lines.init(session_id or SESSION)
@@ -75,10 +74,7 @@ class GeminiProfile(Profile):
 
     @classmethod
     def shape_of(cls, line: Line) -> str:
-        kind = str(line.get("type"))
-        if kind == "message":
-            return f"message/{line.get('role')}"
-        return f"result/{line.get('status')}" if kind == "result" else kind
+        return shape_of(line)
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:  # gemini ... --resume <id>

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import Line, Profile, option_value, write
+from agent_tck.doubles.backends.claude.lines import ClaudeLines, shape_of
 
 
 class ClaudeProfile(Profile):
@@ -42,11 +43,7 @@ class ClaudeProfile(Profile):
     model_options = ("--model",)
 
     def __init__(self) -> None:
-        # The builders fill lines from recorded ones, whose shapes the profile names: imported
-        # here, so the profiles load before the transcripts' shapes do.
-        from agent_tck.doubles.harness.lines import Claude
-
-        self.lines = Claude()
+        self.lines = ClaudeLines()
 
     def init(self, session_id: str | None = None) -> Line:
         return self.lines.init(session_id)
@@ -72,8 +69,7 @@ class ClaudeProfile(Profile):
 
     @classmethod
     def shape_of(cls, line: Line) -> str:
-        kind = str(line.get("type"))
-        return f"{kind}/{line.get('subtype')}" if kind in ("system", "result") else kind
+        return shape_of(line)
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:  # claude -p ... --resume <id>

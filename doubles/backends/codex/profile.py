@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import Line, Profile, write
+from agent_tck.doubles.backends.codex.lines import CodexLines, shape_of
 
 THREAD = "019c7199-0000-7000-8000-1"
 
@@ -35,11 +36,7 @@ class CodexProfile(Profile):
     model_options = ("-m", "--model")
 
     def __init__(self) -> None:
-        # The builders fill lines from recorded ones, whose shapes the profile names: imported
-        # here, so the profiles load before the transcripts' shapes do.
-        from agent_tck.doubles.harness.lines import Codex
-
-        self.lines = Codex()
+        self.lines = CodexLines()
 
     def init(self, session_id: str | None = None) -> Line:
         return self.lines.thread_started(session_id or THREAD)
@@ -65,8 +62,7 @@ class CodexProfile(Profile):
 
     @classmethod
     def shape_of(cls, line: Line) -> str:
-        kind, item = str(line.get("type")), line.get("item")
-        return f"{kind}/{item.get('type')}" if isinstance(item, dict) else kind
+        return shape_of(line)
 
     @classmethod
     def resumed_session(cls, argv: list[str]) -> str | None:

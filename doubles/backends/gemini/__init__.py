@@ -1,0 +1,7 @@
+"""Everything the kit knows of Gemini CLI: its profile (how it is started, resumed and
+sandboxed) and its stream lines."""
+
+from agent_tck.doubles.backends.gemini.lines import GeminiLines
+from agent_tck.doubles.backends.gemini.profile import GeminiProfile
+
+__all__ = ["GeminiLines", "GeminiProfile"]

@@ -1,0 +1,44 @@
+"""The recorded transcripts of the real CLIs (fixtures/transcripts/): what each entry is, and its
+lines. They are where the kit's knowledge of a CLI's stream comes from: the line templates
+(`lines.complete`) and the schemas of schemas/cli/ (doubles/realcli/shapes.py). Recording them
+anew: `python -m agent_tck.doubles.realcli.fixtures`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tck.kit import plainyaml
+from agent_tck.kit.paths import FIXTURES
+
+TRANSCRIPTS = FIXTURES / "transcripts"
+
+
+@dataclass(frozen=True)
+class Transcript:
+    name: str
+    backend: str
+    prompt: str
+    turns: list[dict[str, Any]]
+    expect: dict[str, Any]
+    args: tuple[str, ...] = ()  # extra CLI arguments, as an agent's extra_args
+
+    @property
+    def path(self) -> Path:
+        return TRANSCRIPTS / f"{self.name}.jsonl"
+
+    def lines(self) -> list[str]:
+        return self.path.read_text(encoding="utf-8").splitlines()
+
+
+def index(where: Path = TRANSCRIPTS) -> list[Transcript]:
+    entries = plainyaml.load(where / "index.yaml", "transcript index")
+    return [Transcript(**{**e, "args": tuple(e.get("args", ()))}) for e in entries]
+
+
+def documented(backend: str, where: Path = TRANSCRIPTS) -> list[str]:
+    """Lines written by hand from FORMATS.md, for shapes no scripted run makes the CLI print."""
+    path = where / f"documented-{backend}.jsonl"
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
