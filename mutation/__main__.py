@@ -10,8 +10,9 @@
     python -m mutation run --survivors    # judge the survivors again (after new tests)
     python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
-    python -m mutation check [--jobs N] [--again]  # the listed equivalent mutants still
-                                          # survive? (resumes; --again: from the start)
+    python -m mutation check [--jobs N] [--again] [FILE ...]  # the listed equivalent mutants
+                                          # (of FILEs only, if given) still survive? (resumes;
+                                          # --again: from the start)
 
 A session lives in `.mutation/` (`--session DIR`). See docs/mutation.md."""
 
@@ -61,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                              help="judges at a time (default 6: a judge mostly waits on its "
                              "scenarios; each has DDS domains of its own, so at most 50)")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
+    check.add_argument("files", nargs="*", type=Path, metavar="FILE",
+                       help="judge only the listed mutants of these files (one just changed)")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
                      "(after a new scenario or test)")
     run.add_argument("--cold", action="store_true", help="a process per mutant, no warm judges "
@@ -79,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
-        return equivalents.check(args.session, args.jobs, args.again)
+        return equivalents.check(args.session, args.jobs, args.again,
+                                 {str(f) for f in args.files})
     if args.command == "run":
         return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
                     warm=not args.cold)

@@ -122,8 +122,9 @@ def _all_mutants(path: Path, source: str, known: tuple[str, ...]) -> tuple[Mutat
     return tuple(item.mutations[0] for item in _all_work_items([path], {}))
 
 
-def check(session: Path, jobs: int, again: bool = False) -> int:
-    """Judge every listed mutant again, `jobs` at a time; 1 if one is missing or caught.
+def check(session: Path, jobs: int, again: bool = False, only: set[str] | None = None) -> int:
+    """Judge every listed mutant again (of the files `only` names, when given), `jobs` at a
+    time; 1 if one is missing or caught.
     Each verdict is kept in DIR/check/judged.jsonl as it comes, with a digest of the mutant's
     file and of what judges it (`JUDGES`): a check resumes, judging only what it has no
     verdict on for today's code and scenarios (`again`: every mutant, whatever was kept)."""
@@ -141,6 +142,8 @@ def check(session: Path, jobs: int, again: bool = False) -> int:
     held: dict[str, bool] = {}  # a listed file: every listed mutant of it survived
     for listed in load():
         where = listed.key[0]
+        if only and where not in only:
+            continue
         mutation = find(listed.key, within=listed.within, nth=listed.nth)
         if mutation is None:
             print(f"gone: {listed.key}", flush=True)

@@ -620,6 +620,16 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
     assert main(["--session", str(folder), "check", "--jobs", "2"]) == 0
     assert "not judged: kit/verdicts.py" in capsys.readouterr().out and not judges
 
+    # Given files, the check judges only their listed mutants (a file just changed).
+    monkeypatch.setattr(equivalents, "load", lambda: [kit_entry, *listed])
+    assert main(["--session", str(folder), "check", "--jobs", "2", "--again",
+                 str(where)]) == 1
+    said = capsys.readouterr().out
+    assert "kit/verdicts.py" not in said and f"CAUGHT: {where}" in said and len(judges) == 2
+    judges.clear()
+    assert main(["--session", str(folder), "check", "--jobs", "2", "reference/other.py"]) == 0
+    assert "0 listed mutants to judge" in capsys.readouterr().out and not judges
+
 
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
     """The same line in two functions: an entry that says which lists that one only."""
