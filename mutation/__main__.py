@@ -82,8 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     if not (any(m.exists() for m in maps) if args.command == "check" else db_path.exists()):
         parser.error(f"no session in {args.session}: run `python -m mutation init` first")
     if args.command == "check":  # needs the scenario maps only
-        return equivalents.check(args.session, args.jobs, args.again,
-                                 {str(f) for f in args.files})
+        only = {_repository_path(f) for f in args.files}
+        listed = {entry.key[0] for entry in equivalents.load()}
+        if only - listed:
+            parser.error(f"check: no listed mutant is of {', '.join(sorted(only - listed))} "
+                         "(a file of reference/ or the kit's judging code, as "
+                         "mutation/equivalent.yaml names it)")
+        return equivalents.check(args.session, args.jobs, args.again, only)
     if args.command == "run":
         return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
                     warm=not args.cold)
@@ -92,6 +97,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         report.write_into(args.out, text, report.is_kit(args.session))
     return 0
+
+
+def _repository_path(path: Path) -> str:
+    """`path` as the list names files: from the repository's root (given relative to it, to
+    the current folder, or absolute; through src/agent_tck/'s links too)."""
+    whole = (path if path.is_absolute() else Path.cwd() / path).resolve()
+    if not whole.is_relative_to(ROOT):
+        whole = (ROOT / path).resolve()
+    return whole.relative_to(ROOT).as_posix() if whole.is_relative_to(ROOT) else str(path)
 
 
 def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONENTS) -> int:

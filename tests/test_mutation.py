@@ -627,8 +627,12 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
     said = capsys.readouterr().out
     assert "kit/verdicts.py" not in said and f"CAUGHT: {where}" in said and len(judges) == 2
     judges.clear()
-    assert main(["--session", str(folder), "check", "--jobs", "2", "reference/other.py"]) == 0
-    assert "0 listed mutants to judge" in capsys.readouterr().out and not judges
+    assert main(["--session", str(folder), "check", "--jobs", "2", "--again",
+                 str(ROOT / "src" / "agent_tck" / where)]) == 1
+    assert f"CAUGHT: {where}" in capsys.readouterr().out and len(judges) == 2  # by its link
+    with pytest.raises(SystemExit):
+        main(["--session", str(folder), "check", "reference/other.py"])
+    assert "no listed mutant is of reference/other.py" in capsys.readouterr().err
 
 
 def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
