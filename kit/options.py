@@ -52,6 +52,12 @@ SHARED: dict[str, dict[str, Any]] = {
                 "own: the kit's processes out of its sight, its installation read-only (Linux "
                 "with user namespaces; docs/security.md)",
     },
+    "--read-only": {
+        "action": "append",
+        "default": [],
+        "metavar": "PATH",
+        "help": "with --isolate: one more path the adapter finds read-only (repeatable)",
+    },
     "--req": {
         "action": "append",
         "default": [],

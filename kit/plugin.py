@@ -170,7 +170,8 @@ def driver(pytestconfig: pytest.Config) -> Iterator[Driver]:
     """The implementation under test, started once for the session."""
     impl = make_driver(pytestconfig.getoption("--impl"),
                        pytestconfig.getoption("--adapter-timeout"),
-                       pytestconfig.getoption("--isolate"))
+                       pytestconfig.getoption("--isolate"),
+                       pytestconfig.getoption("--read-only"))
     pytestconfig.stash[verdicts.DECLARED] = impl.info.to_dict()  # what is judged, in reports
     pytestconfig.stash[verdicts.DRIVER] = impl  # its exchange, in a failure's report
     try:

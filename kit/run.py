@@ -30,7 +30,7 @@ from agent_tck.kit import (
 )
 from agent_tck.kit.drivers import make_driver
 from agent_tck.kit.drivers.base import ImplInfo
-from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SCENARIO_MARGIN
+from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT, SAFE_PATH_WAS, SCENARIO_MARGIN
 from agent_tck.kit.errors import DriverError, UsageError
 from agent_tck.kit.failfast import FailFast
 from agent_tck.kit.files import write_atomically
@@ -144,6 +144,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
         "-o",
         f"timeout={adapter_timeout + SCENARIO_MARGIN:g}",
         *(["--isolate"] if getattr(args, "isolate", False) else []),
+        *(w for path in getattr(args, "read_only", None) or [] for w in ("--read-only", path)),
     ]
     argv += [arg for plugin in RUN_PLUGINS for arg in ("-p", plugin)]
     argv += (
@@ -228,12 +229,16 @@ SEALED_ENVIRONMENT: Mapping[str, str | None] = {
 
 
 @contextlib.contextmanager
-def hermetic() -> Iterator[None]:
+def hermetic(isolate: bool = False) -> Iterator[None]:
     """The environment of `SEALED_ENVIRONMENT` for the sessions started in the block, and for
     their xdist workers, which inherit it (`pytest_args` names every plugin a run needs);
-    as it was afterwards."""
-    before = {name: os.environ.get(name) for name in SEALED_ENVIRONMENT}
-    _set_environment(SEALED_ENVIRONMENT)
+    as it was afterwards. With `isolate`, the workers do not import from the working
+    directory (PYTHONSAFEPATH), which the isolated adapter shares and may write in before they
+    start; the adapter gets the variable as the user had it (`SAFE_PATH_WAS`)."""
+    sealed = {**SEALED_ENVIRONMENT, **({"PYTHONSAFEPATH": "1", SAFE_PATH_WAS: os.environ.get(
+        "PYTHONSAFEPATH", "")} if isolate else {})}
+    before = {name: os.environ.get(name) for name in sealed}
+    _set_environment(sealed)
     try:
         yield
     finally:
@@ -254,9 +259,12 @@ def plugin_args() -> list[str]:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    _baseline(args, args.component)  # a bad baseline is refused before any scenario runs
+    # A bad baseline is refused before any scenario runs; and it is read once, before the
+    # implementation runs, which could otherwise rewrite it to excuse its own failures.
+    _, baseline = _baseline(args, args.component)
     impl = make_driver(  # a setup error is exit code 2, before any scenario runs
-        args.impl, args.adapter_timeout, getattr(args, "isolate", False))
+        args.impl, args.adapter_timeout, getattr(args, "isolate", False),
+        getattr(args, "read_only", None) or [])
     info = impl.info
     impl.close()
     collector = verdicts.Collector()
@@ -265,7 +273,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else []),
                *([] if getattr(args, "keep_going", False) else [stopper])]
     quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
-    with _sigterm_interrupts(), hermetic(), private_basetemp() as basetemp, \
+    with _sigterm_interrupts(), hermetic(getattr(args, "isolate", False)), \
+            private_basetemp() as basetemp, \
             _engine_output(getattr(args, "verbose", False)) as engine:
         code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)
     stopped = code == pytest.ExitCode.INTERRUPTED and bool(stopper.reason)
@@ -287,18 +296,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     selection = {"shard": args.shard, "components": list(args.component), "selected": selected}
     said = (f"Stopped early: {printable(stopper.reason)}\nThe scenarios left were not run "
             "(--keep-going runs them all).") if stopped else ""
-    return judge(args, info, list(collector.results.values()), selection, out, said)
+    return judge(args, info, list(collector.results.values()), selection, out, said, baseline)
 
 
 def judge(args: argparse.Namespace, info: ImplInfo, scenarios: list[verdicts.ScenarioResult],
-          selection: dict[str, Any], out: TextIO, said: str = "") -> int:
+          selection: dict[str, Any], out: TextIO, said: str = "",
+          known: dict[str, str] | None = None) -> int:
     """The verdicts of `scenarios`, of a run of `info` with `selection` (its `shard`, its
     `components`, and whether it `selected` scenarios otherwise): the reports the options
     ask for, the table, the failures and what the run `said` printed, the verdict line last;
-    0 when conformant."""
+    0 when conformant. `known`: the baseline as read before the run (else read now)."""
     everything = registry.load()
     components = selection["components"]
-    reqs, baseline = _baseline(args, components)
+    reqs, baseline = _baseline(args, components, read=known is None)
+    baseline = baseline if known is None else known
     selected = bool(selection["selected"] or selection["shard"])
     folded = verdicts.fold(reqs, scenarios, selected=selected)
     stale = reports.apply_baseline(folded, baseline)
@@ -324,13 +335,13 @@ def judge(args: argparse.Namespace, info: ImplInfo, scenarios: list[verdicts.Sce
     return 0 if ok else 1
 
 
-def _baseline(args: argparse.Namespace, components: list[str]
+def _baseline(args: argparse.Namespace, components: list[str], read: bool = True,
               ) -> tuple[dict[str, registry.Requirement], dict[str, str]]:
     """The requirements of `components` (all when none) and the baseline `--baseline` names
-    among them (a usage error when it cannot be read)."""
+    among them (a usage error when it cannot be read; not read unless `read`)."""
     reqs = {k: v for k, v in registry.load().items()
             if not components or v.component in components}
-    return reqs, reports.load_baseline(args.baseline, reqs) if args.baseline else {}
+    return reqs, reports.load_baseline(args.baseline, reqs) if args.baseline and read else {}
 
 
 def judged_declaration(first: ImplInfo, judged: Iterable[dict[str, Any]]) -> ImplInfo:

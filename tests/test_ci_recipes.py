@@ -174,8 +174,8 @@ def test_every_report_the_action_writes_is_in_the_folder_it_uploads(tmp_path: Pa
     assert written(argv) == {o: tmp_path / name for o, name in REPORTS.items()}
     assert run["env"]["AGENT_TCK_REPORTS"] == upload["with"]["path"]
     assert upload["if"] == "always()"
-    summary = next(s for s in STEPS if "GITHUB_STEP_SUMMARY" in s.get("run", ""))
-    assert summary["if"] == "always()"
+    summary = next(s for s in STEPS if s.get("name") == "Summary")
+    assert summary["if"] == "always()" and ">> \"$GITHUB_STEP_SUMMARY\"" in summary["run"]
     assert summary["env"]["AGENT_TCK_REPORTS"] == run["env"]["AGENT_TCK_REPORTS"]
     assert '"$AGENT_TCK_REPORTS/summary.md"' in summary["run"]
 
@@ -245,6 +245,8 @@ class ActionRunner:
             "runner.os != 'Linux'": self.context["runner.os"] != "Linux",
             "contains(inputs.components, 'real-cli')":
                 "real-cli" in self.context["inputs.components"],
+            "always() && steps.run.outputs.userns-restricted != ''":
+                self.context.get("steps.run.outputs.userns-restricted", "") != "",
         }
         return conditions[step["if"]] if "if" in step else not failed
 
@@ -336,13 +338,49 @@ def test_without_real_cli_nothing_is_installed_and_no_option_is_empty(
     assert "" not in run
 
 
+STUBS = {  # commands an isolated run calls, each noting its argv in $STUB_LOG
+    "unshare": "exit ${UNSHARE_EXIT:-0}",
+    "sudo": 'if [ "$2" = true ]; then exit 0; fi; shift; "$@"',
+    "sysctl": 'if [ "$1" = -n ]; then echo 1; fi',
+}
+
+
+@pytest.fixture
+def stubs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`unshare`, `sudo` and `sysctl` stand-ins first on PATH; the log of their calls."""
+    folder = tmp_path / "stubs"
+    folder.mkdir()
+    log = tmp_path / "stubs.log"
+    for name, body in STUBS.items():
+        (folder / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "$STUB_LOG"\n{body}\n')
+        (folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("STUB_LOG", str(log))
+    return log
+
+
 @pytest.mark.parametrize(("isolate", "given"), [("true", True), ("false", False)])
-def test_isolate_reaches_the_run_as_its_option(tmp_path: Path, fake: Path, isolate: str,
-                                               given: bool) -> None:
+def test_isolate_reaches_the_run_as_its_option(tmp_path: Path, fake: Path, stubs: Path,
+                                               isolate: str, given: bool) -> None:
     played = ActionRunner(tmp_path, {"impl": "./adapter", "isolate": isolate}, str(fake)).play()
     assert not played.failed, played.codes
     [run] = calls(tmp_path)
-    assert parsed(run).isolate is given
+    args = parsed(run)
+    assert args.isolate is given
+    # The runner's files of workflow commands, read-only to an isolated adapter.
+    assert args.read_only == ([str(tmp_path / "runner-temp"), str(tmp_path)] if given else [])
+    assert "sudo" not in (stubs.read_text() if stubs.exists() else "")  # unshare worked
+
+
+def test_where_user_namespaces_are_restricted_the_job_lifts_and_restores_it(
+        tmp_path: Path, fake: Path, stubs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNSHARE_EXIT", "1")
+    played = ActionRunner(tmp_path, {"impl": "./adapter", "isolate": "true"}, str(fake)).play()
+    assert not played.failed, played.codes
+    assert played.codes["Restore the user-namespace restriction"] == 0
+    sysctls = [line for line in stubs.read_text().splitlines() if line.startswith("sysctl -q")]
+    assert sysctls == ["sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=0",
+                       "sysctl -q -w kernel.apparmor_restrict_unprivileged_userns=1"]
 
 
 def test_an_isolate_that_is_neither_true_nor_false_stops_the_job_before_any_run(

@@ -21,6 +21,7 @@ from agent_tck.kit import run as run_options
 from agent_tck.kit.cli import main
 from agent_tck.kit.drivers.inprocess import InProcessDriver
 from benchmarks.suite import timeless_report
+from tests.miniatures.agent import IgnoresWorkingDir
 
 TOTAL = len(registry.load())
 BACKENDS = sum(r.component == "backends" for r in registry.load().values())
@@ -87,6 +88,27 @@ def test_failures_a_baseline_expects_are_named_as_such(tmp_path: Path) -> None:
     assert f"1 known failure (listed in {baseline}) and no other (1 failed" in (
         out.splitlines()[-1])
     assert "no MUST failed" not in out
+
+
+class RewritesTheBaseline(IgnoresWorkingDir):
+    """Ignores working_dir, and once it runs, rewrites the run's baseline to excuse that."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        Path(os.environ["AGENT_TCK_TEST_BASELINE"]).write_text(
+            "- {id: RP-5.1, reason: written by the implementation under test}\n")
+
+
+def test_the_baseline_is_the_one_read_before_the_implementation_ran(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("- {id: AG-H2, reason: not selected here}\n")
+    monkeypatch.setenv("AGENT_TCK_TEST_BASELINE", str(baseline))
+    code, out, _ = run("--impl", "python:tests.test_cli_run:RewritesTheBaseline",
+                       "--component", "agent", "-k", RP5, "--baseline", str(baseline))
+    assert "written by the implementation" in baseline.read_text()  # it did rewrite it
+    assert code == 1, out
+    assert table_rows(out)["RP-5.1"] == ["MUST", "failed", "0/3"]
 
 
 def test_a_run_whose_must_failures_are_all_baselined_says_so_in_its_verdict(

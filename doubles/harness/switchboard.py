@@ -67,6 +67,7 @@ class Link:
     pid: int = 0
     since: int | None = None
     inner: int = 0  # its pid as it sees it: another in a PID namespace of its own (--isolate)
+    namespace: tuple[int, int] | None = None  # that PID namespace, when it is not this one's
     buffer: bytearray = field(default_factory=bytearray)
     greeted: bool = False  # its hello was answered
     ended: bool = False
@@ -204,6 +205,7 @@ class Switchboard:
                     _stray(log, pid, name, argv)
                 return _say(closed=True)
             link.log, link.pid, link.since, link.inner = log, pid, since, _inner(pid)
+            link.namespace = _namespace(pid)
             log.links.append(link)
             return log.answer if kind == "start" else _say(ok=True)
 
@@ -268,7 +270,7 @@ class Switchboard:
             with contextlib.suppress(ValueError):
                 entry = json.loads(line)
                 if isinstance(entry, dict):
-                    if link.inner != link.pid:
+                    if link.namespace is not None:
                         _translate(entry, link)
                     if entry.get("what") == "start" and entry.get("pid") == link.pid:
                         entry["since"] = link.since
@@ -295,6 +297,22 @@ def _inner(pid: int) -> int:
     return (_nspids(pid) or [pid])[-1]
 
 
+def _pid_namespace(pid: int | str) -> tuple[int, int] | None:
+    """The identity of `pid`'s PID namespace; None when it has ended."""
+    try:
+        found = os.stat(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _namespace(pid: int) -> tuple[int, int] | None:
+    """`pid`'s PID namespace, when it is another than this process's (--isolate): kept from
+    its hello on, so that the pids it notes are translated even once it has ended."""
+    theirs = _pid_namespace(pid)
+    return theirs if theirs is not None and theirs != _pid_namespace("self") else None
+
+
 def _translate(entry: dict[str, Any], link: Link) -> None:
     """The pids a harness in a PID namespace of its own noted (--isolate), as this process
     sees them: its own from its link, the others found in /proc (0 for one that has ended:
@@ -302,21 +320,15 @@ def _translate(entry: dict[str, Any], link: Link) -> None:
     for key in PIDS:
         value = entry.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
-            entry[key] = link.pid if value == link.inner else _outer(value, link.pid)
+            entry[key] = link.pid if value == link.inner else _outer(value, link.namespace)
 
 
-def _outer(inner: int, neighbour: int) -> int:
-    """This process's pid for the process whose pid is `inner` in `neighbour`'s namespace."""
-    try:
-        namespace = os.stat(f"/proc/{neighbour}/ns/pid").st_ino
-    except OSError:
-        return 0
+def _outer(inner: int, namespace: tuple[int, int] | None) -> int:
+    """This process's pid for the process whose pid is `inner` in PID namespace `namespace`."""
     for name in filter(str.isdigit, os.listdir("/proc")):
         pids = _nspids(int(name))
-        if len(pids) > 1 and pids[-1] == inner:
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{name}/ns/pid").st_ino == namespace:
-                    return int(name)
+        if len(pids) > 1 and pids[-1] == inner and _pid_namespace(name) == namespace:
+            return int(name)
     return 0
 
 

@@ -60,6 +60,9 @@ MAX_MESSAGE = 64 << 20
 
 
 SUBREAPER = Path(__file__).with_name("subreaper.py")
+# The user's PYTHONSAFEPATH ("": unset), where an isolated run set its own for its workers
+# (kit/run.py `hermetic`): what the adapter is given.
+SAFE_PATH_WAS = "AGENT_TCK_PYTHONSAFEPATH_WAS"
 START_TIMEOUT = 30.0  # for the keeper to say the adapter started
 
 
@@ -80,11 +83,13 @@ class AdapterProcess:
     it has ended, until `stop`, so that pid and its process group's id stay the adapter's
     while they are signalled; `returncode` is the adapter's once it has ended."""
 
-    def __init__(self, argv: list[str], cwd: str, isolate: bool = False) -> None:
+    def __init__(self, argv: list[str], cwd: str, isolate: bool = False,
+                 read_only: tuple[str, ...] = ()) -> None:
         self.control, theirs = socket.socketpair()
         keeper = [sys.executable, "-I", "-S", str(SUBREAPER)]
         if isolate:
-            keeper += ["--isolate", os.pathsep.join(map(str, kept_from_adapters()))]
+            kept = [*kept_from_adapters(cwd), *(Path(p).resolve() for p in read_only)]
+            keeper += ["--isolate", *(w for p in kept for w in ("--read-only", str(p)))]
         try:
             self.proc = subprocess.Popen(
                 [*keeper, str(theirs.fileno()), *argv],
@@ -93,7 +98,7 @@ class AdapterProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env={**os.environ, **INHERITED_ENV},
+                env=adapter_environment(),
                 preexec_fn=end_with_parent,
                 pass_fds=(theirs.fileno(),),
             )
@@ -274,24 +279,44 @@ class AdapterProcess:
                 self.proc.stderr.close()
 
 
-def kept_from_adapters() -> list[Path]:
+def adapter_environment() -> dict[str, str]:
+    """The environment an adapter starts with: the suite's, with `INHERITED_ENV`, and
+    PYTHONSAFEPATH as the user had it before an isolated run set it for its workers."""
+    env = {**os.environ, **INHERITED_ENV}
+    if SAFE_PATH_WAS in env:
+        was = env.pop(SAFE_PATH_WAS)
+        if was:
+            env["PYTHONSAFEPATH"] = was
+        else:
+            env.pop("PYTHONSAFEPATH", None)
+    return env
+
+
+def kept_from_adapters(cwd: str) -> list[Path]:
     """What an isolated adapter finds read-only: the kit's installation (its package, each
-    folder a checkout's package links to) and the Python it runs on (the virtual
-    environment, the interpreter's own prefix)."""
+    folder a checkout's package links to), the Python it runs on (the virtual environment,
+    the interpreter's own prefix) and every folder the kit imports from (its `sys.path`, the
+    user's site-packages); but not the adapter's working directory `cwd`, nor a folder that
+    holds it."""
+    import site
+
     package = Path(__file__).parents[2]
     found = [package, *(p.resolve() for p in package.iterdir() if p.is_symlink())]
-    found += [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)]
-    return sorted({p for p in found if p.is_dir() and p != Path(p.anchor)})
+    found += [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                          *filter(None, sys.path), site.getusersitepackages())]
+    here = Path(cwd).resolve()
+    return sorted({p for p in found if p.is_dir() and p != here and p not in here.parents})
 
 
 class StdioDriver(ProtocolDriver):
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
-                 isolate: bool = False) -> None:
+                 isolate: bool = False, read_only: tuple[str, ...] = ()) -> None:
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
             raise DriverError(f"cannot parse adapter command {command!r}: {exc}") from exc
         self.command, self.timeout, self.seq, self.isolate = command, timeout, 0, isolate
+        self.read_only = read_only
         self.cwd = os.getcwd()
         self.process: AdapterProcess | None = None
         self.killed: list[AdapterProcess] = []  # adapters killed mid-request, not yet stopped
@@ -299,7 +324,7 @@ class StdioDriver(ProtocolDriver):
         self.info = self._start()
 
     def _start(self) -> Any:
-        self.process = AdapterProcess(self.argv, self.cwd, self.isolate)
+        self.process = AdapterProcess(self.argv, self.cwd, self.isolate, self.read_only)
         try:
             return self.handshake()
         except DriverError:
@@ -310,7 +335,7 @@ class StdioDriver(ProtocolDriver):
         self._stop_killed()
         if self.process is None:
             self.restarts += 1
-            self.process = AdapterProcess(self.argv, self.cwd, self.isolate)
+            self.process = AdapterProcess(self.argv, self.cwd, self.isolate, self.read_only)
             if cmd != "start":
                 self.handshake()
         process = self.process

@@ -8,7 +8,7 @@ The kernel still keeps it in one place: an orphan is handed to its nearest ances
 starts the adapter as its child, in a session of its own, and every process below stays in
 its tree for good.
 
-    python -I -S subreaper.py [--isolate READ_ONLY] CONTROL_FD ARGV...
+    python -I -S subreaper.py [--isolate [--read-only PATH]...] CONTROL_FD ARGV...
 
 CONTROL_FD is its end of a socket pair with the driver (kit/drivers/stdio.py). It writes there
 `pid N` once ARGV was exec'd (or `error ERRNO` when it could not be), and `exit CODE` when the
@@ -23,8 +23,8 @@ With `--isolate` (`agent-tck run --isolate`, docs/security.md) the adapter runs 
 and PID namespaces of its own. This process enters them and forks; the child is the PID
 namespace's first process (its init: when it ends, the kernel kills every process of the
 namespace) and keeps the tree as above, after mounting a /proc that shows the namespace alone
-(no process of the kit is there to signal, trace or read) and making READ_ONLY (paths joined
-by os.pathsep: the kit's installation) read-only. The adapter then runs in one more user and
+(no process of the kit is there to signal, trace or read) and making each `--read-only` PATH
+read-only, with every mount under it. The adapter then runs in one more user and
 mount namespace, where those mounts are locked: it cannot make them writable again. The
 process the driver started stands in for the keeper: it passes SIGTERM on and ends as the
 keeper ends. `pid N` gives the adapter's pid as the driver sees it. A kernel that refuses a
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 else:
     signal = __import__("_signal")
 
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 GRACE = 2.0  # seconds the tree has to end on SIGTERM when the driver died
 
 
@@ -104,44 +104,71 @@ def _call(what: str, result: int) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _unshare(flags: int) -> None:
-    _call("unshare", ctypes.CDLL(None, use_errno=True).unshare(flags))
+    _call("unshare", _libc().unshare(flags))
 
 
 def _mount(source: str | None, target: str, kind: str | None, flags: int) -> None:
     def c(text: str | None) -> bytes | None:
         return None if text is None else os.fsencode(text)
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    _call(f"mount {target}", libc.mount(c(source), c(target), c(kind), flags, None))
+    _call(f"mount {target}", _libc().mount(c(source), c(target), c(kind), flags, None))
 
 
 def _map_self(uid: int, gid: int) -> None:
     """In a user namespace just entered: this user and group are themselves in it."""
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                        ("gid_map", f"{gid} {gid} 1")):
-        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
         try:
-            os.write(fd, text.encode())
-        finally:
-            os.close(fd)
+            fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+            try:
+                os.write(fd, text.encode())
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise OSError(exc.errno, f"writing /proc/self/{name}: {exc.strerror}") from None
+
+
+def _mounts_below(path: str) -> list[str]:
+    """The mount points at `path` and under it (/proc/self/mountinfo), outermost first."""
+    with open("/proc/self/mountinfo", "rb") as info:
+        points = [_unescaped(line.split()[4]) for line in info]
+    return sorted({p for p in points if p == path or p.startswith(path.rstrip("/") + "/")},
+                  key=len)
+
+
+def _unescaped(field: bytes) -> str:
+    """A path of mountinfo, whose space, tab, newline and backslash are octal escapes."""
+    first, *rest = field.split(b"\\")
+    return os.fsdecode(first + b"".join(bytes([int(p[:3], 8)]) + p[3:] for p in rest))
 
 
 def _read_only(path: str) -> None:
-    """`path` mounted read-only over itself, keeping the flags its mount has (a remount in a
-    user namespace must not drop them)."""
-    flags = os.statvfs(path).f_flag
-    kept = sum(mount for bit, mount in KEPT.items() if flags & bit)
+    """`path`, and every mount under it, mounted read-only over itself, each keeping the flags
+    its mount has (a remount in a user namespace must not drop them)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{path}: {exc.strerror}") from None
     _mount(path, path, None, MS_BIND | MS_REC)
-    _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
+    for point in _mounts_below(path):
+        flags = os.statvfs(point).f_flag
+        kept = sum(mount for bit, mount in KEPT.items() if flags & bit)
+        _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | kept)
 
 
 def isolate(control: int, read_only: list[str]) -> int:
     """Enter new user, mount and PID namespaces, make `read_only` so and fork. This process
     stands in for its child and never returns; the child, the PID namespace's init, gets a
     /proc of its own and returns a directory fd of the /proc it saw before (whose pids are
-    the driver's)."""
+    the driver's). SIGTERM stays blocked in the child until its handler is set (`main`): to
+    a namespace's init, a signal without a handler is lost."""
     uid, gid = os.getuid(), os.getgid()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)
     _map_self(uid, gid)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here shows outside
@@ -151,14 +178,13 @@ def isolate(control: int, read_only: list[str]) -> int:
     child = os.fork()
     if child:
         _stand_in(child, control)
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    try:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        _unshare(CLONE_NEWUSER | CLONE_NEWNS)  # the adapter's: the mounts above locked there
-        _map_self(uid, gid)
-    except OSError as exc:
-        os.write(control, f"refused {exc.strerror}\n".encode())
-        os._exit(0)
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    # Nothing of this process is the adapter's to read: not the /proc of the driver's
+    # namespace it holds (`before`), nor its memory (ptrace, /proc/1/fd).
+    _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _unshare(CLONE_NEWUSER | CLONE_NEWNS)  # the adapter's: the mounts above locked there
+    _map_self(uid, gid)
     return before
 
 
@@ -170,7 +196,16 @@ def _stand_in(child: int, control: int) -> NoReturn:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGTERM))
-    _, status = os.waitpid(child, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
@@ -316,20 +351,43 @@ def start(control: int, argv: list[str]) -> int:
     return pid
 
 
-def main(args: list[str]) -> None:
-    read_only = args[1].split(os.pathsep) if args[:1] == ["--isolate"] else None
-    if read_only is not None:
+def _options(args: list[str]) -> tuple[list[str] | None, list[str]]:
+    """`--isolate` and its `--read-only PATH`s (None: not isolated), and the rest of `args`."""
+    if args[:1] != ["--isolate"]:
+        return None, args
+    read_only, args = [], args[1:]
+    while args[:1] == ["--read-only"] and len(args) > 1:
+        read_only.append(args[1])
         args = args[2:]
+    return read_only, args
+
+
+def _refusal(exc: OSError) -> str:
+    """What a failed step of `--isolate` says: the step, and where user namespaces are turned
+    off, the setting that does it."""
+    said = str(exc.strerror or exc) if exc.filename is None else str(exc)
+    try:
+        with open("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") as setting:
+            if setting.read().strip() == "1":
+                said += " (kernel.apparmor_restrict_unprivileged_userns is 1)"
+    except OSError:
+        pass
+    return said
+
+
+def main(args: list[str]) -> None:
+    read_only, args = _options(args)
     if len(args) < 2 or not args[0].isdigit():
-        sys.stderr.write("usage: subreaper.py [--isolate READ_ONLY] CONTROL_FD ARGV...\n")
+        sys.stderr.write("usage: subreaper.py [--isolate [--read-only PATH]...] CONTROL_FD "
+                         "ARGV...\n")
         os._exit(2)
     control = int(args[0])
     before = None
     if read_only is not None:
         try:
-            before = isolate(control, [path for path in read_only if path])
+            before = isolate(control, read_only)
         except OSError as exc:
-            os.write(control, f"refused {exc.strerror or exc}\n".encode())
+            os.write(control, f"refused {_refusal(exc)}\n".encode())
             os._exit(0)
     if not _subreaper():
         sys.stderr.write("subreaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
@@ -338,8 +396,12 @@ def main(args: list[str]) -> None:
     signal.set_wakeup_fd(woken)
     for sig in (signal.SIGCHLD, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)  # the wakeup fd is what tells of it
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # blocked by `isolate`
     keeper = Keeper(control, start(control, args[1:]))
-    shown = keeper.adapter if before is None else outer_pid(before, keeper.adapter)
+    shown = keeper.adapter
+    if before is not None:
+        shown = outer_pid(before, keeper.adapter)
+        os.close(before)
     keeper.tell(f"pid {shown}")
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the pipes are the adapter's alone: their ends tell of the adapter
