@@ -407,7 +407,18 @@ def nothing_left(world: AgentWorld) -> None:
 def received_sigterm(harness_rig: HarnessRig) -> None:
     """The first signal the harness caught was SIGTERM (agent and runner scenarios alike)."""
     signals = harness_rig.signals(harness_rig.last_start()["pid"])
-    assert signals[:1] == ["SIGTERM"], f"the harness got no SIGTERM first (signals: {signals})"
+    assert signals[:1] == ["SIGTERM"], (
+        f"the harness got no SIGTERM first (signals: {signals}); what its harnesses noted:\n"
+        + _record_outline(harness_rig))
+
+
+def _record_outline(rig: HarnessRig) -> str:
+    """The record's starts, grandchildren, signals and ends, one a line with their pids and
+    times: where a signal went, for a failure that says none came."""
+    keys = ("what", "pid", "ppid", "pgid", "signal", "by", "code", "t")
+    return "\n".join("  " + ", ".join(f"{k}={e[k]}" for k in keys if k in e)
+                     for e in rig.record()
+                     if e["what"] in ("start", "grandchild", "signal", "end", "refused"))
 
 
 @then("the harness received SIGTERM once")
