@@ -19,17 +19,28 @@ from agent_tck.kit.errors import DriverError
 from agent_tck.kit.failfast import FailFast
 from agent_tck.kit.options import add_shared
 
-pytest_plugins = [
-    "agent_tck.steps.agent_steps",
-    "agent_tck.steps.credential_steps",
-    "agent_tck.steps.backend_steps",
-    "agent_tck.steps.harness_steps",
-    "agent_tck.steps.pipeline_steps",
-    "agent_tck.steps.transport_steps",
-    "agent_tck.steps.responses_steps",
-    "agent_tck.steps.runner_steps",
-    "agent_tck.steps.realcli_steps",
-]
+# The step modules' asserts are the verdicts' evidence: pytest rewrites them, as it would
+# the modules `pytest_plugins` names, when they are registered before they are imported.
+pytest.register_assert_rewrite("agent_tck.steps")
+
+from agent_tck.steps import (  # noqa: E402
+    agent_steps,
+    backend_steps,
+    credential_steps,
+    harness_steps,
+    pipeline_steps,
+    realcli_steps,
+    responses_steps,
+    runner_steps,
+    transport_steps,
+)
+
+# The step definitions, one module per component (and the harness's, which several share):
+# the plugin registers them with pytest. The one import of the kit from the steps
+# (pyproject.toml's contracts); the steps import nothing of this module back.
+pytest_plugins = [module.__name__ for module in (
+    agent_steps, credential_steps, backend_steps, harness_steps, pipeline_steps,
+    transport_steps, responses_steps, runner_steps, realcli_steps)]
 
 # Components that are not profiles of their own: the one they check with other means.
 CHECKS_COMPONENT = {"real-cli": "agent"}
@@ -162,7 +173,7 @@ def scenario_backend(request: pytest.FixtureRequest) -> str | None:
 def _backend_applicable(request: pytest.FixtureRequest, scenario_backend: str | None) -> None:
     """Skip, as not applicable, the runs for a backend the implementation does not declare."""
     if scenario_backend is not None and request.node.get_closest_marker("component"):
-        require_backend(request.getfixturevalue("driver"), scenario_backend)
+        verdicts.require_backend(request.getfixturevalue("driver"), scenario_backend)
 
 
 @pytest.fixture(scope="session")
@@ -213,9 +224,3 @@ def _applicable(request: pytest.FixtureRequest) -> None:
     component = CHECKS_COMPONENT.get(marker.args[0], marker.args[0])
     if component not in impl.info.components:
         verdicts.not_applicable(f"component {component!r} not declared")
-
-
-def require_backend(impl: Driver, backend: str) -> None:
-    """Skip, as not applicable, when the implementation does not declare `backend`."""
-    if backend not in impl.info.backends:
-        verdicts.not_applicable(f"backend {backend!r} not declared")

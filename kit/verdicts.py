@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import _pytest
 import pluggy
@@ -28,6 +28,9 @@ from pytest_bdd import reporting as bdd_reporting
 
 from agent_tck.kit.errors import DriverError, SuiteError
 from agent_tck.kit.registry import Requirement
+
+if TYPE_CHECKING:
+    from agent_tck.kit.drivers.base import Driver
 
 KEY = "agent-tck"  # the user property a report's outcome travels in
 WHERE = re.compile(r"\s*\+\s+(where|and)\s")  # pytest's line that tells where a value came from
@@ -42,6 +45,12 @@ class NotApplicable(pytest.skip.Exception):  # type: ignore[name-defined,misc]
 def not_applicable(reason: str) -> NoReturn:
     """Skip the running scenario as not applicable, for `reason`."""
     raise NotApplicable(f"{NOT_APPLICABLE}: {reason}")
+
+
+def require_backend(impl: Driver, backend: str) -> None:
+    """Skip, as not applicable, when the implementation does not declare `backend`."""
+    if backend not in impl.info.backends:
+        not_applicable(f"backend {backend!r} not declared")
 
 
 # The steps of a running scenario that judged nothing of the implementation, each with why:

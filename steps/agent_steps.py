@@ -24,8 +24,7 @@ from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
 from agent_tck.kit.errors import Refused, Unsendable
 from agent_tck.kit.observe import unreaped
-from agent_tck.kit.plugin import require_backend
-from agent_tck.kit.verdicts import not_applicable, step_not_judged
+from agent_tck.kit.verdicts import not_applicable, require_backend, step_not_judged
 from agent_tck.steps.world import NO_EVENTS, AgentWorld
 
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.

@@ -9,7 +9,7 @@ from pytest_bdd import parsers, then, when
 
 from agent_tck.doubles.backends import as_printed
 from agent_tck.kit.drivers import Driver
-from agent_tck.kit.plugin import require_backend
+from agent_tck.kit.verdicts import require_backend
 from agent_tck.steps.world import ParseWorld
 
 

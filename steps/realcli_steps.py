@@ -23,8 +23,7 @@ from agent_tck.doubles.realcli import clis
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.drivers import Driver, RequestResult
 from agent_tck.kit.observe import still_running
-from agent_tck.kit.plugin import require_backend
-from agent_tck.kit.verdicts import not_applicable, step_not_judged
+from agent_tck.kit.verdicts import not_applicable, require_backend, step_not_judged
 from agent_tck.steps.world import NO_EVENTS, World
 
 TIMEOUT_STATUS = 3
