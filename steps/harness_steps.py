@@ -369,9 +369,13 @@ def agent_killed(world: AgentWorld) -> None:
     world.use_script()
     agent = world.ensure_agent()  # an agent that runs its CLI when created has done so now
     earlier = len(world.rig.grandchildren())
+    assert world.script is not None
+    silent = len(world.script.steps) - 1  # its last step, which never ends, prints nothing
 
     def started() -> bool:
-        return len(world.rig.grandchildren()) > earlier
+        # Its process started, and every line written: a harness that wrote after the agent
+        # died would meet a closed pipe and end on that, before its SIGTERM could come.
+        return len(world.rig.grandchildren()) > earlier and world.rig.began(silent)
 
     world.driver.agent_request_killed(agent, "Hello", started, KILL_START)
 

@@ -75,6 +75,11 @@ class HarnessRig:
         assert starts, "the harness was never started"
         return starts[-1]
 
+    def began(self, step: int) -> bool:
+        """A harness of this rig began step `step` of its script (0: the first), every step
+        before it done: what it printed there is in its stdout's pipe."""
+        return any(e["what"] == "step" and e.get("n") == step for e in self.record())
+
     def signals(self, pid: int) -> list[str]:
         return [e["signal"] for e in self.record() if e["what"] == "signal" and e["pid"] == pid]
 
