@@ -219,9 +219,35 @@ def test_remembered_conversations_are_bounded_newest_kept(
     assert list(service.conversations) == ["c1", "c3"]
 
 
+def test_remembered_peers_are_bounded_and_those_gone_forgotten(
+        service: AgentService, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many agents come and go on the domain, the states kept stay bounded: past
+    MAX_PEERS the longest unheard of is forgotten, and one disposed of at once (absent reads
+    as OFFLINE)."""
+    monkeypatch.setattr(service_module, "MAX_PEERS", 2)
+    statuses = [_status(guid, state) for guid, state in
+                [("p1", "READY"), ("p2", "BUSY"), ("p1", "BUSY"), ("p3", "READY")]]
+    monkeypatch.setattr(service, "statuses", _Inbox(statuses))
+    service._read_statuses()
+    assert list(service.peers.items()) == [("p1", "BUSY"), ("p3", "READY")]
+    monkeypatch.setattr(service, "statuses", _Inbox([_status("p4", "OFFLINE")],
+                                                    gone=[_Key("p1")]))
+    service._read_statuses()
+    assert list(service.peers.items()) == [("p3", "READY"), ("p4", "OFFLINE")]
+
+
+def _status(guid: str, state: str) -> types.AgentStatus:
+    return types.AgentStatus(guid, "peer", state, 0, "", -1, "", "", 1, 0.0, "{}")
+
+
+class _Key:
+    def __init__(self, agent_guid: str) -> None:
+        self.agent_guid = agent_guid
+
+
 class _Inbox:
-    def __init__(self, data: list[Any]) -> None:
-        self.data = data
+    def __init__(self, data: list[Any], gone: list[Any] | None = None) -> None:
+        self.data, self.gone = data, gone or []
 
     def take(self) -> tuple[list[Any], list[Any]]:
-        return self.data, []
+        return self.data, self.gone

@@ -46,6 +46,7 @@ MAX_REQUEST_TTL = 24 * 3600.0  # a request's own `timeout` is honoured up to thi
 MAX_PENDING = 1_000  # requests waiting at one agent at once
 MAX_PENDING_CHARS = 64 << 20  # their messages and metadata together
 MAX_CONVERSATIONS = 10_000  # conversations remembered (their owner and session), newest kept
+MAX_PEERS = 10_000  # other agents' states remembered, newest kept (one forgotten reads OFFLINE)
 OFFER_WAIT = 5.0  # an offer not granted in this time is withdrawn, its request sent to the back
 
 
@@ -220,11 +221,14 @@ class AgentService:
                 self._learn(reply)
 
     def _read_statuses(self) -> None:
+        """Other agents' states, for conversation affinity: at most MAX_PEERS are kept,
+        however many agents come and go on the domain; one disposed of is forgotten (absent
+        reads as OFFLINE)."""
         data, gone = self.statuses.take()
         for status in data:
-            self.peers[status.agent_guid] = status.state
+            _keep_newest(self.peers, status.agent_guid, status.state, MAX_PEERS)
         for key in gone:
-            self.peers[key.agent_guid] = State.OFFLINE.name
+            self.peers.pop(key.agent_guid, None)
 
     def _learn(self, reply: types.AgentReply) -> None:
         """A conversation belongs to the agent that answered its last request."""
@@ -238,10 +242,7 @@ class AgentService:
 
     def _remember(self, conversation_id: str, conversation: Conversation) -> None:
         """Keep the newest MAX_CONVERSATIONS conversations: the map is in order of last use."""
-        self.conversations.pop(conversation_id, None)
-        self.conversations[conversation_id] = conversation
-        while len(self.conversations) > MAX_CONVERSATIONS:
-            del self.conversations[next(iter(self.conversations))]
+        _keep_newest(self.conversations, conversation_id, conversation, MAX_CONVERSATIONS)
 
     # --- deciding --------------------------------------------------------------------------
 
@@ -367,6 +368,15 @@ class AgentService:
         self.event_sequence += 1
         self.events.write(types.AgentEvent(self._current(), self.guid, self.event_sequence,
                                            dumps(event.to_dict())))
+
+
+def _keep_newest(mapping: dict[str, Any], key: str, value: Any, limit: int) -> None:
+    """Set `key` as the newest entry of `mapping` (kept in order of last setting), and forget
+    the oldest ones beyond `limit`."""
+    mapping.pop(key, None)
+    mapping[key] = value
+    while len(mapping) > limit:
+        del mapping[next(iter(mapping))]
 
 
 def default_name(backend: str) -> str:
