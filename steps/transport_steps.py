@@ -124,10 +124,15 @@ class TransportWorld(World):
         return self.label(replies[0]["service_instance_tag"])
 
     def wait_harness(self, timeout: float = REPLY_WAIT) -> None:
-        """Until the harness has started and recorded its start (its SIGTERM trap is set)."""
+        """Until the harness has started (its SIGTERM trap is set) and begun its last step, a
+        silent one: a harness that printed after its agent stopped reading would meet a
+        closed pipe and end on it, before the agent's SIGTERM came."""
+        assert self.script is not None
+        silent = len(self.script.steps) - 1
         end = time.monotonic() + timeout
-        while not self.rig.starts():
-            assert time.monotonic() < end, "the harness never started"
+        while not (self.rig.starts() and self.rig.began(silent)):
+            assert time.monotonic() < end, ("the harness never started" if not self.rig.starts()
+                                            else "the harness never reached its last step")
             time.sleep(0.01)
 
     def wait(self, rids: list[str]) -> None:
