@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 
 from benchmarks import parse_rate, reports_bench, requests, stream, suite
-from benchmarks.report import Row, machine, table
+from benchmarks.report import Row, machine, table, write
 
-BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 VALIDATE = Row(
     "`agent-tck validate` vs check-jsonschema",
     "measured in docs/benchmarks.md section Pipeline, by the pipeline work",
@@ -46,17 +45,6 @@ def run_all(size: str) -> list[Row]:
     found += suite.rows(runs, serial=size in SERIAL)
     found += [*reports_bench.rows(), *reports_bench.browser_rows()]
     return [*found, VALIDATE]
-
-
-def write(path: Path, rows: list[Row], seconds: float, command: str) -> None:
-    generated = (
-        f"{BEGIN}\nMeasured on {machine()}, {time.strftime('%Y-%m-%d')}, "
-        f"in {seconds:.0f} s (`{command}`).\n\n{table(rows)}\n{END}"
-    )
-    text = path.read_text() if path.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    path.write_text(head + generated + tail)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,8 +6,10 @@ import os
 import platform
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -68,3 +70,19 @@ def p95(values: Sequence[float]) -> float:
     """The 95th percentile, nearest rank: the value 95 % of the samples do not exceed."""
     ordered = sorted(values)
     return ordered[max(0, -(-len(ordered) * 95 // 100) - 1)]
+
+
+def write(path: Path, rows: list[Row], seconds: float, command: str,
+          marker: str = "benchmarks") -> None:
+    """The table into `path` between its `marker` comments (added at the end if missing)."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    generated = (
+        f"{begin}\nMeasured on {machine()}, {time.strftime('%Y-%m-%d')}, "
+        f"in {seconds:.0f} s (`{command}`).\n\n{table(rows)}\n{end}"
+    )
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    if begin not in text:
+        text += f"\n{begin}\n{end}\n"
+    head, _, rest = text.partition(begin)
+    _, _, tail = rest.partition(end)
+    path.write_text(head + generated + tail)

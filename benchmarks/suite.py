@@ -12,7 +12,6 @@ serial run is there once, as the baseline (it is the slowest).
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -21,11 +20,14 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
 from agent_tck.kit.paths import ROOT
+from agent_tck.kit.run import auto_workers, usable_cpus
 from benchmarks.report import Row, median
 from benchmarks.rig import child_env
 
 ADAPTER = f"{sys.executable} -m agent_tck.reference.adapter"
+HANGING = f"{sys.executable} -m tests.miniatures.hanging_adapter"
 
 
 class Run(NamedTuple):
@@ -35,8 +37,8 @@ class Run(NamedTuple):
     cpu: float  # user and system seconds of the run and every process it waited for
 
 
-def agent_tck_run(*extra: str) -> Run:
-    """One `agent-tck run`, as a user starts it."""
+def agent_tck_run(*extra: str, check: bool = True) -> Run:
+    """One `agent-tck run`, as a user starts it; with `check`, one that must exit 0."""
     with tempfile.TemporaryDirectory(prefix="agent-tck-bench-") as tmp:
         report = Path(tmp) / "report.json"
         before = _children_cpu()
@@ -51,7 +53,8 @@ def agent_tck_run(*extra: str) -> Run:
         )
         elapsed = time.perf_counter() - start
         cpu = _children_cpu() - before
-        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.returncode == 0 or not check, done.stdout + done.stderr
+        assert report.exists(), done.stdout + done.stderr
         return Run(elapsed, done.stdout.strip().splitlines()[-1], timeless_report(report), cpu)
 
 
@@ -124,15 +127,16 @@ def rows(repeats: int, serial: bool = True) -> list[Row]:
             "`agent-tck run -n auto` vs one process", f"{t_par:.1f} s",
             "one process: with --full", "", ">= 1.6x, same report", None),
         _first(repeats, t_ad),
+        hanging(),
     ]
 
 
 def _waiting(runs: list[Run]) -> Row:
     """The run's wall against the least it could take on this machine, its CPU time over the
     cores it may use: what is more is waiting (deadlines, grace periods, polling)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = usable_cpus()
     run = sorted(runs, key=lambda r: r.wall)[len(runs) // 2]  # the median run
-    floor = run.cpu / (cores or 1)
+    floor = run.cpu / cores
     return Row(
         f"`agent-tck run -n auto`: its wall vs its CPU time ({run.cpu:.1f} s) over {cores} "
         "cores (median run)",
@@ -173,4 +177,24 @@ def _first(repeats: int, whole: float) -> Row:
         f"{t_first / whole:.2f}x",
         "< 2 s",
         t_first < 2,
+    )
+
+
+def hanging() -> Row:
+    """A wrapper whose every request hangs (it leaves the CLI's stdin open), run as a new
+    user runs it: the time to its verdict, which fail-fast brings forward, against what the
+    run would take without it, at least each of its scenarios waiting out the adapter
+    timeout once, over the workers."""
+    run = agent_tck_run("-n", "auto", "--impl", HANGING, check=False)
+    scenarios = [s for s in run.report["scenarios"] if s["verdict"] != "not applicable"]
+    floor = len(scenarios) * DEFAULT_TIMEOUT / auto_workers()
+    return Row(
+        f"a wrapper whose every request hangs: `agent-tck run -n auto` to its verdict "
+        f"({run.summary.split(':')[0]}) vs at least {len(scenarios)} scenarios waiting out the "
+        f"{DEFAULT_TIMEOUT:.0f} s adapter timeout over {auto_workers()} workers",
+        f"{run.wall / 60:.1f} min",
+        f"{floor / 60:.0f} min",
+        f"{run.wall / floor:.2f}x",
+        "< 5 min",
+        run.wall < 300,
     )

@@ -194,9 +194,14 @@ def auto_workers() -> int:
     which: Linux; elsewhere every CPU), at most 16. A run's scenarios mostly wait (a deadline,
     a real CLI, a served DDS agent), so workers beyond the cores fill the waits
     (docs/benchmarks.md)."""
+    return min(16, 4 * usable_cpus())
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on, where the system says which (Linux); elsewhere every
+    CPU."""
     usable = getattr(os, "sched_getaffinity", None)
-    cpus = len(usable(0)) if usable is not None else os.cpu_count() or 1
-    return min(16, 4 * cpus)
+    return len(usable(0)) if usable is not None else os.cpu_count() or 1
 
 
 def report_path(text: str) -> Path:
