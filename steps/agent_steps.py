@@ -139,6 +139,9 @@ def emits_text(world: AgentWorld, text: str) -> None:
 
 @given(parsers.parse('the subprocess then emits a done event with text "{text}".'))
 def emits_done_with_text(world: AgentWorld, text: str) -> None:
+    """The end line carries `text` as Claude Code prints it: repeating the turn's last
+    message, which is `text` (decision D-34): the earlier texts are accumulated, the done
+    event's text overrides them."""
     world.new_script().done(text)
 
 
@@ -164,7 +167,7 @@ def emits_tools(world: AgentWorld, starts: int, results: int) -> None:
 
 @given("the subprocess emits only text events and a done event.")
 def emits_only_text(world: AgentWorld) -> None:
-    world.new_script().text("no tools ").text("needed").done("no tools needed")
+    world.new_script().text("no tools ").text("needed").done()
 
 
 @given(parsers.parse('the subprocess emits a system/init event with session_id "{session}".'))
@@ -207,10 +210,7 @@ def emits_junk(world: AgentWorld, junk: str) -> None:
 @given("the subprocess then emits a valid result event.")
 def emits_result(world: AgentWorld) -> None:
     world.final_text = "The result after junk"
-    script = world.new_script()
-    if not script.profile.done_carries_text:  # the last message carries it
-        script.text(world.final_text)
-    script.done(world.final_text)
+    world.new_script().text(world.final_text).done()
 
 
 @given("the subprocess emits: valid init, invalid line, valid text, invalid line, valid done.")
@@ -433,6 +433,7 @@ def response_str(world: AgentWorld, key: str, value: str) -> None:
 def response_final_text(world: AgentWorld) -> None:
     assert world.final_text is not None
     assert _answered(world).get("message") == world.final_text
+    _read_as_printed(world)
 
 
 @then(parsers.parse('the response message is "{text}".'))
@@ -445,6 +446,23 @@ def response_message(world: AgentWorld, text: str) -> None:
             f"{said[-1]!r} (the last one)")
         return
     assert message == text
+    _read_as_printed(world)
+
+
+def _read_as_printed(world: AgentWorld) -> None:
+    """An answer that is the turn's last message (Claude's result repeats it, decision D-34;
+    codex's last agent message, D-33) shows nothing of how the lines before it were read:
+    where the implementation reports its events, their texts are the ones the CLI printed,
+    in order, and no other (a junk line, a line of stderr or one decoded piece by piece,
+    read as text, would be among them)."""
+    if not _answers_with_the_last_message(world) or world.result is None:
+        return
+    events, printed = world.result.events, world.script.texts if world.script else []
+    if events is not None:
+        texts = [str(e.get("text")) for e in events if e.get("kind") == "text"]
+        assert "".join(texts) == "".join(printed), (
+            f"the answer is the turn's last message, but the text events reported are "
+            f"{texts!r:.400}, not the texts the CLI printed, {printed!r:.400}")
 
 
 def _whole_messages(world: AgentWorld) -> list[str] | None:
@@ -767,8 +785,8 @@ def message_contains(world: AgentWorld, text: str, request: pytest.FixtureReques
         return
     texts = _reported_texts(world, request)
     assert texts is None or any(text in t for t in texts), (
-        f"{text!r} is neither in the answer, codex's last agent message {message!r} (decision "
-        "D-33), nor in a text event the implementation reported")
+        f"{text!r} is neither in the answer, the turn's last message {message!r} (decisions "
+        "D-33, D-34), nor in a text event the implementation reported")
 
 
 @then(parsers.parse('the response message does not contain "{text}"'))
@@ -783,9 +801,14 @@ def message_lacks(world: AgentWorld, text: str, request: pytest.FixtureRequest) 
 
 
 def _answers_with_the_last_message(world: AgentWorld) -> bool:
-    """A codex turn answered with its last agent message (decision D-33): what the
-    implementation read of the messages before it shows only in the events it reports."""
-    said = _whole_messages(world) or []
+    """A turn answered with its last message alone: codex's last agent message (decision
+    D-33), or Claude's result, which repeats its last message and overrides the texts before
+    it (RP-2.2, decision D-34). What the implementation read of the messages before it shows
+    only in the events it reports."""
+    if world.script is None:
+        return False
+    turn = world.script.profile
+    said = world.script.texts if turn.whole_messages or turn.done_carries_text else []
     return bool(said) and world.response.get("message") == said[-1]
 
 
@@ -858,12 +881,18 @@ def message_size(world: AgentWorld, size: int) -> None:
 
 
 @then(parsers.parse("the response message is the {count:d} numbered texts in order"))
-def message_numbered(world: AgentWorld, count: int) -> None:
+def message_numbered(world: AgentWorld, count: int, request: pytest.FixtureRequest) -> None:
+    """Every text, in order; or the last message alone, codex's (decision D-33) or the result
+    repeating claude's (D-34), with every text in order among the text events reported."""
     message = str(world.response.get("message"))
     expected = "".join(f"{i}," for i in range(count))
-    whole = world.script is not None and world.script.profile.whole_messages
-    if whole and message == f"{count - 1},":
-        return  # codex's last agent message: its own meaning of the answer (decision D-33)
+    turn = world.script.profile if world.script is not None else None
+    if turn and (turn.whole_messages or turn.done_carries_text) and message == f"{count - 1},":
+        texts = _reported_texts(world, request)
+        assert texts is None or "".join(texts) == expected, (
+            f"the answer is the last message, {message!r}; the text events reported are "
+            f"{len(texts or [])}, not the {count} numbered texts in order")
+        return
     assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
 
 
@@ -943,6 +972,8 @@ def within_deadline(world: AgentWorld) -> None:
 def response_has(world: AgentWorld, datatable: list[list[str]]) -> None:
     for key, value in datatable[1:]:
         assert world.response.get(key) == json.loads(value), f"{key} = {world.response.get(key)!r}"
+    if any(key == "message" for key, _ in datatable[1:]):
+        _read_as_printed(world)
 
 
 @then(parsers.re(r"the agent is (?P<state>READY|DEGRADED)"))

@@ -490,7 +490,7 @@ def harness_deep_json(world: AgentWorld, depth: int, text: str) -> None:
 def harness_burst(world: AgentWorld, count: int) -> None:
     script = world.new_script().init()
     line = _unterminated(script.text_line("@N@,")) + "\n"
-    script.add("burst", {"line": line, "count": count}).done()
+    script.add("burst", {"line": line, "count": count}).done_after(f"{count - 1},")
 
 
 @given(parsers.parse("the harness widens its stdout pipe to {size:d} bytes and closes its "
@@ -510,7 +510,7 @@ def _burst_into_wide_pipe(world: AgentWorld, size: int, count: int, close_stderr
     script = world.new_script().add("pipe_size", size)
     script = (script.add("close_stderr") if close_stderr else script).init()
     line = _unterminated(script.text_line("@N@,")) + "\n"
-    script.add("burst", {"line": line, "count": count}).done()
+    script.add("burst", {"line": line, "count": count}).done_after(f"{count - 1},")
 
 
 @given(
@@ -519,9 +519,13 @@ def _burst_into_wide_pipe(world: AgentWorld, size: int, count: int, close_stderr
     )
 )
 def harness_trickle(world: AgentWorld, text: str, piece: int, seconds: float) -> None:
+    """The text line and the line that ends the turn, both trickled: Claude's result repeats
+    the text (decision D-34), and an answer taken from it is read through the same reads."""
     script = world.new_script().init()
-    data = _unterminated(script.text_line(text)) + "\n"
-    script.add("trickle", {"data": data, "piece": piece, "sleep": seconds}).done()
+    done = script.done_line(text)
+    data = "".join(_unterminated(line) + "\n" for line in (script.text_line(text), done))
+    script.add("trickle", {"data": data, "piece": piece, "sleep": seconds})
+    script.emitted.append(done)
 
 
 @given(

@@ -195,6 +195,16 @@ def test_each_correct_choice_passes(name: str, keyword: str, reqs: set[str]) -> 
     assert [(r.name, r.message) for r in judged if r.verdict != "passed"] == []
 
 
+def test_an_agent_that_answers_claude_with_its_result_passes() -> None:
+    """D-34: the official Claude SDKs answer with the result line's text. The fake claude's
+    result repeats the turn's last message, as the real CLI's does, so such an implementation
+    passes; when the fake printed an empty result after a text, it failed 14 requirements."""
+    impl = "python:tests.miniatures.agent:AnswersClaudeWithItsResult"
+    results = scenario_results(impl, ["agent"], CLAUDE_ONLY)
+    assert sum(r.verdict == "passed" for r in results) > 100
+    assert [(r.name, r.message) for r in results if r.verdict in ("failed", "errored")] == []
+
+
 def test_a_working_directory_the_agent_made_a_repository_is_removed_whole_for_ag_c5() -> None:
     """AG-C5's directory removed after creation is removed with what the agent put in it when
     created (GENESIS runs `git init` there): the request that finds it gone is judged."""

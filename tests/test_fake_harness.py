@@ -204,6 +204,27 @@ def test_the_builders_lines_pass_and_a_line_no_cli_prints_is_an_error_of_the_sui
         rig.use(Script(backend).line(line))
 
 
+def test_claudes_result_repeats_its_last_message_and_a_script_that_does_not_is_refused(
+        tmp_path: Path) -> None:
+    """D-34: a success result repeats the turn's last assistant message, as every recorded
+    transcript shows; a done text a script names is that last message; a last message
+    without text gives an empty result; and a script whose result says otherwise is an error
+    of the suite, as a line off the CLI's schema is."""
+    turn = Script("claude").init().text("partial ").tool("t1", result=False)
+    turn.tool("t1", result=True).text("last words").done()
+    assert turn.emitted[-1]["result"] == "last words"
+    named = Script("claude").init().text("partial output").done("The final answer is 42")
+    assert named.texts == ["partial output", "The final answer is 42"]
+    assert [line["type"] for line in named.emitted[-2:]] == ["assistant", "result"]
+    assert Script("claude").text("x").tool("t1", result=False).done().emitted[-1]["result"] == ""
+    rig = HarnessRig(tmp_path / "rig")
+    rig.use(turn)
+    forged = Script("claude").init().text("a")
+    forged.line(forged.done_line("b"))
+    with pytest.raises(SuiteError, match="a result of 'b' after the message 'a'"):
+        rig.use(forged)
+
+
 def test_codex_works_in_its_cd_directory_and_refuses_a_missing_one(tmp_path: Path) -> None:
     rig = HarnessRig(tmp_path / "rig")
     rig.use(Script("codex").init().done())

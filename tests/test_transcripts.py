@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent_tck.doubles.backends import as_printed
+from agent_tck.doubles.backends import as_printed, profile
 from agent_tck.doubles.backends.claude import ClaudeLines
 from agent_tck.doubles.backends.codex import CodexLines
 from agent_tck.doubles.backends.transcripts import Transcript, index
@@ -39,6 +39,19 @@ def test_every_recorded_line_fits_its_cli_schema(transcript: Transcript) -> None
     schema = shapes.load(transcript.backend)
     assert transcript.lines(), f"{transcript.path} is empty"
     assert shapes.problems(transcript.backend, schema, transcript.lines(), transcript.name) == []
+
+
+def test_the_order_the_fake_is_held_to_is_the_recorded_clis() -> None:
+    """What a profile calls unfaithful (claude's result repeating its last message, D-34)
+    is learned from the recordings: none of them breaks it, and the claude ones that end
+    well show it (a success result after a message with text)."""
+    lines = {t.name: [json.loads(line) for line in t.lines()] for t in TRANSCRIPTS}
+    assert {t.name: profile(t.backend).unfaithful(lines[t.name]) for t in TRANSCRIPTS} == {
+        t.name: [] for t in TRANSCRIPTS}
+    shown = [name for name, turn in lines.items() if name.startswith("claude") and any(
+        line.get("subtype") == "success" and not line.get("is_error") and line.get("result")
+        for line in turn)]
+    assert shown, "no recorded claude turn shows what its result repeats"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

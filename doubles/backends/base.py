@@ -56,6 +56,17 @@ class Profile(ABC):
     @abstractmethod
     def done(self, text: str | None = None) -> Line: ...
 
+    def last_message(self, lines: list[Line]) -> str | None:
+        """Where the line that ends a turn repeats the turn's last message (`done_carries_text`):
+        the text of the last message among `lines`, as the CLI would repeat it ("" for a
+        message without text, None when no message came)."""
+        return None
+
+    def unfaithful(self, lines: list[Line]) -> list[str]:
+        """What no real CLI prints in this order among `lines` (a turn's lines, in order), in
+        words; each line's own shape is checked against the CLI's schema elsewhere."""
+        return []
+
     @abstractmethod
     def failure(self, message: str) -> Line:
         """The turn failed, as the CLI reports it in the stream."""

@@ -40,12 +40,16 @@ class HarnessRig:
         install_reporting(self.bin, self.board.address, self.token)
 
     def use(self, script: Script) -> None:
-        """Play `script` from now on. A line no real CLI prints is an error of the suite."""
+        """Play `script` from now on. A line no real CLI prints, or lines in an order none
+        prints them, is an error of the suite."""
         off = [f"{line}: {p}" for line in script.cli_lines()
                for p in off_schema(script.backend, line)]
         if off:
             raise SuiteError("error of the suite: the fake harness would print lines that are "
                              f"not valid against schemas/cli/{script.backend}: {off[:5]}")
+        if wrong := script.profile.unfaithful(script.emitted):
+            raise SuiteError("error of the suite: the fake harness would print what no real "
+                             f"{script.backend} prints: {wrong[:5]}")
         self.board.play(self.log, script_document(script, cli_options=str(OPTIONS_FILE)))
 
     def close(self) -> None:

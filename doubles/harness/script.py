@@ -58,7 +58,23 @@ class Script:
         return self.line(self.text_line(text))
 
     def done(self, text: str | None = None) -> Script:
+        """The turn ends well. Where the CLI's end line repeats the turn's last message
+        (claude's `result`), it does so here: `text`, when given, is that message, printed
+        first unless it is the last message already; without `text`, the last message's
+        text is repeated."""
+        if self.profile.done_carries_text:
+            last = self.profile.last_message(self.emitted)
+            if text is None:
+                text = last or ""
+            elif text != last:
+                self.text(text)
         return self.line(self.done_line(text))
+
+    def done_after(self, last: str) -> Script:
+        """The turn ends well after lines printed raw (a burst, a trickle: the script does not
+        know them) whose last message is `last`, which a CLI whose end line repeats its last
+        message (claude) repeats there."""
+        return self.line(self.done_line(last))
 
     def text_line(self, text: str) -> dict[str, Any]:
         """A text event as the backend's CLI prints it, not yet scripted."""

@@ -21,7 +21,9 @@ Feature: Agent decisions where the seeds are silent
     handles the happy shape breaks on the first real transcript. The transcripts below show
     the fields that matter; the harness prints each line with the other fields the pinned CLI
     prints (taken from a recorded line of the same shape), in the order shown, so every line
-    is valid against schemas/cli/.
+    is valid against schemas/cli/. And in the order the CLIs print them: Claude's result
+    repeats the turn's last message (decision D-34), so where a seed's done event carries a
+    text, that text is the last message before it.
 
     @req:AG-D1.1
     Scenario: A Claude Code transcript with a tool call, as the CLI prints it
@@ -166,7 +168,8 @@ Feature: Agent decisions where the seeds are silent
         {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":[{"type":"text","text":"print(1)"}],"is_error":false},{"type":"tool_result","tool_use_id":"toolu_B","content":"print(2)","is_error":false}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u3"}
         {"type":"assistant","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_C","name":"Grep","input":{"pattern":"print"}}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u4"}
         {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_C","content":"a.py:1\nb.py:1","is_error":false}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u5"}
-        {"type":"result","subtype":"success","is_error":false,"result":"Both print.","session_id":"00000000-0000-4000-8000-00000000d302","num_turns":3,"duration_ms":900,"duration_api_ms":700,"total_cost_usd":0.001,"uuid":"u6"}
+        {"type":"assistant","message":{"id":"msg_3","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Both print."}]},"parent_tool_use_id":null,"session_id":"00000000-0000-4000-8000-00000000d302","uuid":"u6"}
+        {"type":"result","subtype":"success","is_error":false,"result":"Both print.","session_id":"00000000-0000-4000-8000-00000000d302","num_turns":3,"duration_ms":900,"duration_api_ms":700,"total_cost_usd":0.001,"uuid":"u7"}
         """
       When the agent answers "What do a.py and b.py do?"
       Then the response has:

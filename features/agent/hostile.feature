@@ -30,7 +30,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
     must not cost the user the whole turn. A warning that a line was skipped when none was, or
     more lines than were, is as wrong as none when one was: the caller would look for a tool
     result the CLI never lost. A codex turn may be answered with its last agent message
-    (decision D-33): then what the implementation read of the lines before it is judged by the
+    (decision D-33), and a claude turn with its result, which repeats its last message
+    (decision D-34): then what the implementation read of the lines before it is judged by the
     text events it reports.
 
     @req:AG-H1
@@ -209,6 +210,10 @@ Feature: Hostile harnesses: the failures real wrappers hit
 
     @req:AG-H7
     Scenario: One JSON object written a few bytes at a time, splitting UTF-8 characters
+      The answer's text line and the line that ends the turn are both written this way:
+      Claude's result repeats the answer (decision D-34), and an answer taken from it must
+      come through the same split reads.
+
       Given an agent for the "claude" backend with a safety timeout of 20 seconds
       And the harness writes its answer "Größe ✓ 完了 🎉" 3 bytes at a time, 0.1 s apart
       When the agent answers "Hello"

@@ -1299,17 +1299,43 @@ class ReadsLinesUpTo64MiB(_Supervised):
 
 
 class _LastTextSeen(_Backend):
-    """Remembers the text of the last text event the stream gave."""
+    """Remembers the text of the last text event the stream gave, as `answer`."""
 
     def __init__(self, inner: Any) -> None:
         super().__init__(inner)
-        self.last: str | None = None
+        self.answer: str | None = None
 
     def parse_line(self, line: str) -> list[Event]:
         events: list[Event] = self.inner.parse_line(line)
-        self.last = next((e.text for e in reversed(events) if e.kind == "text" and e.text),
-                         self.last)
+        self.answer = next((e.text for e in reversed(events) if e.kind == "text" and e.text),
+                           self.answer)
         return events
+
+
+class _ResultSeen(_LastTextSeen):
+    """Remembers the text of the last done event the stream gave, empty or not."""
+
+    def parse_line(self, line: str) -> list[Event]:
+        events: list[Event] = self.inner.parse_line(line)
+        done = [e for e in events if e.kind == "done"]
+        if done:
+            self.answer = done[-1].text or ""
+        return events
+
+
+def _answer_with(agent: CodingAgent, backend: _LastTextSeen) -> None:
+    """`agent` answers a request that succeeded with what `backend` saw last, if anything."""
+    agent.backend = backend
+    run = agent._run
+
+    def answer(message: str, session_id: str | None) -> dict[str, Any]:
+        backend.answer = None
+        response = run(message, session_id)
+        if response["status"] == 0 and backend.answer is not None:
+            response = {**response, "message": backend.answer}
+        return response
+
+    agent._run = answer  # type: ignore[method-assign]
 
 
 class AnswersCodexWithItsLastMessage(_Broken):
@@ -1319,17 +1345,15 @@ class AnswersCodexWithItsLastMessage(_Broken):
     backends = ("codex",)
 
     def break_agent(self, agent: CodingAgent) -> None:
-        backend = agent.backend = _LastTextSeen(agent.backend)
-        run = agent._run
+        _answer_with(agent, _LastTextSeen(agent.backend))
 
-        def answer(message: str, session_id: str | None) -> dict[str, Any]:
-            backend.last = None
-            response = run(message, session_id)
-            if response["status"] == 0 and backend.last is not None:
-                response = {**response, "message": backend.last}
-            return response
 
-        agent._run = answer  # type: ignore[method-assign]
+class AnswersClaudeWithItsResult(_Broken):
+    """Not broken: answers a claude turn that ended with a result by that result's text, even
+    an empty one, as the official Claude SDKs' `ResultMessage.result` does (decision D-34)."""
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        _answer_with(agent, _ResultSeen(agent.backend))
 
 
 class KillsLate(_Supervised):

@@ -14,6 +14,17 @@ def shape_of(line: Line) -> str:
     return f"{kind}/{line.get('subtype')}" if kind in ("system", "result") else kind
 
 
+def last_text(lines: list[Line]) -> str | None:
+    """The text of the last assistant message among `lines`, its text blocks joined: what a
+    success `result` repeats ("" when that message has none; None when no message came)."""
+    for line in reversed(lines):
+        if line.get("type") == "assistant" and isinstance(line.get("message"), dict):
+            blocks = line["message"].get("content") or []
+            return "".join(b.get("text", "") for b in blocks
+                           if isinstance(b, dict) and b.get("type") == "text")
+    return None
+
+
 def _complete(line: Line) -> Line:
     return complete("claude", shape_of, line)
 

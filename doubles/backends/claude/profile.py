@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import Line, Profile, option_value, write
-from agent_tck.doubles.backends.claude.lines import ClaudeLines, shape_of
+from agent_tck.doubles.backends.claude.lines import ClaudeLines, last_text, shape_of
 
 
 class ClaudeProfile(Profile):
@@ -53,6 +53,21 @@ class ClaudeProfile(Profile):
 
     def done(self, text: str | None = None) -> Line:
         return self.lines.result(text)
+
+    def last_message(self, lines: list[Line]) -> str | None:
+        return last_text(lines)
+
+    def unfaithful(self, lines: list[Line]) -> list[str]:
+        """A success `result` whose text is not the last message's: Claude Code repeats its
+        turn's last assistant message there (every recorded transcript does)."""
+        wrong = []
+        for n, line in enumerate(lines):
+            if shape_of(line) == "result/success" and not line.get("is_error"):
+                last = last_text(lines[:n])
+                if last is not None and line.get("result") != last:
+                    wrong.append(f"a result of {line.get('result')!r} after the message "
+                                 f"{last!r}: the real CLI repeats its last message there")
+        return wrong
 
     def failure(self, message: str) -> Line:
         return self.lines.result(message, subtype="success", is_error=True)
