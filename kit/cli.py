@@ -100,6 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old", type=Path, metavar="OLD", help="the earlier report (JSON)")
     diff.add_argument("new", type=Path, metavar="NEW", help="the later report (JSON)")
+    matrix = sub.add_parser(
+        "matrix", help="judge the implementations a list names, side by side, with their "
+                       "badges and a hall of bugs",
+        description="Run each implementation LIST names (a YAML list of {name, impl, "
+                    "components, baseline}) and write into --out its reports and badge, the "
+                    "matrix of them all (index.html, index.md) and the hall of bugs (bugs.md); "
+                    "with --previous, what changed since (changes.md). Exit code 1 when one "
+                    "regressed or its run ended in an error.",
+    )
+    matrix.add_argument("list", type=Path, metavar="LIST", help="the implementations (YAML)")
+    matrix.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="where the reports and pages go")
+    matrix.add_argument("--previous", type=Path, metavar="DIR",
+                        help="an earlier matrix's --out, to say what changed")
+    matrix.add_argument("-n", dest="workers", default="auto", metavar="N",
+                        help="workers of each run (default: auto)")
     explain = sub.add_parser("explain", help="one requirement: its text, source, scenarios "
                                              "and the real failures it guards against")
     explain.add_argument("req_id", metavar="REQ-ID", help="a requirement id, e.g. AG-H1")
@@ -208,6 +224,12 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return diff(args.old, args.new, out)
 
 
+def _matrix(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agent_tck.kit.matrix import matrix
+
+    return matrix(args.list, args.out, args.previous, args.workers, out)
+
+
 def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from agent_tck.kit.explain import explain
 
@@ -261,7 +283,8 @@ def _gherkin(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "run": _run, "report": _report, "merge": _merge, "diff": _diff, "explain": _explain,
+    "run": _run, "report": _report, "merge": _merge, "diff": _diff, "matrix": _matrix,
+    "explain": _explain,
     "smoke": _smoke,
     "record": _record, "install-clis": _install, "gherkin": _gherkin, "docs": _docs,
 }

@@ -1,0 +1,185 @@
+"""`agent-tck matrix LIST --out DIR [--previous DIR]`: implementations judged side by side.
+
+LIST is a YAML list, an entry per implementation:
+
+    - name: codex-sdk                      # its files' name: letters, digits, '.', '_', '-'
+      impl: node adapter.mjs               # what `agent-tck run --impl` takes
+      components: [agent]                  # optional: the components judged (default: all)
+      baseline: baseline.yaml              # optional: its known failures, each with the
+                                           # implementation's behaviour behind it
+
+Paths and command lines are taken from LIST's folder. Each implementation is judged by
+`agent-tck run` in a process of its own, as a user runs it, which writes into DIR its
+NAME.json, NAME.html, NAME.md and NAME.badge.json (a shields.io endpoint). Then DIR gets
+index.html and index.md, the matrix of every report (`agent-tck report`), and bugs.md, the
+hall of bugs: every requirement an implementation fails, with what its baseline says the
+implementation does there (else the first line of the evidence) and the public failures the
+requirement guards against. With `--previous DIR`, changes.md says what changed since the
+report of the same name there, regressions first.
+
+Exit code: 1 when an implementation regressed against `--previous` or its run ended in an
+error (its exit code 2 or more); else 0. A list that cannot be read is a usage error, naming
+the file and the entry.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from agent_tck.kit import diff, html_report, plainyaml, registry, reports
+from agent_tck.kit.errors import UsageError
+from agent_tck.kit.files import write_atomically
+from agent_tck.kit.text import printable
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+KEYS = {"name", "impl", "components", "baseline"}
+MAX_SAID = 400  # characters of what an implementation does, in the hall of bugs
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    impl: str
+    components: tuple[str, ...] = ()
+    baseline: Path | None = None
+
+
+def load(path: Path) -> list[Entry]:
+    """The implementations LIST names; UsageError naming the file and the entry."""
+    try:
+        entries = plainyaml.load(path, "implementation list")
+    except plainyaml.PlainYamlError as exc:
+        raise UsageError(str(exc)) from None
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: expected a list of implementations ({{name, impl}} each)")
+    found: list[Entry] = []
+    for index, entry in enumerate(entries):
+        where = f"{path}: entry {index}"
+        if not isinstance(entry, dict) or not {"name", "impl"} <= set(entry) <= KEYS:
+            raise UsageError(f"{where}: needs 'name' and 'impl', and may have 'components' "
+                             "and 'baseline'")
+        name, impl = entry["name"], entry["impl"]
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            raise UsageError(f"{where}: name {name!r:.80} is not a file name (letters, digits, "
+                             "'.', '_', '-')")
+        if name in {e.name for e in found}:
+            raise UsageError(f"{where}: the name {name!r} is given twice")
+        if not isinstance(impl, str) or not impl.strip():
+            raise UsageError(f"{where}: impl {impl!r:.80} is not a command line")
+        components = entry.get("components", [])
+        if not isinstance(components, list) or not all(isinstance(c, str) for c in components):
+            raise UsageError(f"{where}: components {components!r:.80} is not a list of names")
+        baseline = entry.get("baseline")
+        if baseline is not None and not isinstance(baseline, str):
+            raise UsageError(f"{where}: baseline {baseline!r:.80} is not a path")
+        found.append(Entry(name, impl, tuple(components),
+                           path.parent / baseline if baseline else None))
+    return found
+
+
+def judge(entry: Entry, out_dir: Path, cwd: Path, workers: str) -> int:
+    """`agent-tck run` of one implementation, its reports into `out_dir`; its exit code."""
+    files = {"--json": "json", "--html": "html", "--markdown": "md", "--badge": "badge.json"}
+    command = [sys.executable, "-m", "agent_tck.kit.cli", "run", "--impl", entry.impl,
+               "-n", workers, "--no-progress"]
+    command += [w for c in entry.components for w in ("--component", c)]
+    command += [w for flag, ext in files.items()
+                for w in (flag, str(out_dir / f"{entry.name}.{ext}"))]
+    if entry.baseline is not None:
+        command += ["--baseline", str(entry.baseline)]
+    done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, errors="replace", check=False)
+    if done.returncode >= 2:
+        tail = printable(done.stderr.strip()[-MAX_SAID:])
+        raise _RunError(f"{entry.name}: its run ended in an error (exit {done.returncode}): "
+                        f"{tail}")
+    return done.returncode
+
+
+class _RunError(Exception):
+    """An implementation's run that ended in an error: no report to put in the matrix."""
+
+
+def hall_of_bugs(entries: list[Entry], judged: list[reports.Judged], out_dir: Path) -> str:
+    """Every failed or errored requirement of every implementation: what its baseline says
+    the implementation does there, or else what its first failed scenario showed; and the
+    public failures the requirement guards against."""
+    reqs = registry.load()
+    lines = ["# Hall of bugs", "",
+             "What agent-tck finds in each implementation: every requirement it fails, what it "
+             "does there, and the public failures the requirement guards against.", ""]
+    for entry, report in zip(entries, judged, strict=True):
+        known = reports.load_baseline(entry.baseline, reqs) if entry.baseline else {}
+        shown = _first_failures(out_dir / f"{entry.name}.json")
+        failing = [rid for rid, (_, _, verdict) in report.reqs.items() if verdict in reports.BAD]
+        lines += [f"## {entry.name}: {report.word}", ""]
+        if not failing:
+            lines += ["Nothing failed.", ""]
+        for rid in failing:
+            level, text, verdict = report.reqs[rid]
+            lines.append(f"- **{rid}** ({level}, {verdict}): {text}")
+            said = known.get(rid) or shown.get(rid, "")
+            lines.append(f"  - what it does: {printable(' '.join(said.split()))[:MAX_SAID]}")
+            hazards = reqs[rid].hazards if rid in reqs else ()
+            lines += [f"  - guards against: [{h.what}]({h.url})" for h in hazards[:3]]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _first_failures(path: Path) -> dict[str, str]:
+    """Requirement ID -> what its first failed or errored scenario showed, with where."""
+    shown: dict[str, str] = {}
+    for scenario in json.loads(path.read_text(encoding="utf-8"))["scenarios"]:
+        if scenario["verdict"] not in reports.BAD:
+            continue
+        what = (scenario.get("message") or scenario.get("error") or "").strip()
+        first = what.splitlines()[0] if what else "(no message)"
+        for rid in scenario["reqs"]:
+            shown.setdefault(rid, f"{first} (scenario: {scenario['title']}, {scenario['where']})")
+    return shown
+
+
+def matrix(list_path: Path, out_dir: Path, previous: Path | None, workers: str,
+           out: TextIO) -> int:
+    entries = load(list_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kept: list[Entry] = []
+    for entry in entries:
+        try:
+            code = judge(entry, out_dir, list_path.parent, workers)
+        except _RunError as exc:
+            print(exc, file=out, flush=True)
+            continue
+        kept.append(entry)
+        print(f"{entry.name}: exit {code}", file=out, flush=True)
+    judged = reports.load_reports([out_dir / f"{e.name}.json" for e in kept])
+    write_atomically(out_dir / "index.md", reports.matrix_markdown(judged))
+    write_atomically(out_dir / "index.html", html_report.render_matrix(judged))
+    write_atomically(out_dir / "bugs.md", hall_of_bugs(kept, judged, out_dir))
+    regressed = _changes(kept, out_dir, previous) if previous is not None else False
+    print(f"{len(judged)} of {len(entries)} implementations judged into {out_dir}"
+          f"{'; one regressed (changes.md)' if regressed else ''}", file=out)
+    return 1 if len(kept) < len(entries) or regressed else 0
+
+
+def _changes(entries: list[Entry], out_dir: Path, previous: Path) -> bool:
+    """changes.md: per implementation, what changed since `previous`; whether one regressed."""
+    lines, regressed = ["# Changes since the previous matrix", ""], False
+    for entry in entries:
+        before, now = previous / f"{entry.name}.json", out_dir / f"{entry.name}.json"
+        lines.append(f"## {entry.name}")
+        if not before.is_file():
+            lines += ["", "New: no report of it in the previous matrix.", ""]
+            continue
+        old, new = reports.load_report(before), reports.load_report(now)
+        found = diff.changes(old, new)
+        regressed = regressed or any(c.kind == diff.REGRESSION for c in found)
+        lines += ["", "```", *diff.lines(found, old, new), "```", ""]
+    write_atomically(out_dir / "changes.md", "\n".join(lines))
+    return regressed

@@ -1,0 +1,124 @@
+"""`agent-tck matrix` (kit/matrix.py): implementations judged side by side, their badges, the
+hall of bugs and what changed since the previous matrix."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_tck.kit.cli import main
+from agent_tck.kit.matrix import load
+
+REFERENCE = f"{sys.executable} -m agent_tck.reference.adapter"
+BROKEN = "python:tests.miniatures.responses:DropsToolCalls"
+
+
+def matrix(where: Path, *argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["matrix", str(where / "list.yaml"), *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def listing(where: Path, *entries: str) -> None:
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "list.yaml").write_text("".join(entries))
+
+
+def entry(name: str, impl: str, baseline: str = "") -> str:
+    more = f"  baseline: {baseline}\n" if baseline else ""
+    return f"- name: {name}\n  impl: {impl}\n  components: [responses]\n{more}"
+
+
+@pytest.fixture
+def importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The miniatures importable by the runs the matrix starts (`python:tests...`)."""
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", str(root))
+
+
+def test_each_implementation_gets_its_reports_badge_and_row_and_its_failures_their_account(
+        tmp_path: Path, importable: None) -> None:
+    """The baseline's account of a failure is the hall of bugs' "what it does"; a failure it
+    does not list is told by its first failed scenario, with where."""
+    (tmp_path / "known.yaml").write_text(
+        "- id: RESP-001.3-a\n  reason: Drops every function_call item on the floor.\n")
+    listing(tmp_path, entry("ref", REFERENCE), entry("drops", BROKEN, "known.yaml"))
+    code, out, _ = matrix(tmp_path, "--out", str(tmp_path / "out"), "-n", "1")
+    assert code == 0, out
+    assert "2 of 2 implementations judged" in out
+    for name in ("ref", "drops"):
+        for ext in ("json", "html", "md"):
+            assert (tmp_path / "out" / f"{name}.{ext}").stat().st_size > 0
+        badge = json.loads((tmp_path / "out" / f"{name}.badge.json").read_text())
+        assert badge["schemaVersion"] == 1
+    index = (tmp_path / "out" / "index.md").read_text()
+    assert "2 reports side by side" in index and "**≠**" in index
+    bugs = (tmp_path / "out" / "bugs.md").read_text()
+    ref, drops = bugs.split("## drops")
+    assert "## ref: " in ref and "Nothing failed." in ref
+    assert "**RESP-001.3-a** (MUST, failed)" in drops
+    assert "what it does: Drops every function_call item on the floor." in drops
+    assert "(scenario: A function call without call_id falls back to the item id, " \
+           "features/responses/003_responses_parser.feature:" in drops
+    assert "<html" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_a_regression_since_the_previous_matrix_comes_first_and_fails_it(
+        tmp_path: Path, importable: None) -> None:
+    listing(tmp_path / "before", entry("impl", REFERENCE))
+    assert matrix(tmp_path / "before", "--out", str(tmp_path / "old"), "-n", "1")[0] == 0
+    listing(tmp_path / "after", entry("impl", BROKEN), entry("new", REFERENCE))
+    code, out, _ = matrix(tmp_path / "after", "--out", str(tmp_path / "new"),
+                          "--previous", str(tmp_path / "old"), "-n", "1")
+    assert code == 1 and "one regressed (changes.md)" in out
+    changes = (tmp_path / "new" / "changes.md").read_text()
+    impl, new = changes.split("## new")
+    regressions = [line.split()[1] for line in impl.splitlines()
+                   if line.startswith("regression ")]
+    assert "RESP-001.3-a" in regressions and len(regressions) == 5, impl
+    assert "5 regressions, 0 fixes" in impl
+    assert "New: no report of it in the previous matrix." in new
+
+
+def test_a_run_that_ends_in_an_error_is_named_and_fails_the_matrix(tmp_path: Path) -> None:
+    listing(tmp_path, entry("ref", REFERENCE), entry("gone", str(tmp_path / "no-such-adapter")))
+    code, out, _ = matrix(tmp_path, "--out", str(tmp_path / "out"), "-n", "1")
+    assert code == 1
+    assert f"gone: its run ended in an error (exit 2): agent-tck: error: cannot start adapter " \
+           f"'{tmp_path / 'no-such-adapter'}'" in out
+    assert "1 of 2 implementations judged" in out
+    assert not (tmp_path / "out" / "gone.json").exists()
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("- name: a\n", "entry 0: needs 'name' and 'impl'"),
+    ("- name: ../a\n  impl: x\n", "entry 0: name '../a' is not a file name"),
+    ("- name: a\n  impl: x\n- name: a\n  impl: y\n", "entry 1: the name 'a' is given twice"),
+    ("- name: a\n  impl: x\n  components: agent\n", "entry 0: components 'agent' is not a list"),
+    ("- name: a\n  impl: x\n  colour: red\n", "entry 0: needs 'name' and 'impl'"),
+    ("name: a\n", "expected a list of implementations"),
+])
+def test_a_list_that_cannot_be_read_names_the_file_and_the_entry(
+        tmp_path: Path, text: str, error: str) -> None:
+    listing(tmp_path, text)
+    code, out, err = matrix(tmp_path, "--out", str(tmp_path / "out"))
+    assert (code, out) == (2, "")
+    assert f"agent-tck: error: {tmp_path / 'list.yaml'}: {error}" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_examples_list_names_every_official_sdk_example_with_its_baseline() -> None:
+    """examples/matrix.yaml: each SDK example's adapter and baseline exist (the suite judges
+    each against its baseline in tests/test_examples.py)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    entries = load(root / "matrix.yaml")
+    sdks = {e.name: e for e in entries if e.baseline is not None}
+    assert sorted(sdks) == ["claude-agent-sdk-python", "claude-agent-sdk-ts", "codex-sdk"]
+    for entry in sdks.values():
+        assert entry.baseline is not None and entry.baseline.is_file(), entry
+        assert (root / entry.impl.split()[1]).is_file(), entry
+        assert entry.components == ("agent",)
