@@ -2,12 +2,14 @@
 
 A wrapper whose every request hangs is judged one scenario after another, each waiting out
 the adapter's timeout: hundreds of scenarios, hours, and no verdict. When `FIRST` scenarios
-of a component errored (the implementation broke: a hang, an exit, stray output, a protocol
-error) in the same way, more than `RATIO` times as many as passed (creating an agent can
-work while every request hangs), the run stops: it says what it saw and what to check, and the
-scenarios left are "not run" (a MUST not run is failed in a whole run). Failed assertions
-never stop a run: different requirements fail for different reasons, and each is worth
-reading.
+errored (the implementation broke: a hang, an exit, stray output, a protocol error) in the
+same way, more than `RATIO` times as many as passed of the components they belong to
+(creating an agent can work while every request hangs), the run stops: it says what it saw
+and what to check, and the scenarios left are "not run" (a MUST not run is failed in a whole
+run). The same way is the same cause, whichever component's scenarios met it: the agent's
+and the real CLIs' scenarios send the same command, and a hang counted apart in each let a
+whole run wait out twice the timeouts before it stopped. Failed assertions never stop a run:
+different requirements fail for different reasons, and each is worth reading.
 """
 
 from __future__ import annotations
@@ -38,11 +40,11 @@ ADVICE = {
 
 class FailFast:
     """pytest plugin, where the reports arrive (the session, or xdist's controller): stops the
-    session once `FIRST` scenarios of one component errored the same way, more than `RATIO`
-    times as many as passed (see the module's docstring); `reason` says why."""
+    session once `FIRST` scenarios errored the same way, more than `RATIO` times as many as
+    passed of their components (see the module's docstring); `reason` says why."""
 
     def __init__(self) -> None:
-        self.causes: dict[str, list[str]] = {}  # component -> causes of its errored scenarios
+        self.causes: dict[str, list[str]] = {}  # cause -> the component of each scenario of it
         self.passed: dict[str, int] = {}  # component -> scenarios of it that passed
         self.ended: set[str] = set()  # the scenarios counted (a scenario reports three phases)
         self.reason = ""
@@ -62,16 +64,19 @@ class FailFast:
         if data["kind"] == verdicts.PASSED:
             self.passed[component] = self.passed.get(component, 0) + 1
         elif data["kind"] == verdicts.ERRORED and data.get("cause"):
-            self.causes.setdefault(component, []).append(data["cause"])
-            self._judge(component, data["cause"])
+            self.causes.setdefault(data["cause"], []).append(component)
+            self._judge(data["cause"])
 
-    def _judge(self, component: str, cause: str) -> None:
-        count = self.causes[component].count(cause)
-        if count < FIRST or count <= RATIO * self.passed.get(component, 0):
+    def _judge(self, cause: str) -> None:
+        components = sorted(set(self.causes[cause]))
+        count, passed = len(self.causes[cause]), sum(self.passed.get(c, 0) for c in components)
+        if count < FIRST or count <= RATIO * passed:
             return
         kind = cause.partition(":")[0]
-        self.reason = (f"{count} scenarios of the {component} component errored the same way, "
-                       f"and only {self.passed.get(component, 0)} of it passed: {cause}. "
+        which = " and ".join(components)
+        self.reason = (f"{count} scenarios of the {which} component"
+                       f"{'s' if len(components) > 1 else ''} errored the same way, and only "
+                       f"{passed} of {'them' if len(components) > 1 else 'it'} passed: {cause}. "
                        f"{ADVICE.get(kind, '')}".rstrip())
         self._stop()
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import pytest
+
+from agent_tck.kit import verdicts
+from agent_tck.kit.failfast import FailFast
 from tests.test_cli_run import run
 
 
@@ -25,3 +31,50 @@ def test_a_run_whose_requests_all_hang_stops_early_and_says_why(tmp_path: Path) 
     verdicts = [s["verdict"] for s in json.loads(report.read_text())["scenarios"]]
     assert "not run" in verdicts, "the run went on to the end"  # how soon: a benchmark's
     assert out.splitlines()[-1].startswith("NOT CONFORMANT: ")
+
+
+def _report(nodeid: str, component: str, kind: str, cause: str = "") -> pytest.TestReport:
+    data = {"kind": kind, "component": component, "cause": cause}
+    return pytest.TestReport(nodeid, ("f", 1, "t"), {}, "failed" if cause else "passed",
+                             None, "call", user_properties=[(verdicts.KEY, data)])
+
+
+HANG = "AdapterHung: agent.request: no response within 60 s (hang)"
+
+
+def test_one_cause_is_counted_across_the_components_that_met_it() -> None:
+    """A hang of agent.request in the agent's and the real CLIs' scenarios is one cause: the
+    fourth such scenario stops the run, whichever component it was of; the passes of those
+    components hold it back as for one component, and another cause is counted apart."""
+    stopping = FailFast()
+    stopping.session = _session()
+    stopping.pytest_runtest_logreport(_report("a0", "agent", verdicts.PASSED))
+    stopping.pytest_runtest_logreport(_report("x", "runner", verdicts.ERRORED, "Refused: no"))
+    for n, component in enumerate(["agent", "real-cli", "real-cli"]):
+        stopping.pytest_runtest_logreport(_report(f"h{n}", component, verdicts.ERRORED, HANG))
+    assert stopping.reason == ""  # three: fewer than FIRST
+    stopping.pytest_runtest_logreport(_report("h3", "real-cli", verdicts.ERRORED, HANG))
+    assert stopping.reason.startswith("4 scenarios of the agent and real-cli components errored "
+                                      f"the same way, and only 1 of them passed: {HANG}.")
+    assert stopping.session.shouldstop
+
+
+def test_passes_of_the_components_a_cause_met_hold_the_stop_back() -> None:
+    """More than twice as many errors as passes: four hangs against two passes of the agent
+    component do not stop a run; a fifth does."""
+    stopping = FailFast()
+    stopping.session = _session()
+    for n in range(2):
+        stopping.pytest_runtest_logreport(_report(f"p{n}", "agent", verdicts.PASSED))
+    for n in range(4):
+        stopping.pytest_runtest_logreport(_report(f"h{n}", "agent", verdicts.ERRORED, HANG))
+    assert stopping.reason == ""
+    stopping.pytest_runtest_logreport(_report("h4", "agent", verdicts.ERRORED, HANG))
+    assert stopping.reason.startswith("5 scenarios of the agent component errored the same "
+                                      "way, and only 2 of it passed")
+
+
+def _session() -> Any:
+    """What FailFast stops: a session whose plugin manager has no xdist controller."""
+    manager = SimpleNamespace(getplugin=lambda name: None)
+    return SimpleNamespace(shouldstop=False, config=SimpleNamespace(pluginmanager=manager))
