@@ -61,9 +61,11 @@ def load(path: Path) -> list[Entry]:
     found: list[Entry] = []
     for index, entry in enumerate(entries):
         where = f"{path}: entry {index}"
-        if not isinstance(entry, dict) or not {"name", "impl"} <= set(entry) <= KEYS:
-            raise UsageError(f"{where}: needs 'name' and 'impl', and may have 'components' "
-                             "and 'baseline'")
+        if not isinstance(entry, dict) or not {"name", "impl"} <= set(entry):
+            raise UsageError(f"{where}: needs 'name' and 'impl'")
+        if unknown := sorted(str(k) for k in set(entry) - KEYS):
+            raise UsageError(f"{where}: unknown key {unknown[0]!r:.80} (it may have 'name', "
+                             "'impl', 'components' and 'baseline')")
         name, impl = entry["name"], entry["impl"]
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise UsageError(f"{where}: name {name!r:.80} is not a file name (letters, digits, "
@@ -80,6 +82,9 @@ def load(path: Path) -> list[Entry]:
             raise UsageError(f"{where}: baseline {baseline!r:.80} is not a path")
         found.append(Entry(name, impl, tuple(components),
                            path.parent / baseline if baseline else None))
+    if len(found) > reports.MAX_REPORTS:
+        raise UsageError(f"{path}: {len(found)} implementations; a matrix holds at most "
+                         f"{reports.MAX_REPORTS}")
     return found
 
 
@@ -124,7 +129,7 @@ def hall_of_bugs(entries: list[Entry], judged: list[reports.Judged], out_dir: Pa
         for rid in failing:
             level, text, verdict = report.reqs[rid]
             lines.append(f"- **{rid}** ({level}, {verdict}): {text}")
-            said = known.get(rid) or shown.get(rid, "")
+            said = known.get(rid) or shown.get(rid) or f"its scenarios were {verdict}"
             lines.append(f"  - what it does: {printable(' '.join(said.split()))[:MAX_SAID]}")
             hazards = reqs[rid].hazards if rid in reqs else ()
             lines += [f"  - guards against: [{h.what}]({h.url})" for h in hazards[:3]]
@@ -147,10 +152,19 @@ def _first_failures(path: Path) -> dict[str, str]:
 
 def matrix(list_path: Path, out_dir: Path, previous: Path | None, workers: str,
            out: TextIO) -> int:
+    list_path, out_dir = list_path.resolve(), out_dir.resolve()  # the runs start elsewhere
+    if previous is not None and not previous.is_dir():
+        raise UsageError(f"--previous {previous}: not a folder of an earlier matrix")
+    if previous is not None and previous.resolve() == out_dir:
+        raise UsageError(f"--previous {previous} is --out: a matrix is compared with an "
+                         "earlier one, not with itself")
     entries = load(list_path)
     out_dir.mkdir(parents=True, exist_ok=True)
     kept: list[Entry] = []
     for entry in entries:
+        for old in out_dir.glob(f"{entry.name}.*"):  # an earlier matrix's, never published
+            if old.suffix in (".json", ".html", ".md"):  # as this one's
+                old.unlink()
         try:
             code = judge(entry, out_dir, list_path.parent, workers)
         except _RunError as exc:
@@ -181,5 +195,13 @@ def _changes(entries: list[Entry], out_dir: Path, previous: Path) -> bool:
         found = diff.changes(old, new)
         regressed = regressed or any(c.kind == diff.REGRESSION for c in found)
         lines += ["", "```", *diff.lines(found, old, new), "```", ""]
+    for gone in sorted(set(_names(previous)) - {e.name for e in entries}):
+        lines += [f"## {gone}", "", "No report of it in this matrix (its run ended in an "
+                  "error, or the list no longer names it).", ""]
     write_atomically(out_dir / "changes.md", "\n".join(lines))
     return regressed
+
+
+def _names(folder: Path) -> list[str]:
+    """The implementations an earlier matrix judged: its NAME.json reports."""
+    return [p.stem for p in folder.glob("*.json") if not p.name.endswith(".badge.json")]

@@ -99,7 +99,7 @@ def test_a_run_that_ends_in_an_error_is_named_and_fails_the_matrix(tmp_path: Pat
     ("- name: ../a\n  impl: x\n", "entry 0: name '../a' is not a file name"),
     ("- name: a\n  impl: x\n- name: a\n  impl: y\n", "entry 1: the name 'a' is given twice"),
     ("- name: a\n  impl: x\n  components: agent\n", "entry 0: components 'agent' is not a list"),
-    ("- name: a\n  impl: x\n  colour: red\n", "entry 0: needs 'name' and 'impl'"),
+    ("- name: a\n  impl: x\n  colour: red\n", "entry 0: unknown key 'colour'"),
     ("name: a\n", "expected a list of implementations"),
 ])
 def test_a_list_that_cannot_be_read_names_the_file_and_the_entry(
@@ -122,3 +122,37 @@ def test_the_examples_list_names_every_official_sdk_example_with_its_baseline() 
         assert entry.baseline is not None and entry.baseline.is_file(), entry
         assert (root / entry.impl.split()[1]).is_file(), entry
         assert entry.components == ("agent",)
+
+
+def test_relative_paths_are_the_list_folders_and_the_callers(
+        tmp_path: Path, importable: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As docs/ci.md runs it: `agent-tck matrix examples/matrix.yaml --out matrix`, from the
+    folder above the list's. The baseline is found beside the list, the reports where the
+    caller said; an earlier matrix's files of an implementation are replaced, never kept."""
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "known.yaml").write_text(
+        "- id: RESP-001.3-a\n  reason: Drops every function_call item.\n")
+    listing(tmp_path / "examples", entry("drops", BROKEN, "known.yaml"))
+    (tmp_path / "matrix").mkdir()
+    (tmp_path / "matrix" / "drops.html").write_text("an earlier matrix's page")
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["matrix", "examples/list.yaml", "--out", "matrix", "-n", "1"], out, err)
+    assert code == 0, out.getvalue() + err.getvalue()
+    assert "Drops every function_call item." in (tmp_path / "matrix" / "bugs.md").read_text()
+    assert "earlier" not in (tmp_path / "matrix" / "drops.html").read_text()
+
+
+@pytest.mark.parametrize(("previous", "error"), [
+    ("missing", "--previous {p}: not a folder of an earlier matrix"),
+    ("out", "--previous {p} is --out: a matrix is compared with an earlier one"),
+])
+def test_a_previous_matrix_that_cannot_be_compared_is_refused(
+        tmp_path: Path, previous: str, error: str) -> None:
+    listing(tmp_path, entry("ref", REFERENCE))
+    (tmp_path / "out").mkdir()
+    code, out, err = matrix(tmp_path, "--out", str(tmp_path / "out"),
+                            "--previous", str(tmp_path / previous))
+    assert (code, out) == (2, "")
+    assert error.format(p=tmp_path / previous) in err, err
+    assert list((tmp_path / "out").iterdir()) == []
