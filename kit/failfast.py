@@ -68,9 +68,17 @@ class FailFast:
             self._judge(data["cause"])
 
     def _judge(self, cause: str) -> None:
-        components = sorted(set(self.causes[cause]))
-        count, passed = len(self.causes[cause]), sum(self.passed.get(c, 0) for c in components)
-        if count < FIRST or count <= RATIO * passed:
+        """Stop when the cause's scenarios of all the components it met trip the rule, or
+        those of one of them do (one stray error in a healthy component, with its many
+        passes, must not shelter another component that breaks every time)."""
+        met = self.causes[cause]
+        groups = [sorted(set(met)), *([c] for c in sorted(set(met)))]
+        for components in groups:
+            count = sum(met.count(c) for c in components)
+            passed = sum(self.passed.get(c, 0) for c in components)
+            if count >= FIRST and count > RATIO * passed:
+                break
+        else:
             return
         kind = cause.partition(":")[0]
         which = " and ".join(components)

@@ -78,3 +78,17 @@ def _session() -> Any:
     """What FailFast stops: a session whose plugin manager has no xdist controller."""
     manager = SimpleNamespace(getplugin=lambda name: None)
     return SimpleNamespace(shouldstop=False, config=SimpleNamespace(pluginmanager=manager))
+
+
+def test_a_stray_error_in_a_healthy_component_shelters_no_other() -> None:
+    """One hang among the runner's many passes, then four in the agent component, which
+    passes nothing: the agent's own count stops the run."""
+    stopping = FailFast()
+    stopping.session = _session()
+    for n in range(50):
+        stopping.pytest_runtest_logreport(_report(f"p{n}", "runner", verdicts.PASSED))
+    stopping.pytest_runtest_logreport(_report("r", "runner", verdicts.ERRORED, HANG))
+    for n in range(4):
+        stopping.pytest_runtest_logreport(_report(f"h{n}", "agent", verdicts.ERRORED, HANG))
+    assert stopping.reason.startswith("4 scenarios of the agent component errored the same "
+                                      "way, and only 0 of it passed")
