@@ -13,6 +13,7 @@ verdict. Each row's figure is the install plus that run; its baseline is the ins
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 from agent_tck.kit.paths import ROOT
 from benchmarks.report import Row, machine, table, write
 
+VERDICT_LINE = re.compile(r"^\[\d+/\d+\] ")  # `--progress`: a scenario's verdict
 EXAMPLES = {  # example adapter -> the component it implements
     "python-runner/runner_adapter.py": "runner",
     "python-pipeline/pipeline_adapter.py": "pipeline",
@@ -50,9 +52,15 @@ def first_verdict(agent_tck: Path, adapter: str, component: str, cwd: Path) -> t
     proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     assert proc.stderr is not None
-    proc.stderr.readline()
+    for line in proc.stderr:  # a warning may come first
+        if VERDICT_LINE.match(line):
+            break
     first = time.perf_counter() - start
-    out, err = proc.communicate(timeout=1800)
+    try:
+        out, err = proc.communicate(timeout=1800)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
     lines = out.strip().splitlines()
     return first, time.perf_counter() - start, lines[-1] if lines else err[-300:]
 

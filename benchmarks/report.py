@@ -83,6 +83,8 @@ def write(path: Path, rows: list[Row], seconds: float, command: str,
     text = path.read_text() if path.exists() else "# Benchmarks\n"
     if begin not in text:
         text += f"\n{begin}\n{end}\n"
+    if end not in text.partition(begin)[2]:
+        raise SystemExit(f"{path}: {begin} has no {end} after it; nothing written")
     head, _, rest = text.partition(begin)
     _, _, tail = rest.partition(end)
     path.write_text(head + generated + tail)

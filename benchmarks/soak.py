@@ -57,13 +57,14 @@ def deep(s: Script) -> int:
 
 def burst(s: Script) -> int:
     line = json.dumps(s.text_line("@N@,")) + "\n"
-    s.init().add("burst", {"line": line, "count": 10_000}).done()
+    s.init().add("burst", {"line": line, "count": 10_000}).done_after("9999,")
     return 0
 
 
 def trickle(s: Script) -> int:
-    data = json.dumps(s.text_line("Größe ✓ 完了 🎉"), ensure_ascii=False) + "\n"
-    s.init().add("trickle", {"data": data, "piece": 3, "sleep": 0.0005}).done()
+    text = "Größe ✓ 完了 🎉"
+    data = json.dumps(s.text_line(text), ensure_ascii=False) + "\n"
+    s.init().add("trickle", {"data": data, "piece": 3, "sleep": 0.0005}).done_after(text)
     return 0
 
 

@@ -128,10 +128,13 @@ def test_a_table_is_written_between_its_own_markers(tmp_path: Path) -> None:
 
 def test_the_hanging_wrapper_is_timed_to_its_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     """The hanging wrapper's run is not held to exit 0 (it is not conformant); its floor
-    without fail-fast is each judged scenario waiting out the adapter timeout once, over the
-    workers: 16 scenarios of 60 s over 8 workers is 2 minutes, and 90 s is then 0.75x."""
-    scenarios = [{"verdict": "errored"}] * 4 + [{"verdict": "not run"}] * 12
-    scenarios.append({"verdict": "not applicable"})
+    without fail-fast is each judged scenario that sends agent.request (the agent's and the
+    real CLIs') waiting out the adapter timeout once, over the workers: 16 scenarios of 60 s
+    over 8 workers is 2 minutes, and 90 s is then 0.75x."""
+    scenarios = [{"verdict": "errored", "component": "agent"}] * 4
+    scenarios += [{"verdict": "not run", "component": "real-cli"}] * 12
+    scenarios += [{"verdict": "not applicable", "component": "agent"},
+                  {"verdict": "passed", "component": "runner"}]
     asked: list[bool] = []
 
     def run(*extra: str, check: bool = True) -> suite.Run:
