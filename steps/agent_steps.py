@@ -933,7 +933,7 @@ def read_whole_or_skipped(world: AgentWorld, size: int, text: str, alone: str, c
             "skipped" in w for w in _warnings(world)):
         texts = _reported_texts(world, request)
         assert texts is None or "x" * size in texts, (
-            f"codex's answer is its last agent message {alone!r} (decision D-33) and no "
+            f"the answer is the turn's last message {alone!r} (decisions D-33, D-34) and no "
             f"warning says a line was skipped, but no text event it reported is the long "
             f"line's {size} bytes: it was neither read whole nor skipped with a warning")
         return

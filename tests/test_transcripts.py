@@ -16,6 +16,7 @@ import pytest
 
 from agent_tck.doubles.backends import as_printed, profile
 from agent_tck.doubles.backends.claude import ClaudeLines
+from agent_tck.doubles.backends.claude.lines import last_text
 from agent_tck.doubles.backends.codex import CodexLines
 from agent_tck.doubles.backends.transcripts import Transcript, index
 from agent_tck.doubles.harness.rig import HarnessRig
@@ -50,7 +51,7 @@ def test_the_order_the_fake_is_held_to_is_the_recorded_clis() -> None:
         t.name: [] for t in TRANSCRIPTS}
     shown = [name for name, turn in lines.items() if name.startswith("claude") and any(
         line.get("subtype") == "success" and not line.get("is_error") and line.get("result")
-        for line in turn)]
+        and last_text(turn[:n]) for n, line in enumerate(turn))]
     assert shown, "no recorded claude turn shows what its result repeats"
 
 
