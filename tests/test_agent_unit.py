@@ -160,12 +160,15 @@ def test_an_interrupt_goes_on_and_leaves_the_agent_ready(rig: tuple[Path, Path, 
 
 
 def test_many_text_lines_make_one_message_in_order(rig: tuple[Path, Path, Path]) -> None:
+    """Gemini's: its end line carries no text, so its answer is every piece, joined
+    JOIN_TEXTS at a time (Claude's result would repeat the last piece, decision D-34)."""
     bin_dir, script_path, _ = rig
-    script = Script("claude").init()
+    script = Script("gemini").init()
     for i in range(2 * JOIN_TEXTS + 5):
         script.text(f"{i},")
     write_script(script_path, script.done())
-    response = CodingAgent(AgentConfig(env={"PATH": str(bin_dir)})).process("hi")
+    config = AgentConfig(backend="gemini", env={"PATH": str(bin_dir)})
+    response = CodingAgent(config).process("hi")
     assert response["message"] == "".join(f"{i}," for i in range(2 * JOIN_TEXTS + 5))
 
 
