@@ -8,8 +8,8 @@ machine and once beside the busy loops: the loaded run must give the same report
 times, every scenario passing. `--self-tests` also runs the suites of broken implementations
 (tests/test_broken*.py, each asserting that its one-defect implementation fails the
 requirements it breaks) beside the loop, with pytest's eight workers as `python -m tests`
-runs them: every test passing means every defect was still caught. That part takes most of
-an hour on two cores. `--out FILE` writes the table between the `load` markers of FILE.
+runs them: every test passing means every defect was still caught. That part is by far
+the longer. `--out FILE` writes the table between the `load` markers of FILE.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-core", type=int, default=4, metavar="K",
                         help="busy-looping processes per core (default 4)")
     parser.add_argument("--self-tests", action="store_true",
-                        help="also run tests/test_broken*.py beside the load (most of an hour)")
+                        help="also run tests/test_broken*.py beside the load (the long part)")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="also write the table into FILE between its `load` markers")
     args = parser.parse_args(argv)

@@ -7,8 +7,9 @@ same way, more than `RATIO` times as many as passed of the components they belon
 (creating an agent can work while every request hangs), the run stops: it says what it saw
 and what to check, and the scenarios left are "not run" (a MUST not run is failed in a whole
 run). The same way is the same cause, whichever component's scenarios met it: the agent's
-and the real CLIs' scenarios send the same command, and a hang counted apart in each let a
-whole run wait out twice the timeouts before it stopped. Failed assertions never stop a run:
+and the real CLIs' scenarios send the same command, so a hang of it is counted once across
+both (and a component whose own scenarios trip the rule stops the run as well). Failed
+assertions never stop a run:
 different requirements fail for different reasons, and each is worth reading.
 """
 

@@ -198,7 +198,7 @@ def test_each_correct_choice_passes(name: str, keyword: str, reqs: set[str]) -> 
 def test_an_agent_that_answers_claude_with_its_result_passes() -> None:
     """D-34: the official Claude SDKs answer with the result line's text. The fake claude's
     result repeats the turn's last message, as the real CLI's does, so such an implementation
-    passes; when the fake printed an empty result after a text, it failed 14 requirements."""
+    passes (a fake that printed an empty result after a text would fail it in 14)."""
     impl = "python:tests.miniatures.agent:AnswersClaudeWithItsResult"
     results = scenario_results(impl, ["agent"], CLAUDE_ONLY)
     assert sum(r.verdict == "passed" for r in results) > 100
