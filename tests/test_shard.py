@@ -12,6 +12,7 @@ import pytest
 from agent_tck.kit import shard
 from agent_tck.kit.cli import main
 from benchmarks.suite import timeless_report
+from tests.support import once
 
 # A runner with one defect: the merged verdict must carry its failure as one run does. Its
 # command line and output scenarios are enough to split and merge (and cheaper than all).
@@ -25,22 +26,26 @@ def agent_tck(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.fixture(scope="module")
-def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One whole run and its three shards (the second on two workers), reports in one folder."""
-    where = tmp_path_factory.mktemp("shards")
-    code, out, _ = agent_tck("run", *BROKEN, "--json", str(where / "whole.json"))
-    assert code == 1
-    (where / "whole.txt").write_text(out)
-    for k, workers in ((1, ()), (2, ("-n", "2")), (3, ())):
-        code, _, err = agent_tck("run", *BROKEN, "--shard", f"{k}/3", *workers,
-                                 "--json", str(where / f"{k}.json"))
-        assert code in (0, 1), err
-    return where
+@pytest.fixture(scope="session")
+def shards(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """One whole run and its three shards (the second on two workers), reports in one folder:
+    made once a session, by the first worker whose test asks."""
+    def make(where: Path) -> None:
+        where.mkdir()
+        code, out, _ = agent_tck("run", *BROKEN, "--json", str(where / "whole.json"))
+        assert code == 1
+        (where / "whole.txt").write_text(out)
+        for k, workers in ((1, ()), (2, ("-n", "2")), (3, ())):
+            code, _, err = agent_tck("run", *BROKEN, "--shard", f"{k}/3", *workers,
+                                     "--json", str(where / f"{k}.json"))
+            assert code in (0, 1), err
+
+    return once.made_once(once.session_dir(tmp_path_factory, worker_id), "shards", make)
 
 
-def test_the_merged_shards_give_the_verdict_table_and_report_of_one_run(shards: Path) -> None:
-    merged = shards / "merged.json"
+def test_the_merged_shards_give_the_verdict_table_and_report_of_one_run(shards: Path,
+                                                                       tmp_path: Path) -> None:
+    merged = tmp_path / "merged.json"
     code, out, err = agent_tck("merge", *(str(shards / f"{k}.json") for k in (3, 1, 2)),
                                "--json", str(merged))
     assert (code, err) == (1, "")
