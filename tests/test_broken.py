@@ -151,14 +151,20 @@ def agent_map(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[
 def test_broken_agent_fails_exactly_its_requirements(name: str, request: pytest.FixtureRequest,
                                                      ) -> None:
     """Each on the scenarios that run its defect's reach (tests/support/reach.py), the rest
-    being the reference's; every scenario with AGENT_TCK_BROKEN=whole."""
+    being the reference's; one whose defect has no reach (it shows in every request) on the
+    scenarios of the requirements it breaks; every scenario with AGENT_TCK_BROKEN=whole."""
     keyword = CLAUDE_ONLY if name in EVERY_BACKEND and not ALL_BACKENDS else None
     places = getattr(getattr(miniatures, name), "reach", ())
+    reqs = None
     if places and not reach.WHOLE:
         reached = reach.keyword(places, request.getfixturevalue("agent_map"))
         keyword = f"({keyword}) and ({reached})" if keyword else reached
-    results = scenario_results(f"python:tests.miniatures.agent:{name}", ["agent"], keyword)
-    assert failing_in(results, ["agent"], selected=keyword is not None) == CASES[name]
+    elif not reach.WHOLE:
+        reqs = sorted(CASES[name])
+    results = scenario_results(f"python:tests.miniatures.agent:{name}", ["agent"], keyword,
+                               reqs=reqs)
+    selected = keyword is not None or reqs is not None
+    assert failing_in(results, ["agent"], selected=selected) == CASES[name]
     if name in PROVEN_BY:
         failed = [r.title for r in results if r.verdict in ("failed", "errored")]
         assert any(PROVEN_BY[name] in title for title in failed), failed

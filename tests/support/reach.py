@@ -14,8 +14,10 @@ scale of the nested runs, made once per test session and shared by its workers. 
     reference/supervisor.py:Supervisor._enforce            every line of that function
     reference/supervisor.py:Supervisor._enforce:os.kill(   its lines that contain the text
 
-AGENT_TCK_BROKEN=whole runs every scenario for every broken agent (on demand, CONTRIBUTING.md),
-as CI did before: the check that no reach is too narrow. One too narrow in the other way (a
+A broken agent with no reach (its defect shows in every request) is judged in CI on the
+scenarios of the requirements it must fail (tests/test_broken.py). AGENT_TCK_BROKEN=whole runs
+every scenario for every broken agent (on demand, CONTRIBUTING.md): the check that no reach is
+too narrow, and that a defect with none fails nothing more. One too narrow in the other way (a
 requirement its defect breaks in no scenario of its reach) fails in CI too: that requirement
 is then not run, not failed.
 """

@@ -52,11 +52,13 @@ def scenario_results(
     components: list[str],
     keyword: str | None = None,
     adapter_timeout: float = DEFAULT_TIMEOUT,
+    reqs: list[str] | None = None,
 ) -> list[verdicts.ScenarioResult]:
-    """What each scenario of a run of `components` against `impl` came to."""
-    if impl == "reference" and "real-cli" not in components:
+    """What each scenario of a run of `components` against `impl` came to (of the scenarios
+    `keyword` selects, and of those of the requirements `reqs`, when given)."""
+    if impl == "reference" and "real-cli" not in components and reqs is None:
         return [result for c in components for result in _reference(c, keyword)]
-    return _run(impl, components, keyword, adapter_timeout)
+    return _run(impl, components, keyword, adapter_timeout, reqs)
 
 
 @functools.cache
@@ -65,13 +67,15 @@ def _reference(component: str, keyword: str | None) -> tuple[verdicts.ScenarioRe
 
 
 def _run(
-    impl: str, components: list[str], keyword: str | None, adapter_timeout: float
+    impl: str, components: list[str], keyword: str | None, adapter_timeout: float,
+    reqs: list[str] | None = None,
 ) -> list[verdicts.ScenarioResult]:
     args = argparse.Namespace(
         impl=impl,
         time_scale=0.02,
         component=components,
         keyword=keyword,
+        req=reqs,
         markexpr=None,
         adapter_timeout=adapter_timeout,
     )
