@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.fake import STRAGGLER_EXIT
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script, install, read_record, write_script
@@ -129,7 +130,10 @@ def test_claude_streaming_input_as_the_sdks_speak_it(tmp_path: Path) -> None:
             assert refused["subtype"] == "error" and "rewind_the_universe" in refused["error"]
             _send(proc, {"type": "user", "session_id": "default", "parent_tool_use_id": None,
                          "message": {"role": "user", "content": "What is 2 + 2?"}})
-            assert [_receive(proc)["type"] for _ in range(2)] == ["system", "result"]
+            turn = [_receive(proc) for _ in range(3)]
+            assert [line["type"] for line in turn] == ["system", "assistant", "result"]
+            assert profile("claude").unfaithful(turn) == []  # its result repeats the message
+            assert turn[2]["result"] == "echo: What is 2 + 2?"
             _send(proc, _control("interrupt", "r4"))  # stdin is still open, and still read
             assert _receive(proc)["response"]["request_id"] == "r4"
             assert proc.stdin is not None

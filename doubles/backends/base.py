@@ -76,8 +76,9 @@ class Profile(ABC):
         """A tool call (`result=False`) or its result."""
 
     @abstractmethod
-    def echo(self, prefix: str) -> tuple[Line, Line | None]:
-        """A final line whose text is `prefix` + stdin (`{stdin}`), and the line after it."""
+    def echo(self, prefix: str) -> tuple[Line, ...]:
+        """The lines that end a turn whose answer is `prefix` + stdin (`{stdin}` stands for
+        it), as the CLI prints them."""
 
     @classmethod
     @abstractmethod

@@ -91,10 +91,14 @@ class Script:
         return self.line(self.profile.tool(tool_id, result=result))
 
     def echo(self, prefix: str = "echo: ") -> Script:
-        """A final answer that repeats the prompt: `prefix` + what stdin said."""
-        answer, after = self.profile.echo(prefix)
-        self.add("line_stdin", answer)
-        return self.line(after) if after is not None else self
+        """A final answer that repeats the prompt: `prefix` + what stdin said, in the lines
+        that end the CLI's turn (those that carry it printed with stdin in its place)."""
+        for line in self.profile.echo(prefix):
+            if "{stdin}" in json.dumps(line):
+                self.add("line_stdin", line)
+            else:
+                self.line(line)
+        return self
 
     def completes(self) -> bool:
         """The script plays a turn that ends well: the stream says the turn completed without

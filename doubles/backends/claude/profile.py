@@ -75,8 +75,8 @@ class ClaudeProfile(Profile):
     def tool(self, tool_id: str, *, result: bool) -> Line:
         return self.lines.tool_result(tool_id) if result else self.lines.tool_use(tool_id)
 
-    def echo(self, prefix: str) -> tuple[Line, Line | None]:
-        return self.lines.result(prefix + "{stdin}"), None
+    def echo(self, prefix: str) -> tuple[Line, ...]:
+        return self.lines.text(prefix + "{stdin}"), self.lines.result(prefix + "{stdin}")
 
     @classmethod
     def ends_well(cls, line: Line) -> bool:

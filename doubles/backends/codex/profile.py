@@ -53,7 +53,7 @@ class CodexProfile(Profile):
     def tool(self, tool_id: str, *, result: bool) -> Line:
         return self.lines.command(tool_id, completed=result)
 
-    def echo(self, prefix: str) -> tuple[Line, Line | None]:
+    def echo(self, prefix: str) -> tuple[Line, ...]:
         return self.lines.agent_message(prefix + "{stdin}"), self.lines.turn_completed()
 
     @classmethod

@@ -65,7 +65,7 @@ class GeminiProfile(Profile):
     def tool(self, tool_id: str, *, result: bool) -> Line:
         return self.lines.tool_result(tool_id) if result else self.lines.tool_use(tool_id)
 
-    def echo(self, prefix: str) -> tuple[Line, Line | None]:
+    def echo(self, prefix: str) -> tuple[Line, ...]:
         return self.lines.message(prefix + "{stdin}"), self.lines.result()
 
     @classmethod
