@@ -28,7 +28,7 @@ import json
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -172,7 +172,8 @@ def matrix(list_path: Path, out_dir: Path, previous: Path | None, workers: str,
             continue
         kept.append(entry)
         print(f"{entry.name}: exit {code}", file=out, flush=True)
-    judged = reports.load_reports([out_dir / f"{e.name}.json" for e in kept])
+    judged = [_as_listed(e, j) for e, j in zip(
+        kept, reports.load_reports([out_dir / f"{e.name}.json" for e in kept]), strict=True)]
     write_atomically(out_dir / "index.md", reports.matrix_markdown(judged))
     write_atomically(out_dir / "index.html", html_report.render_matrix(judged))
     write_atomically(out_dir / "bugs.md", hall_of_bugs(kept, judged, out_dir))
@@ -180,6 +181,12 @@ def matrix(list_path: Path, out_dir: Path, previous: Path | None, workers: str,
     print(f"{len(judged)} of {len(entries)} implementations judged into {out_dir}"
           f"{'; one regressed (changes.md)' if regressed else ''}", file=out)
     return 1 if len(kept) < len(entries) or regressed else 0
+
+
+def _as_listed(entry: Entry, judged: reports.Judged) -> reports.Judged:
+    """A report as the matrix shows it: under the list's name for it (two implementations
+    may call themselves the same), its report the file beside the index."""
+    return replace(judged, name=f"{entry.name}: {judged.name}", source=f"{entry.name}.json")
 
 
 def _changes(entries: list[Entry], out_dir: Path, previous: Path) -> bool:

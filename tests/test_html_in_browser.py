@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,23 @@ def matrix(failing: tuple[Path, dict[str, Any]]) -> Path:
 
 
 @pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`agent-tck matrix` of the reference and a broken implementation: its index page."""
+    tmp = tmp_path_factory.mktemp("site")
+    (tmp / "list.yaml").write_text(
+        f"- name: reference\n  impl: {sys.executable} -m agent_tck.reference.adapter\n"
+        "  components: [responses]\n- name: drops\n"
+        "  impl: python:tests.miniatures.responses:DropsToolCalls\n  components: [responses]\n")
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", str(ROOT))  # the miniature, for the runs it starts
+        code = main(["matrix", str(tmp / "list.yaml"), "--out", str(tmp / "out"), "-n", "1"],
+                    out, io.StringIO())
+    assert code == 0, out.getvalue()
+    return tmp / "out" / "index.html"
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         try:
@@ -88,9 +106,10 @@ def shown() -> str:
 @pytest.fixture
 def opened(browser: Browser, viewport: dict[str, int], shown: str,
            request: pytest.FixtureRequest) -> Iterator[Opened]:
-    """The page `shown` ("report": the failing run's; "matrix": it beside the reference's)."""
+    """The page `shown` ("report": the failing run's; "matrix": it beside the reference's;
+    "site": the index of `agent-tck matrix`)."""
     path = request.getfixturevalue("failing")[0] if shown == "report" else request.getfixturevalue(
-        "matrix")
+        shown)
     context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
     try:
         page = context.new_page()
@@ -193,12 +212,26 @@ def test_a_phone_wide_page_needs_no_sideways_scrolling(
     assert opened.problems == []
 
 
-@pytest.mark.parametrize("shown", ["report", "matrix"])
+@pytest.mark.parametrize("shown", ["report", "matrix", "site"])
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE],
                          ids=["desktop", "phone"])
 def test_axe_finds_no_accessibility_violation(opened: Opened) -> None:
     results = Axe().run(opened.page)
     assert results.violations_count == 0, results.generate_snapshot()
+    assert opened.problems == []
+
+
+@pytest.mark.parametrize("shown", ["site"])
+def test_the_matrix_site_shows_each_implementation_and_loads_nothing_else(opened: Opened,
+                                                                         site: Path) -> None:
+    page = opened.page
+    rows = page.locator("#reports tr").all_inner_texts()
+    for name in ("reference", "drops"):  # under the list's names, their reports beside it
+        assert any(f"{name}: agent-tck reference" in r and f"{name}.json" in r
+                   for r in rows), rows
+    assert opened.visible("main tr[id]"), "no requirement rows"
+    assert opened.requests == [site.as_uri()]
+    assert page.eval_on_selector_all("script", "s => s.length") == 0
     assert opened.problems == []
 
 

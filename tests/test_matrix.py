@@ -57,6 +57,8 @@ def test_each_implementation_gets_its_reports_badge_and_row_and_its_failures_the
         assert badge["schemaVersion"] == 1
     index = (tmp_path / "out" / "index.md").read_text()
     assert "2 reports side by side" in index and "**≠**" in index
+    for name in ("ref", "drops"):  # the list's names, the reports beside the index
+        assert f"| {name}: agent\\-tck reference " in index and f"| {name}.json |" in index
     bugs = (tmp_path / "out" / "bugs.md").read_text()
     ref, drops = bugs.split("## drops")
     assert "## ref: " in ref and "Nothing failed." in ref
