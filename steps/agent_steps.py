@@ -22,8 +22,9 @@ from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES
 from agent_tck.kit.drivers import Driver
-from agent_tck.kit.errors import Refused, Unsendable
+from agent_tck.kit.errors import Refused, SuiteError, Unsendable
 from agent_tck.kit.observe import unreaped
+from agent_tck.kit.paths import FIXTURES
 from agent_tck.kit.verdicts import not_applicable, require_backend, step_not_judged
 from agent_tck.steps.world import NO_EVENTS, AgentWorld
 
@@ -346,22 +347,47 @@ def each_line_parsed(world: AgentWorld, backend_class: str,
     events = reported_events(world, request)
     if events is None or world.script is None:
         return
-    parser = world.driver if "backends" in world.driver.info.components else _spec_parser()
-    expected = [
-        event
-        for line in world.script.emitted
-        for event in parser.parse_line(world.backend, json.dumps(line))
-    ]
+    if "backends" in world.driver.info.components:
+        expected = [event for line in world.script.emitted
+                    for event in world.driver.parse_line(world.backend, json.dumps(line))]
+    else:
+        expected = [event for line in world.script.emitted
+                    for event in _spec_events(world.backend, line)]
     assert events == expected
 
 
-@functools.cache
-def _spec_parser() -> Driver:
-    """The spec's normalized events, for an implementation that does not declare the
-    `backends` component (and so is never sent `parse_line`): the reference's."""
-    from agent_tck.kit.drivers.inprocess import InProcessDriver
+NORMALIZED = FIXTURES / "normalized-events.json"
 
-    return InProcessDriver()
+
+def without_ids(value: Any) -> Any:
+    """`value` without its `uuid` and `id` fields, at any depth: ids the fake CLIs number
+    through a process (Claude Code's lines each have a new uuid, its messages an id)."""
+    if isinstance(value, dict):
+        return {k: without_ids(v) for k, v in value.items() if k not in ("uuid", "id")}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
+
+
+@functools.cache
+def _normalized() -> dict[str, list[dict[str, Any]]]:
+    known: dict[str, list[dict[str, Any]]] = json.loads(NORMALIZED.read_text(encoding="utf-8"))
+    return known
+
+
+def _spec_events(backend: str, line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The spec's normalized events of `line` (decision D-2), for an implementation that does
+    not declare the `backends` component (and so is never sent `parse_line`): those the
+    fixture of the default turn's lines gives (the reference writes it), each carrying the
+    line itself as its `raw`. The fixture's lines and events are without their ids
+    (`without_ids`), and none of those events carries one."""
+    for known in _normalized().get(backend, []):
+        if known["line"] == without_ids(line):
+            return [{**event, "raw": line} if "raw" in event else event
+                    for event in known["events"]]
+    raise SuiteError(f"error of the suite: {NORMALIZED.name} gives no events for the {backend} "
+                     f"line {json.dumps(line)[:200]} (`python -m tests.support.normalized` "
+                     "writes them)")
 
 
 @then(parsers.parse('the subprocess cwd is set to "{path}".'))

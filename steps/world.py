@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tck.doubles.backends.base import Profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver, RequestResult
@@ -94,10 +95,9 @@ class AgentWorld(World):
         """A realistic successful turn. Lines arrive in uneven writes (two lines in one
         write, one line split across two) so reading line by line is put to the test."""
         script = self.new_script()
-        self.final_text = "2 + 2 = 4"
+        self.final_text = FINAL_TEXT
         turn = script.profile
-        first = [turn.init(), turn.text(self.final_text)]
-        last = turn.done(self.final_text)
+        *first, last = default_turn(turn)
         script.emitted += [*first, last]
         echo = turn.prompt_echo()
         if echo is None:
@@ -115,6 +115,15 @@ class AgentWorld(World):
     def response(self) -> dict[str, Any]:
         assert self.result is not None, "no request was made"
         return self.result.response
+
+
+FINAL_TEXT = "2 + 2 = 4"  # the default turn's answer
+
+
+def default_turn(turn: Profile) -> list[dict[str, Any]]:
+    """The lines of the default script's turn as `turn`'s CLI prints them: its start, the
+    answer, the line that ends the turn."""
+    return [turn.init(), turn.text(FINAL_TEXT), turn.done(FINAL_TEXT)]
 
 
 def _json_line(value: dict[str, Any]) -> str:

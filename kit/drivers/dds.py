@@ -195,18 +195,14 @@ class DdsDriver(ProtocolDriver):
         self.served: dict[str, Served] = {}
         self.logs = Path(tempfile.mkdtemp(prefix="agent-tck-dds-"))
         self.ids = itertools.count(1)
-        self._parser: Any = None
 
     # --- the Driver protocol ---------------------------------------------------------------
 
     def parse_line(self, backend: str, line: str) -> list[dict[str, Any]]:
-        """DDS has no parse command: the spec's normalized events are the reference's."""
-        if self._parser is None:
-            from agent_tck.kit.drivers.inprocess import InProcessDriver
-
-            self._parser = InProcessDriver()
-        result: list[dict[str, Any]] = self._parser.parse_line(backend, line)
-        return result
+        """DDS has no parse command: a served agent does not declare the `backends`
+        component, whose scenarios alone send one."""
+        raise DriverError(f"parse_line of a {backend} line: a served agent parses no line for "
+                          "the suite over DDS (it does not declare the backends component)")
 
     def agent_create(self, settings: dict[str, Any], replaced: tuple[str, str] | None = None,
                      ) -> tuple[str, list[dict[str, Any]]]:
