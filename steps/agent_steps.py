@@ -359,14 +359,13 @@ def each_line_parsed(world: AgentWorld, backend_class: str,
 NORMALIZED = FIXTURES / "normalized-events.json"
 
 
-def without_ids(value: Any) -> Any:
-    """`value` without its `uuid` and `id` fields, at any depth: ids the fake CLIs number
-    through a process (Claude Code's lines each have a new uuid, its messages an id)."""
-    if isinstance(value, dict):
-        return {k: without_ids(v) for k, v in value.items() if k not in ("uuid", "id")}
-    if isinstance(value, list):
-        return [without_ids(v) for v in value]
-    return value
+def without_ids(line: dict[str, Any]) -> dict[str, Any]:
+    """`line` without the ids the fake claude numbers through a process: each line's `uuid`
+    and its message's `id`."""
+    kept = {key: value for key, value in line.items() if key != "uuid"}
+    if isinstance(kept.get("message"), dict):
+        kept["message"] = {k: v for k, v in kept["message"].items() if k != "id"}
+    return kept
 
 
 @functools.cache
@@ -379,8 +378,8 @@ def _spec_events(backend: str, line: dict[str, Any]) -> list[dict[str, Any]]:
     """The spec's normalized events of `line` (decision D-2), for an implementation that does
     not declare the `backends` component (and so is never sent `parse_line`): those the
     fixture of the default turn's lines gives (the reference writes it), each carrying the
-    line itself as its `raw`. The fixture's lines and events are without their ids
-    (`without_ids`), and none of those events carries one."""
+    line itself as its `raw`. The fixture's lines are without the ids the fake numbers
+    (`without_ids`), which no event of theirs carries (a test holds it)."""
     for known in _normalized().get(backend, []):
         if known["line"] == without_ids(line):
             return [{**event, "raw": line} if "raw" in event else event

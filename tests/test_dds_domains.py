@@ -157,6 +157,8 @@ def test_the_driver_serves_on_the_pair_it_claimed_and_lets_it_go_when_closed(
         driver = dds.DdsDriver()
         try:
             assert (driver.domain, driver.wire.domain) == (domain(10), domain(10))
+            with pytest.raises(DriverError, match="parses no line"):  # no backends component
+                driver.parse_line("claude", "{}")
         finally:
             driver.close()
         assert domains._held == {}
