@@ -218,7 +218,8 @@ def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
 
 def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
     """On the cross-driver slice: the protocol carries a defect to the verdicts. That the
-    defect fails nothing else is tests/test_broken.py's, in-process."""
+    defect fails nothing else is tests/test_broken.py's, in-process (on every scenario with
+    AGENT_TCK_BROKEN=whole)."""
     results = scenario_results(fake("broken:IgnoresWorkingDir", "none"), ["agent"],
                                CROSS_DRIVER)
     assert failing_in(results, ["agent"], selected=CROSS_DRIVER is not None) == {
