@@ -75,9 +75,11 @@ def self_tests(busy: int) -> Row:
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     counts = {kind.rstrip("s"): int(n) for n, kind in PYTEST_COUNTS.findall(last)}
     failed = counts.get("failed", 0) + counts.get("error", 0)
+    which = [line.split(" - ")[0] for line in done.stdout.splitlines()
+             if line.startswith(("FAILED ", "ERROR "))]
     return Row(
         f"the self-tests with one defect each ({len(SELF_TESTS)} files) beside {busy} "
-        f"CPU-bound processes: {last.strip('= ')}",
+        f"CPU-bound processes: {last.strip('= ')}{': ' if which else ''}{', '.join(which)}",
         f"{wall / 60:.1f} min",
         "",
         "",
