@@ -149,7 +149,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     argv += [arg for plugin in RUN_PLUGINS for arg in ("-p", plugin)]
     # Quiet, a run shows no warnings; so it leaves out the plugins that turn exceptions no
     # one could catch (in `__del__`, in a thread) into warnings, and their two full garbage
-    # collections as each run ends (a third of a small run's CPU).
+    # collections as each run ends.
     argv += (
         ["-v", "--tb=short"]
         if getattr(args, "verbose", False)
