@@ -29,6 +29,7 @@ from benchmarks.rig import child_env
 from benchmarks.suite import Run, agent_tck_run
 
 SELF_TESTS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_broken*.py"))
+MESSAGE = 600  # of each failed test's summary line: its id and how its assertion failed
 PYTEST_COUNTS = re.compile(r"(\d+) (passed|failed|errors?)\b")
 
 
@@ -69,13 +70,13 @@ def _differences(quiet: Run, loaded: Run) -> str:
 def self_tests(busy: int) -> Row:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "8", "-p", "no:cov",
-                           *SELF_TESTS], capture_output=True, text=True, cwd=ROOT,
+                           "-rfE", *SELF_TESTS], capture_output=True, text=True, cwd=ROOT,
                           env=child_env(), check=False)
     wall = time.perf_counter() - start
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr
     counts = {kind.rstrip("s"): int(n) for n, kind in PYTEST_COUNTS.findall(last)}
     failed = counts.get("failed", 0) + counts.get("error", 0)
-    which = [line.split(" - ")[0] for line in done.stdout.splitlines()
+    which = [line[:MESSAGE] for line in done.stdout.splitlines()
              if line.startswith(("FAILED ", "ERROR "))]
     return Row(
         f"the self-tests with one defect each ({len(SELF_TESTS)} files) beside {busy} "
