@@ -121,7 +121,7 @@ def _after(count: int) -> Conversation:
 @pytest.mark.parametrize(("count", "sender", "message", "problem"), [
     (2, "client", {"jsonrpc": "2.0", "id": 1, "method": "session/new",
                    "params": {"cwd": "/work"}},
-     "session/new params: 'mcpServers' is a required property"),
+     'session/new params: missing "mcpServers" (required)'),
     (4, "agent", {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "done"}},
      "a response to id 2, which no unanswered request of the client's has"),
     (5, "agent", {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "done"}},

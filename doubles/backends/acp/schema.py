@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import jsonschema
 
+from agent_tck.kit.drivers.schemas import said
 from agent_tck.kit.paths import PACKAGE as PACKAGE_DIR
 from agent_tck.kit.paths import SCHEMAS
 
@@ -97,8 +98,9 @@ def _validator(definition: str) -> jsonschema.protocols.Validator:
 
 def as_defined(value: Any, definition: str, where: str) -> list[str]:
     """What in `value` differs from the schema's `definition`, each naming `where` and the
-    path to the value at fault; [] when it conforms."""
-    return [f"{where}{''.join(f'[{p!r}]' for p in error.absolute_path)}: {error.message}"
+    path to the value at fault, in JSON's words as the adapter's checks say it; [] when it
+    conforms."""
+    return [f"{where}{''.join(f'[{p!r}]' for p in error.absolute_path)}: {said(error)}"
             for error in _validator(definition).iter_errors(value)]
 
 
