@@ -94,6 +94,25 @@ def test_a_harness_started_after_its_scenario_ended_plays_nothing_and_notes_itse
     assert (stray["rig"], stray["argv"], stray["cwd"]) == (rig.token, ["-p"], str(tmp_path))
 
 
+def test_the_signals_a_harness_caught_are_read_once_it_has_handled_them(tmp_path: Path) -> None:
+    """An implementation may answer the moment it has sent SIGTERM (the TypeScript Claude
+    SDK's abort does), before the harness has run its handler: the scenario that then reads
+    the signals finds the SIGTERM, where a busy CI machine once found none."""
+    rig = HarnessRig(tmp_path / "harness")
+    rig.use(Script("claude", read_stdin=False).add("sleep_real", 120))
+    running = subprocess.Popen([str(rig.bin / "claude")], stdout=subprocess.DEVNULL)
+    try:
+        while not rig.began(0):
+            assert running.poll() is None, "the harness ended before it began its script"
+            time.sleep(0.01)
+        running.send_signal(signal.SIGTERM)
+        assert rig.signals(running.pid) == ["SIGTERM"]
+    finally:
+        rig.close()
+        running.kill()
+        running.wait()
+
+
 def _send(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(message).encode() + b"\n")

@@ -20,7 +20,7 @@ from agent_tck.doubles.harness.switchboard import switchboard
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
 from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit.errors import SuiteError
-from agent_tck.kit.observe import signal_if_same
+from agent_tck.kit.observe import REAP_SETTLE, signal_if_same, still_running
 
 
 class HarnessRig:
@@ -85,6 +85,10 @@ class HarnessRig:
         return any(e["what"] == "step" and e.get("n") == step for e in self.record())
 
     def signals(self, pid: int) -> list[str]:
+        """The signals process `pid` caught, in order, read once it no longer runs (after up to
+        REAP_SETTLE seconds): an implementation may answer as soon as it has sent SIGTERM, before
+        the harness has run its handler and said so."""
+        still_running([pid], within=REAP_SETTLE)
         return [e["signal"] for e in self.record() if e["what"] == "signal" and e["pid"] == pid]
 
     def path(self) -> str:
