@@ -3,6 +3,7 @@ has seen without reaching another that took its pid."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
@@ -48,22 +49,43 @@ def signal_if_same(pid: int, since: int | None, sig: int) -> bool:
     """Send `sig` to `pid` only if it is still the process that started at `since` (None:
     never); whether it was sent. The process is pinned by a pidfd before its start time is
     read, so the signal goes to the process that was checked, never to one that took its
-    pid since: a pid read from a record is a claim, not a process of ours."""
+    pid since: a pid read from a record is a claim, not a process of ours. (Without pidfds,
+    the check comes just before the signal.)"""
     if since is None:
         return False
     try:
-        fd = os.pidfd_open(pid)
+        fd = pidfd(pid)
     except OSError:
         return False  # gone
     try:
         if started_at(pid) != since:
             return False
-        signal.pidfd_send_signal(fd, sig)
+        if fd is None:
+            os.kill(pid, sig)
+        else:
+            signal.pidfd_send_signal(fd, sig)
         return True
     except OSError:
         return False  # ended meanwhile
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
+
+
+def pidfd(pid: int) -> int | None:
+    """A pidfd of `pid` (Linux 5.3: it pins the process, its exit reads ready); None where
+    there are none (macOS, an older kernel, a seccomp policy that refuses the call), where a
+    check and a signal are a moment apart instead. OSError when `pid` has ended and been
+    waited for."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        return int(pidfd_open(pid))
+    except OSError as exc:
+        if exc.errno in (errno.ENOSYS, errno.EPERM):
+            return None
+        raise
 
 
 # How long after its answer an implementation may take to reap its CLI: one on an event loop

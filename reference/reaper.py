@@ -46,6 +46,7 @@ this tree, or not this user's to kill.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import resource
 import sys
@@ -120,8 +121,8 @@ def _still_ours(pid: int, ours: set[int]) -> bool:
 
 def signal_tree(sig: int, outside_group: int | None = None) -> None:
     """Send `sig` to our descendants (only those outside process group `outside_group` when
-    given). Each is pinned by a pidfd and checked still ours before the signal, so a pid
-    reused meanwhile is never signalled."""
+    given). Each is pinned (`_pin`) and checked still ours before the signal, so a pid reused
+    meanwhile is not signalled."""
     me = os.getpid()
     tree = descendants(me)
     ours = {me, *tree}
@@ -129,16 +130,34 @@ def signal_tree(sig: int, outside_group: int | None = None) -> None:
         try:
             if outside_group is not None and os.getpgid(pid) == outside_group:
                 continue
-            fd = os.pidfd_open(pid)
+            fd = _pin(pid)
         except OSError:
             continue  # gone
         try:
-            if _still_ours(pid, ours):
+            if not _still_ours(pid, ours):
+                continue
+            if fd is not None:
                 signal.pidfd_send_signal(fd, sig)
+            else:
+                os.kill(pid, sig)
         except OSError:
             pass  # gone since
         finally:
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
+
+
+def _pin(pid: int) -> int | None:
+    """A pidfd of `pid`; None where there are none (no such call, or a policy refuses it):
+    then the check and the signal are a moment apart (reference/strays.py's `pinned`)."""
+    try:
+        return os.pidfd_open(pid)
+    except AttributeError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ENOSYS, errno.EPERM):
+            return None
+        raise
 
 
 def reap() -> Iterator[tuple[int, int]]:
@@ -246,7 +265,8 @@ def supervise(cli: int, parent: int) -> None:
 def _find_by_tag() -> None:
     """Count the processes of this request's run tag among the descendants (no subreaper)."""
     global _strays, _run_id
-    strays = __import__("strays")  # beside this file: the first entry of sys.path
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I put no folder there
+    strays = __import__("strays")  # beside this file
     _run_id = os.environ.get(strays.RUN_TAG, "")
     _strays = strays if _run_id else None
 

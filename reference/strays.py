@@ -6,16 +6,20 @@ group does not reach them. Every process the CLI starts inherits its environment
 clears it, so the supervisor tags the CLI's environment with a run id and signals every process
 that carries it (decision D-6: no descendant survives the request). Linux only: elsewhere, and
 for processes of other users, nothing is found.
+
+Here too is how the reference signals a process it knows by its pid (`pinned`): pinned by a
+pidfd where the kernel has them, by `os.kill` after its check where it has none.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 RUN_TAG = "CODING_AGENT_RUN_ID"
@@ -23,6 +27,8 @@ PROC = Path("/proc")
 PF_KTHREAD = 0x00200000
 EXEC_PAUSES = (0.001, 0.005, 0.02, 0.05, 0.1, 0.3)  # about half a second mid-exec
 _pause = time.sleep
+UNSUPPORTED = (errno.ENOSYS, errno.EPERM)  # no such call here, or a policy refuses it
+Send = Callable[[int], None]
 
 
 def tag_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
@@ -45,8 +51,8 @@ def signal_tagged(run_id: str, sig: signal.Signals, rounds: int = 5, tag: str = 
                   ) -> int:
     """Send `sig` to every live process tagged `run_id`, again while new ones appear (a
     process may fork between a scan and its signal), at most `rounds` scans; how many
-    processes were signalled. Each is pinned by a pidfd and its tag read again before the
-    signal, so a pid reused meanwhile is never signalled."""
+    processes were signalled. Each is pinned (`pinned`) and its tag read again
+    before the signal, so a pid reused meanwhile is not signalled."""
     done: set[int] = set()
     for _ in range(rounds):
         fresh = [pid for pid in tagged(run_id, tag) if pid not in done]
@@ -94,13 +100,49 @@ def _in_exec(pid: int) -> bool:
 
 
 def _signal(pid: int, run_id: str, sig: signal.Signals, tag: str) -> None:
+    with pinned(pid) as send:
+        if send is not None and _carries(pid, run_id, tag):
+            send(sig)
+
+
+def pidfd(pid: int) -> int | None:
+    """A pidfd of `pid`; None where pidfds are not to be had. OSError when `pid` has ended
+    and been waited for (a zombie still has one)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
     try:
-        fd = os.pidfd_open(pid)
+        return int(pidfd_open(pid))
+    except OSError as exc:
+        if exc.errno in UNSUPPORTED:
+            return None
+        raise
+
+
+@contextlib.contextmanager
+def pinned(pid: int) -> Iterator[Send | None]:
+    """A way to signal `pid` without reaching a later process given its pid (nothing once it
+    has ended), or None when it has ended already.
+
+    Where the kernel has pidfds (Linux 5.3), `pid` is pinned by one before the caller checks
+    it, and the signal goes through it. Where there are none (macOS, an older kernel, a
+    seccomp policy that refuses the call), the check and `os.kill` are a moment apart, and a
+    pid reused in that moment would be signalled: the fallback narrows that window, it
+    cannot close it."""
+    try:
+        fd = pidfd(pid)
     except OSError:
-        return  # gone already
+        yield None
+        return
+    if fd is None:
+        yield lambda sig: _quietly(os.kill, pid, sig)
+        return
     try:
-        if _carries(pid, run_id, tag):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                signal.pidfd_send_signal(fd, sig)
+        yield lambda sig: _quietly(signal.pidfd_send_signal, fd, sig)
     finally:
         os.close(fd)
+
+
+def _quietly(send: Callable[[int, int], None], target: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        send(target, sig)

@@ -68,6 +68,7 @@ STDERR_TAIL = 4096
 # After the child exits its pipes are read for as long as output keeps coming (what it left in
 # them, however much: AG-H23), and LINGER more seconds without any, for a descendant's output.
 LINGER = 0.2
+EXIT_POLL = 0.05  # where there are no pidfds: how often the child's exit is looked for
 REAPER = (sys.executable, "-I", "-S", reaper.__file__)
 REAPER_EXIT = 5.0  # how long the reaper may take to empty its tree once told to
 
@@ -223,11 +224,12 @@ class Supervisor:
 
     def run(self, stdin: bytes, on_line: Callable[[str], None]) -> Outcome:
         splitter = LineSplitter(on_line)
-        pidfd = os.pidfd_open(self.proc.pid)
+        pidfd = strays.pidfd(self.proc.pid)  # the child is not reaped yet: it has one
         try:
             self._loop(stdin, splitter, pidfd)
         finally:
-            os.close(pidfd)
+            if pidfd is not None:
+                os.close(pidfd)
             self._finish()
         splitter.close()
         return Outcome(
@@ -237,7 +239,10 @@ class Supervisor:
             skipped_lines=splitter.skipped,
         )
 
-    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int) -> None:
+    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int | None) -> None:
+        """Feed stdin, read stdout and stderr, and enforce the deadline until `_done`. The
+        child's exit is seen as its pidfd reads ready, or, with none, looked for every
+        EXIT_POLL seconds."""
         proc = self.proc
         assert proc.stdin and proc.stdout and proc.stderr
         view = memoryview(stdin)
@@ -249,21 +254,33 @@ class Supervisor:
                 proc.stdin.close()
             sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
             sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
-            sel.register(pidfd, selectors.EVENT_READ, "exit")
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ, "exit")
             readers = 2
             while not self._done(readers):
-                for key, _ in sel.select(self._wait_time()):
+                wait = self._wait_time()
+                for key, _ in sel.select(wait if pidfd is not None else min(wait, EXIT_POLL)):
                     if key.data == "stdin":
                         view = self._write(sel, view)
                     elif key.data == "exit":
-                        sel.unregister(pidfd)
+                        sel.unregister(key.fileobj)
                         self.exited_at = time.monotonic()
                     elif self._read(key.fd, splitter):  # its lines handled: silence is the CLI's
                         self.output_at = time.monotonic()
                     else:
                         sel.unregister(key.fileobj)
                         readers -= 1
+                if pidfd is None and self.exited_at is None and self._exited():
+                    self.exited_at = time.monotonic()
                 self._enforce()
+
+    def _exited(self) -> bool:
+        """Whether the child has exited, left unreaped where the system can say so without
+        reaping it (waitid; macOS cannot)."""
+        waitid = getattr(os, "waitid", None)
+        if waitid is None:
+            return self.proc.poll() is not None
+        return waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
     def _read(self, fd: int, splitter: LineSplitter) -> bool:
         """Read one chunk from stdout or stderr; False at end of file."""
@@ -343,8 +360,8 @@ class Supervisor:
     def _finish(self) -> None:
         """Kill what is left of the group, close the pipes, and always reap the child.
 
-        The child is not reaped yet (the pidfd only told us it exited), so its process group
-        id cannot have been reused when the group is signalled.
+        The child is not reaped yet (its exit was only seen), so its process group id cannot
+        have been reused when the group is signalled (but where `_exited` had to reap it).
         """
         self._signal(signal.SIGKILL)
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):

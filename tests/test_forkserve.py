@@ -282,6 +282,25 @@ def test_fork_on_needs_a_command_this_python_runs() -> None:
         DdsDriver(f"serve={sys.executable} -c pass;fork=on")
 
 
+def test_without_pidfds_the_driver_does_not_fork_served_agents(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without pidfds cannot keep a forked child in sight once its server is gone
+    (tests/test_fallback.py runs a whole run there)."""
+    pytest.importorskip("cyclonedds")
+    monkeypatch.delattr(os, "pidfd_open")
+    forkserve.supported.cache_clear()
+    try:
+        with pytest.raises(UsageError, match=r"fork=on needs pidfds \(Linux 5.3 or newer\)"):
+            DdsDriver("fork=on")
+        driver = DdsDriver("")
+        try:
+            assert driver.forks is False
+        finally:
+            driver.close()
+    finally:
+        forkserve.supported.cache_clear()
+
+
 def test_a_script_runs_as_python_runs_it(server: forkserve.ForkServer, tmp_path: Path,
                                          env: dict[str, str]) -> None:
     script = tmp_path / "bin" / "probe.py"

@@ -3,13 +3,19 @@ D-6); one nobody reaps is left a zombie, and said so."""
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 
+import pytest
+
+from agent_tck.kit import observe
 from agent_tck.kit.observe import process_state, unreaped
+from tests.support.oldkernel import refusing, sleeper
 
 
 def _ended_child() -> subprocess.Popen[bytes]:
@@ -38,3 +44,25 @@ def test_a_child_nobody_reaps_is_left_a_zombie() -> None:
             f"harness pid {child.pid} is still there in state 'Z' (Z = zombie)")
     finally:
         child.wait()
+
+
+@pytest.mark.parametrize("refused", [errno.ENOSYS, errno.EPERM])
+def test_where_pidfds_are_refused_a_process_is_signalled_by_its_pid(
+        monkeypatch: pytest.MonkeyPatch, refused: int) -> None:
+    """The start time is still checked first."""
+    monkeypatch.setattr(os, "pidfd_open", refusing(refused))
+    assert observe.pidfd(os.getpid()) is None
+    with sleeper() as child:
+        since = observe.started_at(child.pid)
+        assert not observe.signal_if_same(child.pid, (since or 0) + 1, signal.SIGKILL)
+        assert observe.signal_if_same(child.pid, since, signal.SIGKILL)
+        assert child.wait(10) == -signal.SIGKILL
+
+
+def test_a_process_that_has_ended_has_no_pidfd(monkeypatch: pytest.MonkeyPatch) -> None:
+    def gone(pid: int) -> int:
+        raise ProcessLookupError(errno.ESRCH, "No such process")
+
+    monkeypatch.setattr(os, "pidfd_open", gone)
+    with pytest.raises(ProcessLookupError):
+        observe.pidfd(os.getpid())

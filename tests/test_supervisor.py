@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import pytest
 
 from agent_tck.reference.exceptions import LaunchError
 from agent_tck.reference.supervisor import LineSplitter, Supervisor, resolve, run_process
+from tests.support.oldkernel import refusing, sleeper
 
 
 def split(chunks: list[bytes], limit: int = 10) -> tuple[list[str], int]:
@@ -59,6 +61,49 @@ def test_stdin_is_written_then_closed_and_stdout_read() -> None:
         grace=1,
     )
     assert (lines, out.returncode, out.timed_out) == (["HI"], 0, False)
+
+
+class _Unreaped(Supervisor):
+    reaped = False  # as where there is no reaper (macOS)
+
+
+@pytest.mark.parametrize(("hidden", "supervisor"), [
+    (("pidfd_open",), Supervisor), (("pidfd_open", "waitid"), _Unreaped)])
+def test_without_pidfds_the_exit_is_looked_for(monkeypatch: pytest.MonkeyPatch,
+                                               hidden: tuple[str, ...],
+                                               supervisor: type[Supervisor]) -> None:
+    """Without pidfds (an old kernel: under the reaper), and without waitid either (macOS
+    before Python 3.13, which has no reaper): the child's exit is polled for, without or
+    with reaping it; the request ends when it exits, not timed out at its deadline."""
+    for name in hidden:
+        monkeypatch.delattr(os, name)
+    lines: list[str] = []
+    out = run_process(python("print('done')"), b"", lines.append, cwd=None, env=None,
+                      timeout=20, grace=1, supervisor=supervisor)
+    assert (lines, out.returncode, out.timed_out) == (["done"], 0, False)
+
+
+@pytest.mark.parametrize("refused", [errno.ENOSYS, errno.EPERM])
+def test_where_pidfds_are_refused_a_stray_is_signalled_by_its_pid(
+        monkeypatch: pytest.MonkeyPatch, refused: int) -> None:
+    from agent_tck.reference import strays
+
+    monkeypatch.setattr(os, "pidfd_open", refusing(refused))
+    with sleeper() as child, strays.pinned(child.pid) as send:
+        assert send is not None
+        send(signal.SIGKILL)
+        assert child.wait(10) == -signal.SIGKILL
+
+
+def test_a_process_that_has_ended_is_not_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tck.reference import strays
+
+    def gone(pid: int) -> int:
+        raise ProcessLookupError(errno.ESRCH, "No such process")
+
+    monkeypatch.setattr(os, "pidfd_open", gone)
+    with strays.pinned(os.getpid()) as send:
+        assert send is None
 
 
 def test_large_stdin_is_written_while_stdout_is_drained() -> None:

@@ -313,8 +313,11 @@ class Harness:
         lets (net.core.wmem_max): the real CLI writes to either alike."""
         import fcntl
 
-        try:
-            fcntl.fcntl(1, fcntl.F_SETPIPE_SZ, size)
+        resize = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux alone resizes pipes: elsewhere
+        try:  # a pipe keeps its size, and the CLI waits for its reader as it would
+            if resize is None:
+                raise OSError("pipes cannot be resized here")
+            fcntl.fcntl(1, resize, size)
         except OSError:
             import socket
 

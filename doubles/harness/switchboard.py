@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.doubles.harness.script import HARNESS_NAMES, reporting_command
-from agent_tck.kit.observe import started_at
+from agent_tck.kit.observe import pidfd, started_at
 
 SO_PEERPIDFD = 77  # Linux 6.5; Python names it from 3.13. Older kernels: pidfd_open(pid)
 MAX_HELLO = 4096  # bytes: a hello is a few dozen
@@ -214,16 +214,21 @@ class Switchboard:
         command line after the rig's prefix; None for the words when it is not a harness."""
         pid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                                   struct.calcsize("3i")))[0]
-        pidfd = _pidfd(sock, pid)
-        if pidfd is None:
-            return pid, None, None
+        try:
+            pidfd = _pidfd(sock, pid)
+        except OSError:
+            return pid, None, None  # gone
         try:
             since, words = started_at(pid), self._words(pid)
-            if _ended(pidfd):  # what was read may be another process's that took the pid
+            # what was read may be another process's that took the pid: without a pidfd,
+            # one whose start time differs from the one read first
+            if since is None or (_ended(pidfd) if pidfd is not None
+                                 else started_at(pid) != since):
                 return pid, None, None
             return pid, since, words
         finally:
-            os.close(pidfd)
+            if pidfd is not None:
+                os.close(pidfd)
 
     def _words(self, pid: int) -> list[str] | None:
         """The words after the prefix of `pid`'s command line, if it runs this Python with a
@@ -338,13 +343,11 @@ def _say(**answer: Any) -> bytes:
 
 def _pidfd(sock: socket.socket, pid: int) -> int | None:
     """A pidfd of the process that connected `sock` (SO_PEERPIDFD: that process, even if its
-    pid was taken since), or of `pid` on a kernel without it; None when it is gone."""
+    pid was taken since), or of `pid` on a kernel without it; None where there are no pidfds;
+    OSError when it is gone."""
     with contextlib.suppress(OSError):
         return int(struct.unpack("i", sock.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4))[0])
-    try:
-        return os.pidfd_open(pid)
-    except OSError:
-        return None
+    return pidfd(pid)
 
 
 def _ended(pidfd: int) -> bool:

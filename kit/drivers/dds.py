@@ -171,12 +171,16 @@ class DdsDriver(ProtocolDriver):
         fork = opts.get("fork")
         if fork not in (None, "on", "off"):
             raise UsageError(f"--impl dds: fork must be on or off, got {fork!r}")
+        if fork == "on" and not forkserve.supported():
+            raise UsageError("--impl dds: fork=on needs pidfds (Linux 5.3 or newer), which "
+                             "this system does not offer")
         if fork == "on" and not forkserve.forkable(self.serve):
             raise UsageError(f"--impl dds: fork=on needs a serve command run by "
                              f"{sys.executable} (a script or -m MODULE), got {self.serve}")
         # The reference's own command is forked unless told not to (kit.drivers.forkserve);
         # another implementation's starts as its author wrote it, unless told to fork.
-        self.forks = fork == "on" or (fork is None and self.serve == SERVE)
+        self.forks = fork == "on" or (fork is None and self.serve == SERVE
+                                       and forkserve.supported())
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), served_backends(opts.get("backends")))
         self.cwd = os.getcwd()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import gc
 import importlib
 import json
@@ -47,6 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_tck.kit import observe
 from agent_tck.kit.drivers.base import end_with_parent
 from agent_tck.kit.errors import DriverError
 
@@ -59,6 +61,19 @@ STARTUP = ("PYTHON", "LANG", "LC_", "LD_", "GLIBC_TUNABLES", "MALLOC_", "TZ", "H
 START_TIMEOUT = 30.0
 GRACE = 2.0  # for the children of a server that ended, to end on their SIGTERM
 MAX_ARG_STRLEN = 32 * 4096  # Linux: the longest argument or variable exec takes, with its NUL
+
+
+@functools.cache
+def supported() -> bool:
+    """Whether this system has what the server needs: pidfds (Linux 5.3), which keep each
+    child in sight once the server that forked it is gone."""
+    try:
+        fd = observe.pidfd(os.getpid())
+    except OSError:
+        return False
+    if fd is not None:
+        os.close(fd)
+    return fd is not None
 
 
 def forkable(argv: Sequence[str]) -> bool:

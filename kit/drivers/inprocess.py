@@ -6,10 +6,8 @@ JSON, so in-process and adapter runs see exactly the same values.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import select
 import signal
 from collections.abc import Callable
 from typing import Any
@@ -72,10 +70,12 @@ class InProcessDriver(ProtocolDriver):
                 self.call("agent.request", agent=agent, message=message)
             finally:
                 os._exit(0)
-        pidfd = os.pidfd_open(pid)  # pins the child: signalled, it cannot be another process
+        reaped: list[int] = []  # until then the pid is the child's, a zombie at worst
 
         def ended() -> bool:
-            return bool(select.select([pidfd], [], [], 0)[0])
+            if not reaped and os.waitpid(pid, os.WNOHANG)[0] == pid:
+                reaped.append(pid)
+            return bool(reaped)
 
         try:
             if not until(lambda: started() or ended(), within) or not started():
@@ -83,10 +83,9 @@ class InProcessDriver(ProtocolDriver):
                                   f"{message!r} was asked (the asking child "
                                   f"{'ended' if ended() else 'still runs'})")
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-            os.close(pidfd)
-            os.waitpid(pid, 0)
+            if not reaped:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
     def held(self, agent: str) -> Held | None:
         return held_by(os.getpid())

@@ -44,6 +44,7 @@ or not this user's to kill.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import select
 import sys
@@ -238,24 +239,41 @@ def descendants() -> list[int]:
 
 def signal_tree(sig: int) -> None:
     """`sig` to every descendant, each pinned by a pidfd and then seen still below this
-    process (a pid taken meanwhile by another process is never signalled)."""
-    pinned: dict[int, int] = {}
+    process (a pid taken meanwhile by another process is never signalled). Without pidfds
+    (an older kernel, a seccomp policy), each is looked for once more just before its
+    `os.kill`, which narrows that window without closing it."""
+    pinned: dict[int, int | None] = {}
     for pid in descendants():
         try:
-            pinned[pid] = os.pidfd_open(pid)
+            pinned[pid] = _pin(pid)
         except OSError:
             continue  # gone
     try:
         below = set(descendants())
         for pid, fd in pinned.items():
             try:
-                if pid in below:
+                if pid in below and fd is not None:
                     signal.pidfd_send_signal(fd, sig)
+                elif pid in below and pid in descendants():  # seen again, just before
+                    os.kill(pid, sig)
             except OSError:
                 pass  # gone since
     finally:
         for fd in pinned.values():
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
+
+
+def _pin(pid: int) -> int | None:
+    """A pidfd of `pid`; None where there are none (no such call, or a policy refuses it)."""
+    try:
+        return os.pidfd_open(pid)
+    except AttributeError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ENOSYS, errno.EPERM):
+            return None
+        raise
 
 
 def kill_all() -> None:

@@ -1217,19 +1217,6 @@ class TermsTheGroupOnly(_Supervised):
     supervisor = _TermsTheGroupOnly
 
 
-class _Unsubreaped(Supervisor):
-    reaper_command = (sys.executable, "-I", "-S",
-                      str(Path(__file__).with_name("reaper_unsubreaped.py")))
-
-
-class WithoutSubreaper(_Supervised):
-    """Not broken: the reference where the kernel refuses its reaper a child subreaper (the
-    fallback of reference/reaper.py), so what the CLI starts is found by its tree while its
-    parents live, and by the run tag after."""
-
-    supervisor = _Unsubreaped
-
-
 class _TimerOfSilence(Supervisor):
     def __init__(self, proc: Any, timeout: float, *args: Any) -> None:
         super().__init__(proc, timeout, *args)
