@@ -24,6 +24,10 @@ message comes, whose text is the prompt (recorded as stdin, `"via": "stream-json
 left open. After a script whose turn ended (it printed a `result` line) the harness keeps
 answering until stdin closes, as the real CLI waits for another turn; after one that ended
 without a result it exits, as a CLI cut off mid-turn does.
+Started with an option that makes the CLI an agent of the Agent Client Protocol (the `acp` of
+its start: `gemini --acp`), it is one: `doubles.harness.acpagent` says how. Its ops `reply`,
+`ask` and `until_cancel` (below) are an ACP agent's alone: started otherwise, a harness that
+comes to one says so on stderr and exits 1.
 A harness started after its scenario ended (the rig answers `closed`) is a straggler: it plays
 nothing and exits with STRAGGLER_EXIT, and the rig notes it in the session's stray log, which
 the suite reports as an error of the suite. One whose rig is gone, or that the rig refuses,
@@ -81,6 +85,10 @@ Script steps (a JSON list; schemas/harness/script.schema.json), each an object w
   chatter: {"lines": [values], "every": s, "for": s, "stderr": bool}  one line every s real
            seconds, cycling through `lines`, for that long: a CLI that keeps showing signs
            of life (JSON values to stdout; with "stderr", texts to stderr)
+An ACP agent's own (`doubles.harness.acpagent`):
+  reply: {"result": value} or {"error": object}, and "id" to answer another id than the
+         prompt's      ask: {"method", "params"} (a request of its own, and its answer)
+  until_cancel: seconds (scaled) to wait for the prompt's session/cancel
 """
 
 from __future__ import annotations
@@ -97,6 +105,8 @@ if TYPE_CHECKING:
     import subprocess
     from collections.abc import Callable
     from typing import Any, NoReturn
+
+    from agent_tck.doubles.harness.acpagent import Peer
 else:
     signal = __import__("_signal")
 
@@ -200,6 +210,12 @@ class Harness:
         start = self.clis.get(name, {})
         stream: list[str] = start.get("stream_input") or []
         self.streaming = bool(stream) and _option(argv, stream[0]) == stream[1]
+        self.name = name
+        self.acp_start: dict[str, Any] | None = start.get("acp")
+        self.acp = self.acp_start is not None and any(  # yargs takes `--acp=true` too
+            word in (option, option + "=true") for option in self.acp_start["options"]
+            for word in argv)
+        self.acp_peer: Peer | None = None
         signal.signal(signal.SIGTERM, self.on_term)
         prefixes = RECORDED_ENV_PREFIXES + tuple(
             p for cli in self.clis.values() for p in cli.get("env_prefixes", []))
@@ -233,13 +249,17 @@ class Harness:
             self.note(what="refused", code=code, message=message, pid=self.pid)
             sys.stderr.write(message)
             return code
-        for n, step in enumerate(self.steps):
-            ((op, arg),) = step.items()
-            self.note(what="step", n=n, pid=self.pid, t=time.monotonic())
-            result = getattr(self, "op_" + op)(arg)
-            if result is not None:
-                self.note(what="end", code=int(result), pid=self.pid, t=time.monotonic())
-                return int(result)
+        replays = self.acp and self.steps[:1] == [{"read_stdin": True}]
+        while True:
+            for n, step in enumerate(self.steps):
+                ((op, arg),) = step.items()
+                self.note(what="step", n=n, pid=self.pid, t=time.monotonic())
+                result = getattr(self, "op_" + op)(arg)
+                if result is not None:
+                    self.note(what="end", code=int(result), pid=self.pid, t=time.monotonic())
+                    return int(result)
+            if not replays:  # an ACP agent serves until stdin closes: each prompt, the turn
+                break
         if self.streaming and self.turn_ended:
             self.drain_stream()  # like the real CLI: more turns may come until stdin closes
         self.note(what="end", code=0, pid=self.pid, t=time.monotonic())
@@ -260,7 +280,10 @@ class Harness:
 
     def op_line(self, value: Any) -> None:
         self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
-        self.write((dumps(value) + "\n").encode())
+        text = dumps(value)
+        if self.acp:
+            text = text.replace("{session}", dumps(self.peer().session)[1:-1])
+        self.write((text + "\n").encode())
 
     def op_repeat(self, arg: dict[str, Any]) -> None:
         cycle = [(dumps(v) + "\n").encode() for v in arg["lines"]]
@@ -342,17 +365,24 @@ class Harness:
         while (left := end - time.monotonic()) > 0:
             time.sleep(left)
 
-    def op_read_stdin(self, _: Any) -> None:
+    def op_read_stdin(self, _: Any) -> int | None:
+        if self.acp:
+            prompt = self.peer().prompt()
+            if prompt is None:
+                return 0  # stdin closed: the agent's connection is over
+            self.stdin_data = prompt  # noted as it came (acpagent)
+            return None
         if self.streaming:
             self.stdin_data = next((_text(m) for m in self.stream() if m["type"] == "user"), "")
             self.note(what="stdin", data=self.stdin_data, via="stream-json", pid=self.pid)
-            return
+            return None
         data = bytearray()
         while chunk := _read_some(0):
             data += chunk
             self.note(what="stdin_bytes", n=len(data), pid=self.pid, t=time.monotonic())
         self.stdin_data = data.decode("utf-8", errors="replace")
         self.note(what="stdin", data=self.stdin_data, pid=self.pid, t=time.monotonic())
+        return None
 
     def op_read_stdin_bytes(self, size: int) -> None:
         """Read `size` bytes of stdin (fewer at its end) and no more: a CLI that stops
@@ -400,6 +430,41 @@ class Harness:
         self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
         text = dumps(value).replace("{stdin}", dumps(self.stdin_data)[1:-1])
         self.write((text + "\n").encode())
+
+    # The Agent Client Protocol (`doubles.harness.acpagent`, imported by the ACP agent alone).
+
+    def peer(self) -> Peer:
+        """The agent's side of the connection, made at first use (`acpagent` is found beside
+        this file, which the shim put on sys.path)."""
+        if self.acp_peer is None:
+            assert self.acp_start is not None
+            self.acp_peer = __import__("acpagent").Peer(self, self.acp_start, dumps, loads,
+                                                        _read_some)
+        return self.acp_peer
+
+    def not_acp(self) -> int | None:
+        """1, said on stderr, when the harness was not started as an ACP agent."""
+        if self.acp:
+            return None
+        options = (self.acp_start or {}).get("options") or ["(none)"]
+        self.op_err(f"agent-tck fake harness: an ACP agent's turn, but {self.name} was not "
+                    f"started as one ({' or '.join(options)})\n")
+        return 1
+
+    def op_reply(self, arg: dict[str, Any]) -> int | None:
+        if (refused := self.not_acp()) is None:
+            self.peer().reply(arg)
+        return refused
+
+    def op_ask(self, arg: dict[str, Any]) -> int | None:
+        if (refused := self.not_acp()) is None:
+            self.peer().ask(arg)
+        return refused
+
+    def op_until_cancel(self, seconds: float) -> int | None:
+        if (refused := self.not_acp()) is None:
+            self.peer().until_cancel(seconds * self.scale)
+        return refused
 
     def op_on_term(self, mode: str) -> None:
         self.term_mode = mode

@@ -18,7 +18,6 @@ from typing import Any
 from agent_tck.doubles.harness.script import Script, install_reporting, script_document
 from agent_tck.doubles.harness.switchboard import switchboard
 from agent_tck.doubles.realcli.options import OPTIONS_FILE
-from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.observe import REAP_SETTLE, signal_if_same, still_running
 
@@ -42,12 +41,10 @@ class HarnessRig:
     def use(self, script: Script) -> None:
         """Play `script` from now on. A line no real CLI prints, or lines in an order none
         prints them, is an error of the suite."""
-        off = [f"{line}: {p}" for line in script.cli_lines()
-               for p in off_schema(script.backend, line)]
-        if off:
+        if off := script.off_schema():
             raise SuiteError("error of the suite: the fake harness would print lines that are "
-                             f"not valid against schemas/cli/{script.backend}: {off[:5]}")
-        if wrong := script.profile.unfaithful(script.emitted):
+                             f"not valid against {script.schema()}: {off[:5]}")
+        if wrong := script.unfaithful():
             raise SuiteError("error of the suite: the fake harness would print what no real "
                              f"{script.backend} prints: {wrong[:5]}")
         self.board.play(self.log, script_document(script, cli_options=str(OPTIONS_FILE)))

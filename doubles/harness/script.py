@@ -18,6 +18,7 @@ import jsonschema
 
 from agent_tck.doubles.backends import NAMES, PROFILES, profile
 from agent_tck.doubles.harness import fake
+from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.paths import SCHEMAS
@@ -112,6 +113,19 @@ class Script:
         ops = [s[op] for s in self.steps for op in ("line", "line_stdin") if op in s]
         ops += [v for s in self.steps if "login_fails" in s for v in s["login_fails"]["lines"]]
         return [*self.emitted, *(v for v in ops if v not in self.emitted)]
+
+    def schema(self) -> str:
+        """Where the lines it prints are defined."""
+        return f"schemas/cli/{self.backend}"
+
+    def off_schema(self) -> list[str]:
+        """Each line it prints that breaks its schema, with what breaks it."""
+        return [f"{line}: {p}" for line in self.cli_lines()
+                for p in off_schema(self.backend, line)]
+
+    def unfaithful(self) -> list[str]:
+        """What no real CLI prints in the order it prints its lines, in words."""
+        return self.profile.unfaithful(self.emitted)
 
     def to_json(self) -> dict[str, Any]:
         head = [{"read_stdin": True}] if self.read_stdin else []

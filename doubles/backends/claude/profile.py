@@ -17,6 +17,7 @@ class ClaudeProfile(Profile):
     title = "claude -p --output-format stream-json --verbose"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": ["--input-format", "stream-json"],  # the Claude SDKs' control protocol
+        "acp": None,
         "workdir_options": [],
         "subcommand": [],
         "options": "claude",

@@ -18,6 +18,7 @@ class CodexProfile(Profile):
     title = "codex exec --json"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": None,
+        "acp": None,
         "workdir_options": ["--cd", "-C"],  # works in DIR, as the real codex does
         "subcommand": ["exec"],
         "options": "codex exec",

@@ -1,5 +1,6 @@
 """Everything the kit knows of Gemini CLI: its profile (how it is started, resumed and
-sandboxed) and its stream lines."""
+sandboxed), its stream lines, and how it runs as an agent of the Agent Client Protocol
+(`acp`)."""
 
 from agent_tck.doubles.backends.gemini.lines import GeminiLines
 from agent_tck.doubles.backends.gemini.profile import GeminiProfile

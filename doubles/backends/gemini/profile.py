@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import Line, Profile, option_value, write
+from agent_tck.doubles.backends.gemini import acp
 from agent_tck.doubles.backends.gemini.lines import GeminiLines, shape_of
 
 SESSION = "9ed9cfb8-0000-4000-8000-000000000001"
@@ -28,6 +29,7 @@ class GeminiProfile(Profile):
     title = "gemini --output-format stream-json"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": None,
+        "acp": acp.START,  # started as an ACP agent (doubles.harness.acpagent)
         "workdir_options": [],
         "subcommand": [],
         "options": None,  # yargs: its refusals are not copied by the fake harness (yet)

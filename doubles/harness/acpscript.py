@@ -1,0 +1,129 @@
+"""Scripts for the fake harness as an ACP agent (`doubles.harness.acpagent`): a turn told in
+the protocol's messages, each checked against the protocol's official schema before a
+harness plays it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tck.doubles.backends.acp import lines
+from agent_tck.doubles.backends.acp.schema import SCHEMA, Conversation
+from agent_tck.doubles.harness.script import Script
+from agent_tck.kit.errors import SuiteError
+
+# The prompt a reply answers, as the harness sees it: a reply's own check needs its request.
+_PROMPT = {"jsonrpc": "2.0", "id": "prompt", "method": "session/prompt",
+           "params": {"sessionId": lines.SESSION_PLACEHOLDER, "prompt": []}}
+
+
+@dataclass
+class AcpScript(Script):
+    """A turn of an ACP agent, played by `backend`'s CLI started as one (`gemini --acp`):
+    its profile's start says how, and what it answers."""
+
+    backend: str = "gemini"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.acp: dict[str, Any] | None = self.profile.start.get("acp")
+        if self.acp is None:
+            raise SuiteError(f"error of the suite: {self.backend} runs as no ACP agent")
+        if not self.read_stdin:
+            raise SuiteError("error of the suite: an ACP agent's turn begins with its prompt: "
+                             "its script reads stdin")
+
+    def text(self, text: str) -> AcpScript:
+        self.texts.append(text)
+        self.line(lines.message_chunk(text))
+        return self
+
+    def thought(self, text: str) -> AcpScript:
+        self.line(lines.thought_chunk(text))
+        return self
+
+    def tool(self, tool_id: str, *, result: bool) -> AcpScript:
+        """A tool call reported begun (in progress) or, with `result`, completed."""
+        self.line(lines.tool_call_done(tool_id) if result else lines.tool_call(tool_id))
+        return self
+
+    def plan(self, *steps: str) -> AcpScript:
+        self.line(lines.plan(*steps))
+        return self
+
+    def permission(self, tool_id: str) -> AcpScript:
+        """The agent asks leave to run the call `tool_id` with its CLI's options, and waits
+        for the answer (it reports the call after)."""
+        assert self.acp is not None
+        return self.ask(lines.permission_request(tool_id, self.acp["permission"]))
+
+    def done(self, text: str | None = None) -> AcpScript:
+        """The turn ends well (`text`, when given, its last message chunk first)."""
+        if text is not None:
+            self.text(text)
+        return self.stop("end_turn")
+
+    def stop(self, reason: str) -> AcpScript:
+        self.add("reply", {"result": {"stopReason": reason}})
+        return self
+
+    def error(self, code: int, message: str) -> AcpScript:
+        """The prompt is answered with a JSON-RPC error instead of a stop reason."""
+        self.add("reply", {"error": {"code": code, "message": message}})
+        return self
+
+    def ask(self, request: tuple[str, dict[str, Any]]) -> AcpScript:
+        """A request of the agent's own (`lines.permission_request`, ...), answered before
+        the turn goes on."""
+        method, params = request
+        self.add("ask", {"method": method, "params": params})
+        return self
+
+    def until_cancel(self, seconds: float) -> AcpScript:
+        self.add("until_cancel", seconds)
+        return self
+
+    def completes(self) -> bool:
+        ended = {"result": {"stopReason": "end_turn"}} in (s.get("reply") for s in self.steps)
+        failing = any(s.get("exit", 0) != 0 or "die" in s for s in self.steps)
+        return ended and not failing
+
+    def schema(self) -> str:
+        return f"schemas/acp/{SCHEMA.name}"
+
+    def off_schema(self) -> list[str]:
+        """What in its messages breaks the protocol's schema: each line it prints as a
+        message the agent sends, each request of its own, each reply as the answer to a
+        prompt (its id aside: a wrong one is a fault a script may play)."""
+        problems = []
+        for step in self.steps:
+            ((op, arg),) = step.items()
+            conversation = Conversation()
+            printed = {"line": [arg], "line_stdin": [arg],
+                       "login_fails": arg["lines"] if op == "login_fails" else []}.get(op, [])
+            for line in printed:
+                problems += conversation.check(line, "agent")
+            if op == "ask":
+                problems += conversation.check({"jsonrpc": "2.0", "id": 0, **arg}, "agent")
+            elif op == "reply":
+                conversation.check(_PROMPT, "client")
+                answer = {k: v for k, v in arg.items() if k != "id"}
+                problems += conversation.check({"jsonrpc": "2.0", "id": "prompt", **answer},
+                                               "agent")
+        return problems
+
+    def unfaithful(self) -> list[str]:
+        """An order no real agent sends its messages in: a permission asked for a tool call
+        it already reported (an agent asks first)."""
+        reported: set[str] = set()
+        wrong = []
+        for step in self.steps:
+            update = step.get("line", {}).get("params", {}).get("update", {})
+            if update.get("sessionUpdate") == "tool_call":
+                reported.add(update.get("toolCallId"))
+            asked = step.get("ask", {})
+            call = asked.get("params", {}).get("toolCall", {}).get("toolCallId")
+            if asked.get("method") == "session/request_permission" and call in reported:
+                wrong.append(f"permission asked for {call} after its tool_call: an agent asks "
+                             "before it reports the call")
+        return wrong
