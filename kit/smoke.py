@@ -198,6 +198,8 @@ def _report_stop(process: AdapterProcess, out: TextIO) -> int:
     code = process.returncode
     noise = process.stderr_tail().strip()
     say(f"{'ok  ' if code == 0 else 'FAIL'} stop: exit code {code}", out)
+    for note in process.notes:
+        say(f"note keeper: {note}", out)
     if noise:
         say(f"note stderr: the adapter wrote to stderr: {noise[-300:]!r}", out)
     return 0 if code == 0 else 1

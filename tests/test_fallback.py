@@ -62,16 +62,18 @@ def test_without_pidfds_or_subreapers_only_the_process_that_hides_is_out_of_reac
 
 @pytest.mark.parametrize(("command", "said"), [
     (["smoke", "--impl", f"{sys.executable} -m agent_tck.reference.adapter"],
-     "ok   stop: exit code 0"),
+     ["ok   stop: exit code 0", "note keeper: the kernel refused PR_SET_CHILD_SUBREAPER"]),
     (["run", "--impl", "dds", "--component", "transport", "--req", "TR-8"],
-     " requirements judged, all passed"),
+     [" requirements judged, all passed"]),
 ], ids=["adapter", "served agent"])
 def test_an_adapter_and_a_served_agent_work_without_pidfds_or_subreapers(
-        command: list[str], said: str) -> None:
+        command: list[str], said: list[str]) -> None:
     """The kit's keeper of an adapter (kit/drivers/subreaper.py) and the DDS driver, whose
     fork server needs pidfds; TR-8's harness ignores SIGTERM, so the served agent's stop
-    signals it by its pid and then kills it."""
+    signals it by its pid and then kills it. What the keeper cannot do it says as its own,
+    never on the adapter's stderr."""
     done = subprocess.run([*OLD_KERNEL, sys.executable, "-m", "agent_tck", *command],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert said in done.stdout, done.stdout
+    assert [text for text in said if text not in done.stdout] == [], done.stdout
+    assert "wrote to stderr" not in done.stdout, done.stdout

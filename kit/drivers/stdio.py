@@ -110,6 +110,7 @@ class AdapterProcess:
         finally:
             theirs.close()
         self.told = b""
+        self.notes: list[str] = []  # what its keeper could not do (`note ...`), in words
         self.returncode: int | None = None
         self.buffer = b""
         self.transcript: deque[str] = deque(maxlen=20)
@@ -186,6 +187,9 @@ class AdapterProcess:
         """The adapter's pid, once its keeper says it was exec'd; DriverError when it could
         not be."""
         said = self._hear(START_TIMEOUT)
+        while said is not None and said.startswith("note "):
+            self.notes.append(said[5:])
+            said = self._hear(START_TIMEOUT)
         if said is not None and said.startswith("pid "):
             return int(said.split()[1])
         self._end()

@@ -28,7 +28,8 @@ read-only, with every mount under it. The adapter then runs in one more user and
 mount namespace, where those mounts are locked: it cannot make them writable again. The
 process the driver started stands in for the keeper: it passes SIGTERM on and ends as the
 keeper ends. `pid N` gives the adapter's pid as the driver sees it. A kernel that refuses a
-step is told as `refused WHY`, and nothing runs.
+step is told as `refused WHY`, and nothing runs. What it cannot do but runs without (a kernel
+that refuses it child subreapers) it tells as `note WHAT`, before `pid N`.
 
 Stdlib only, and little of it: it starts with every adapter. It is not the reference's reaper
 (reference/reaper.py, which the kit must not import): that one keeps a CLI's tree for a
@@ -407,8 +408,9 @@ def main(args: list[str]) -> None:
         except OSError as exc:
             os.write(control, f"refused {_refusal(exc)}\n".encode())
             os._exit(0)
-    if not _subreaper():
-        sys.stderr.write("subreaper: the kernel refused PR_SET_CHILD_SUBREAPER\n")
+    if not _subreaper():  # told to the kit: the adapter's stderr is the adapter's alone
+        os.write(control, b"note the kernel refused PR_SET_CHILD_SUBREAPER: an orphan of the "
+                          b"adapter goes to init, out of this keeper's reach\n")
     wakeup, woken = os.pipe()
     os.set_blocking(woken, False)
     signal.set_wakeup_fd(woken)
