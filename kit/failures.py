@@ -9,7 +9,14 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
-from agent_tck.kit.verdicts import ERRORED, FAILED, NOT_JUDGED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import (
+    ERRORED,
+    FAILED,
+    NOT_JUDGED,
+    SKIPPED,
+    ReqVerdict,
+    ScenarioResult,
+)
 
 BAD = (FAILED, ERRORED)
 SHOWN = 3  # scenarios told in full per requirement
@@ -49,14 +56,25 @@ def _requirement(v: ReqVerdict, bad: list[ScenarioResult], known: bool) -> str:
     mark = " (a known failure, in the baseline)" if known else ""
     lines = [f"{v.verdict.upper()} {v.req.id} ({v.req.level}){mark}: {v.req.text}"]
     if not bad:
-        told = "another requirement's failure above" if v.scenarios else "no scenario ran"
-        lines.append(_indent(f"its scenarios: {told}"))
+        lines.append(_indent(f"its scenarios: {_why_none_failed(v)}"))
     lines += [_indent(scenario(s)) for s in bad[:SHOWN]]
     lines += [_indent(_heading(s) + f": {_first_line(s)}") for s in bad[SHOWN:SHOWN + LISTED]]
     if len(bad) > SHOWN + LISTED:
         lines.append(_indent(f"and {len(bad) - SHOWN - LISTED} more failed scenarios (the "
                              "reports have every one)"))
     return "\n".join(lines)
+
+
+def _why_none_failed(v: ReqVerdict) -> str:
+    """Why a requirement failed though none of its scenarios did: none ran, each was skipped
+    (a MUST must be judged: the skips' reasons), or they ran and failed for another
+    requirement, told above."""
+    if not v.scenarios:
+        return "no scenario ran"
+    reasons = sorted({s.evidence.strip() for s in v.scenarios if s.verdict == SKIPPED})
+    if reasons and all(s.verdict == SKIPPED for s in v.scenarios):
+        return "none was judged: " + "; ".join(reasons)
+    return "another requirement's failure above"
 
 
 def scenario(s: ScenarioResult) -> str:

@@ -6,10 +6,21 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def unobservable() -> str | None:
+    """Why the suite cannot see processes here, in words ("needs ..."), or None when it can:
+    it reads Linux's /proc, and its fake CLIs report on abstract UNIX sockets (Linux's too)."""
+    if not sys.platform.startswith("linux"):
+        return f"needs Linux's /proc and abstract UNIX sockets, which {sys.platform} has not"
+    if not os.path.isfile("/proc/self/stat"):
+        return "needs Linux's /proc, which is not mounted here"
+    return None
 
 
 def _fields(pid: int) -> list[str] | None:

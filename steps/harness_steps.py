@@ -18,7 +18,7 @@ from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
 from agent_tck.kit import verdicts
 from agent_tck.kit.drivers.base import INHERITED_ENV
 from agent_tck.kit.errors import OwnedElsewhere, SuiteError
-from agent_tck.kit.observe import still_running, unreaped
+from agent_tck.kit.observe import still_running, unobservable, unreaped
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import START_SLACK, agent_with_running_timeout, creation_refused
 from agent_tck.steps.world import AgentWorld
@@ -38,7 +38,10 @@ RIG = pytest.StashKey[HarnessRig]()  # the scenario's rig, for its report
 def harness_rig(request: pytest.FixtureRequest, tmp_path: Path, stray_log: dict[str, Any]
                 ) -> Iterator[HarnessRig]:
     """The scenario's own fake harness. Closed when the scenario ends; a straggler (a harness
-    of an ended scenario, started since the last check) is an error of the suite."""
+    of an ended scenario, started since the last check) is an error of the suite. Where the
+    suite cannot see processes (no /proc), the scenario is not run, and says why."""
+    if (why := unobservable()) is not None:
+        pytest.skip(f"not run: judging this scenario {why}")
     rig = HarnessRig(tmp_path / "harness", stray_log["path"])
     request.node.stash[RIG] = rig
     yield rig

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tck.kit import failures, registry
-from agent_tck.kit.verdicts import ERRORED, FAILED, PASSED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import ERRORED, FAILED, PASSED, SKIPPED, ReqVerdict, ScenarioResult
 
 MUSTS = [r for r in registry.load().values() if r.level == "MUST"]
 
@@ -65,3 +65,19 @@ def test_one_cause_that_kept_several_scenarios_from_being_judged_leads_the_failu
     assert told.startswith(f"2 scenarios were not judged, all for one cause: {stdin}. Fix that "
                            "first"), told
     assert "never reached step 3. Fix" not in told
+
+
+def test_a_must_none_of_whose_scenarios_failed_says_why_it_failed() -> None:
+    """Skipped scenarios (a MUST must be judged) give their reasons; scenarios that ran give
+    the failure of the requirement they failed; none gives none."""
+    first, second = MUSTS[:2]
+    skipped = failed("s", first.id)
+    skipped.verdict, skipped.evidence = SKIPPED, "not run: needs /proc"
+    told = failures.explain([ReqVerdict(first, FAILED, [skipped])])
+    assert f"FAILED {first.id} ({first.level}): {first.text}\n  its scenarios: none was " \
+           "judged: not run: needs /proc\n\n" in told
+    shared = failed("shared", first.id, second.id, message="m")
+    told = failures.explain([ReqVerdict(first, FAILED, [shared]),
+                             ReqVerdict(second, FAILED, [shared, skipped])])
+    assert "its scenarios: another requirement's failure above" in told
+    assert "its scenarios: no scenario ran" in failures.explain([ReqVerdict(first, FAILED, [])])
