@@ -442,9 +442,11 @@ class Harness:
                                                         _read_some)
         return self.acp_peer
 
-    def not_acp(self) -> int | None:
-        """1, said on stderr, when the harness was not started as an ACP agent."""
+    def as_agent(self, act: Callable[[Peer], None]) -> int | None:
+        """`act` on the peer; 1, said on stderr, when the harness was not started as an ACP
+        agent."""
         if self.acp:
+            act(self.peer())
             return None
         options = (self.acp_start or {}).get("options") or ["(none)"]
         self.op_err(f"agent-tck fake harness: an ACP agent's turn, but {self.name} was not "
@@ -452,19 +454,13 @@ class Harness:
         return 1
 
     def op_reply(self, arg: dict[str, Any]) -> int | None:
-        if (refused := self.not_acp()) is None:
-            self.peer().reply(arg)
-        return refused
+        return self.as_agent(lambda peer: peer.reply(arg))
 
     def op_ask(self, arg: dict[str, Any]) -> int | None:
-        if (refused := self.not_acp()) is None:
-            self.peer().ask(arg)
-        return refused
+        return self.as_agent(lambda peer: peer.ask(arg))
 
     def op_until_cancel(self, seconds: float) -> int | None:
-        if (refused := self.not_acp()) is None:
-            self.peer().until_cancel(seconds * self.scale)
-        return refused
+        return self.as_agent(lambda peer: peer.until_cancel(seconds * self.scale))
 
     def op_on_term(self, mode: str) -> None:
         self.term_mode = mode
