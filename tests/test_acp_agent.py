@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from agent_tck.doubles.backends.acp import lines
 from agent_tck.doubles.backends.acp.schema import PACKAGE, PROTOCOL_VERSION, Conversation
 from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
@@ -157,6 +158,18 @@ def test_a_loaded_session_is_the_one_its_updates_name(
     assert [(m["params"]["sessionId"], m["params"]["update"]["sessionUpdate"])
             for m in updates] == [(loaded, "available_commands_update"),
                                   (loaded, "agent_message_chunk")]
+    assert answer["result"] == {"stopReason": "end_turn"}
+    assert agent.problems == []
+
+
+def test_a_line_that_echoes_the_prompt_names_the_session_too(
+        rig: HarnessRig, clients: list[Client], tmp_path: Path) -> None:
+    script = AcpScript().add("line_stdin", lines.message_chunk("echo: {stdin}")).stop("end_turn")
+    agent = _start(rig, script, tmp_path, clients)
+    session = _handshake(agent, tmp_path)
+    answer, updates = agent.request("session/prompt", _prompt('say "hi"', session))
+    assert [m["params"]["sessionId"] for m in updates] == [session]
+    assert _said(updates) == 'echo: say "hi"'
     assert answer["result"] == {"stopReason": "end_turn"}
     assert agent.problems == []
 

@@ -278,9 +278,13 @@ class Harness:
 
         self.write(base64.b64decode(data))
 
-    def op_line(self, value: Any) -> None:
+    def op_line(self, value: Any, stdin: bool = False) -> None:
+        """`value` on a line: with `stdin`, what stdin said in place of "{stdin}" in its
+        strings; for an ACP agent, its session's id in place of "{session}"."""
         self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
         text = dumps(value)
+        if stdin:
+            text = text.replace("{stdin}", dumps(self.stdin_data)[1:-1])
         if self.acp:
             text = text.replace("{session}", dumps(self.peer().session)[1:-1])
         self.write((text + "\n").encode())
@@ -427,9 +431,7 @@ class Harness:
                 self.note(what="stdin", data=_text(message), via="stream-json", pid=self.pid)
 
     def op_line_stdin(self, value: Any) -> None:
-        self.turn_ended |= isinstance(value, dict) and value.get("type") == "result"
-        text = dumps(value).replace("{stdin}", dumps(self.stdin_data)[1:-1])
-        self.write((text + "\n").encode())
+        self.op_line(value, stdin=True)
 
     # The Agent Client Protocol (`doubles.harness.acpagent`, imported by the ACP agent alone).
 
