@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -134,3 +135,21 @@ def test_an_agent_that_sigkills_its_cli_and_forges_the_sigterm_fails_ag_d6_2(
         cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     verdicts = {r["id"]: r["verdict"] for r in json.loads(report_path.read_text())["requirements"]}
     assert verdicts["AG-D6.2"] == "failed", done.stdout + done.stderr
+
+
+def test_a_harness_read_while_it_is_sent_its_script_keeps_its_record(
+        rig: HarnessRig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite may read the record while the switchboard sends a harness its script, its
+    socket then in timeout mode: that read waited for more, timed out and ended the link,
+    and every later entry was lost (TR-8's SIGTERM note, on a busy machine)."""
+    send = socket.socket.sendall
+
+    def sendall(sock: socket.socket, data: bytes) -> None:
+        send(sock, data)
+        rig.record()  # as a step polls it, before the socket is non-blocking again
+
+    monkeypatch.setattr(socket.socket, "sendall", sendall)
+    rig.use(Script("claude", read_stdin=False).add("sleep_real", 6).text("late"))  # > 5 s quiet
+    pid = _harness(rig)
+    assert [e["what"] for e in rig.record() if e.get("pid") == pid] == [
+        "start", "step", "step", "end"]
