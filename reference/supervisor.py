@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from agent_tck.reference import reaper, strays
 from agent_tck.reference.exceptions import LaunchError
+from agent_tck.reference.feed import Feed
 
 log = logging.getLogger(__name__)
 
@@ -222,11 +223,14 @@ class Supervisor:
         self.abandon_at: float | None = None  # after SIGKILL, stop reading at this time
         self.stderr_tail = b""
 
-    def run(self, stdin: bytes, on_line: Callable[[str], None]) -> Outcome:
+    def run(self, stdin: bytes | Feed, on_line: Callable[[str], None]) -> Outcome:
+        """`stdin` is written and closed; a Feed is written as it is sent to, and closed once
+        it has ended (`on_line` may send to it)."""
+        feed = stdin if isinstance(stdin, Feed) else Feed(stdin)
         splitter = LineSplitter(on_line)
         pidfd = strays.pidfd(self.proc.pid)  # the child is not reaped yet: it has one
         try:
-            self._loop(stdin, splitter, pidfd)
+            self._loop(feed, splitter, pidfd)
         finally:
             if pidfd is not None:
                 os.close(pidfd)
@@ -239,29 +243,25 @@ class Supervisor:
             skipped_lines=splitter.skipped,
         )
 
-    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int | None) -> None:
+    def _loop(self, feed: Feed, splitter: LineSplitter, pidfd: int | None) -> None:
         """Feed stdin, read stdout and stderr, and enforce the deadline until `_done`. The
         child's exit is seen as its pidfd reads ready, or, with none, looked for every
         EXIT_POLL seconds."""
         proc = self.proc
         assert proc.stdin and proc.stdout and proc.stderr
-        view = memoryview(stdin)
         with selectors.DefaultSelector() as sel:
             os.set_blocking(proc.stdin.fileno(), False)
-            if view:
-                sel.register(proc.stdin, selectors.EVENT_WRITE, "stdin")
-            else:
-                proc.stdin.close()
             sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
             sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
             if pidfd is not None:
                 sel.register(pidfd, selectors.EVENT_READ, "exit")
             readers = 2
             while not self._done(readers):
+                self._tend(sel, feed)
                 wait = self._wait_time()
                 for key, _ in sel.select(wait if pidfd is not None else min(wait, EXIT_POLL)):
                     if key.data == "stdin":
-                        view = self._write(sel, view)
+                        self._write(sel, feed)
                     elif key.data == "exit":
                         sel.unregister(key.fileobj)
                         self.exited_at = time.monotonic()
@@ -276,7 +276,7 @@ class Supervisor:
 
     def _exited(self) -> bool:
         """Whether the child has exited, left unreaped where the system can say so without
-        reaping it (waitid; macOS cannot)."""
+        reaping it (waitid; not on macOS before Python 3.13)."""
         waitid = getattr(os, "waitid", None)
         if waitid is None:
             return self.proc.poll() is not None
@@ -293,17 +293,30 @@ class Supervisor:
             self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
         return True
 
-    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+    def _tend(self, sel: selectors.BaseSelector, feed: Feed) -> None:
+        """Watch stdin for room while the feed has bytes to write; close it once the feed has
+        ended and they are all written."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        if stdin.closed:
+            return
+        watched = stdin in sel.get_map()
+        if feed.pending and not watched:
+            sel.register(stdin, selectors.EVENT_WRITE, "stdin")
+        elif not feed.pending and feed.ended:
+            if watched:
+                sel.unregister(stdin)
+            stdin.close()
+
+    def _write(self, sel: selectors.BaseSelector, feed: Feed) -> None:
         stdin = self.proc.stdin
         assert stdin is not None
         try:
-            view = view[os.write(stdin.fileno(), view[:CHUNK]) :]
+            feed.wrote(os.write(stdin.fileno(), feed.pending[:CHUNK]))
         except BrokenPipeError:
-            view = view[:0]
-        if not view:
+            feed.broken()
+        if not feed.pending:
             sel.unregister(stdin)
-            stdin.close()
-        return view
 
     def _done(self, readers: int) -> bool:
         """The child has exited and its pipes are closed, or they stayed silent for LINGER
@@ -411,7 +424,7 @@ class RunProcess(Protocol):
     def __call__(
         self,
         argv: Sequence[str],
-        stdin: bytes,
+        stdin: bytes | Feed,
         on_line: Callable[[str], None],
         *,
         cwd: str | None,
@@ -423,7 +436,7 @@ class RunProcess(Protocol):
 
 def run_process(
     argv: Sequence[str],
-    stdin: bytes,
+    stdin: bytes | Feed,
     on_line: Callable[[str], None],
     *,
     cwd: str | None,

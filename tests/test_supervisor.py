@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.reference.exceptions import LaunchError
+from agent_tck.reference.feed import Feed
 from agent_tck.reference.supervisor import LineSplitter, Supervisor, resolve, run_process
 from tests.support.oldkernel import refusing, sleeper
 
@@ -252,6 +253,47 @@ def test_an_empty_stdin_is_closed_at_once() -> None:
     out = run_process(python("import sys; print(len(sys.stdin.read()))"), b"", lines.append,
                       cwd=None, env=None, timeout=10, grace=1)
     assert (out.returncode, out.timed_out, lines) == (0, False, ["0"])
+
+
+ECHO = "import sys\nfor line in sys.stdin: print('got ' + line.strip(), flush=True)\nprint('eof')"
+
+
+def test_a_feed_stays_open_while_the_conversation_goes_on_and_closes_when_ended() -> None:
+    """A CLI talked with: each answer is written as its line comes, stdin is kept open
+    between them (the child waits for more), and closed once the feed has ended."""
+    feed, lines = Feed(b"1\n", ended=False), []
+
+    def on_line(line: str) -> None:
+        lines.append(line)
+        if len(lines) < 3:
+            feed.send(f"{len(lines) + 1}\n".encode())
+        elif len(lines) == 3:
+            feed.end()
+
+    out = run_process(python(ECHO), feed, on_line, cwd=None, env=None, timeout=10, grace=1)
+    assert (lines, out.returncode, out.timed_out) == (["got 1", "got 2", "got 3", "eof"], 0,
+                                                      False)
+
+
+def test_a_feed_never_ended_leaves_stdin_open_until_the_deadline() -> None:
+    lines: list[str] = []
+    out = run_process(python(ECHO), Feed(b"1\n", ended=False), lines.append, cwd=None,
+                      env=None, timeout=1, grace=1)
+    assert (lines, out.timed_out) == (["got 1"], True)
+
+
+def test_a_child_that_closed_its_stdin_breaks_the_feed_and_nothing_sent_later_is_kept() -> None:
+    """The child stops reading: what was pending is dropped, and so is what is sent after."""
+    code = "import os, sys, time; os.close(0); print('closed', flush=True); time.sleep(0.5)"
+    feed = Feed(b"", ended=False)
+
+    def on_line(line: str) -> None:
+        feed.send(b"x" * (1 << 20))  # more than a pipe holds: the write finds it closed
+    out = run_process(python(code), feed, on_line, cwd=None, env=None, timeout=10, grace=1)
+    assert (out.returncode, out.timed_out) == (0, False)
+    assert (bytes(feed.pending), feed.ended) == (b"", True)
+    feed.send(b"later")
+    assert bytes(feed.pending) == b""
 
 
 @pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")

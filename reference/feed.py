@@ -1,0 +1,40 @@
+"""What a CLI is told on its stdin: written as its pipe takes it, then closed.
+
+A CLI that reads one prompt gets a feed that holds it and has ended: the supervisor writes it
+and closes stdin. A CLI that is talked with (an ACP agent) gets a feed that stays open: what
+the wrapper answers as the CLI speaks is `send`, and `end` closes stdin once all of it is
+written.
+"""
+
+from __future__ import annotations
+
+
+class Feed:
+    """Bytes waiting for the child's stdin, and whether more may come."""
+
+    def __init__(self, data: bytes = b"", *, ended: bool = True) -> None:
+        self.data = data
+        self.at = 0  # how much of `data` is written
+        self.ended = ended
+
+    @property
+    def pending(self) -> memoryview:
+        """What is still to be written."""
+        return memoryview(self.data)[self.at:]
+
+    def send(self, data: bytes) -> None:
+        """Queue `data` after what is pending; dropped once the feed has ended."""
+        if not self.ended:
+            self.data, self.at = self.data[self.at:] + data, 0
+
+    def wrote(self, count: int) -> None:
+        """`count` more bytes reached the pipe."""
+        self.at += count
+
+    def end(self) -> None:
+        """Nothing more will be sent: stdin closes once what is pending is written."""
+        self.ended = True
+
+    def broken(self) -> None:
+        """The child closed its stdin: what is pending and all that is sent later is lost."""
+        self.data, self.at, self.ended = b"", 0, True
