@@ -33,10 +33,10 @@ def run_agent(rig: HarnessRig, backend: str) -> int:
 def run_bare(rig: HarnessRig, backend: str) -> int:
     """The same CLI, started with the command line the agent gives it (the fake refuses one
     the real CLI refuses: a bare `codex` wants a terminal), read line by line."""
-    from agent_tck.reference.backends import BACKENDS
+    from agent_tck.reference.backends import get_backend
     from agent_tck.reference.backends.base import RunOptions
 
-    call = BACKENDS[backend]().build(PROMPT, RunOptions())
+    call = get_backend(backend).build(PROMPT, RunOptions())
     argv = [str(rig.bin / call.argv[0]), *call.argv[1:]]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None

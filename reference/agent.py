@@ -281,20 +281,25 @@ class CodingAgent:
 
     def _run(self, message: str, session_id: str | None) -> dict[str, Any]:
         fold = _fold(self)
-        options = RunOptions(self.config.model, session_id, self.config.extra_args)
-        invocation = self.backend.build(message, options)
+        options = RunOptions(self.config.model, session_id, self.config.extra_args,
+                             working_dir=self.config.working_dir)
         env = self._environment()
+        parse = self.backend.parse_line
 
         def on_line(line: str) -> None:
-            for event in self.backend.parse_line(line):
+            for event in parse(line):
                 _tell(self.stream_listeners, event)
                 fold.add(event)
 
         try:
+            invocation = self.backend.build(message, options)
+            talk = invocation.conversation
+            if talk is not None:
+                parse = talk.parse_line
             argv = (resolve(invocation.argv[0], env), *invocation.argv[1:])
             outcome = self.run_process(
                 argv,
-                invocation.stdin,
+                talk.feed if talk is not None else invocation.stdin,
                 on_line,
                 cwd=self.config.working_dir,
                 env=env,
@@ -303,6 +308,8 @@ class CodingAgent:
             )
         except LaunchError as exc:
             return fold.response(Status.LAUNCH_FAILED, str(exc))
+        if talk is not None:
+            fold.warnings += talk.warnings
         if outcome.skipped_lines:
             fold.warnings.append(
                 f"skipped {outcome.skipped_lines} stdout line(s) longer than {MAX_LINE} bytes"

@@ -31,7 +31,8 @@ def test_bad_lines_and_commands_are_answered_with_errors_and_stop_ends() -> None
         {"seq": None, "error": {"message": "request line 2 is not a JSON object"}},
         {"seq": 1, "error": {"message": "unknown command 'dance'"}},
         {"seq": 2, "error": {"message": "ConfigError: unknown backend 'acme' "
-                                        "(known: claude, codex, gemini)"}},
+                                        "(known: claude, claude-acp, codex, codex-acp, "
+                                        "gemini, gemini-acp)"}},
         {"seq": 3, "error": {"message": "KeyError: 'nope'"}},
         {"seq": 4, "stopped": True},
     ]

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from agent_tck.reference.backends.acp import AGENTS, AcpBackend
 from agent_tck.reference.backends.base import Backend, Invocation, RunOptions
 from agent_tck.reference.backends.claude import ClaudeBackend
 from agent_tck.reference.backends.codex import CodexBackend
 from agent_tck.reference.backends.gemini import GeminiBackend
 from agent_tck.reference.exceptions import ConfigError
 
-BACKENDS: dict[str, type[ClaudeBackend] | type[CodexBackend] | type[GeminiBackend]] = {
+_STREAMS: dict[str, type[ClaudeBackend] | type[CodexBackend] | type[GeminiBackend]] = {
     "claude": ClaudeBackend,
     "codex": CodexBackend,
     "gemini": GeminiBackend,
 }
+BACKENDS = (*_STREAMS, *AGENTS)  # the CLIs that print a stream, then the ACP agents
 
 
 def get_backend(name: str, command: str | None = None) -> Backend:
     """The backend called `name`, running `command` (default: the CLI's own name)."""
+    if isinstance(name, str) and name in AGENTS:
+        return AcpBackend(AGENTS[name], command)
     try:
-        cls = BACKENDS[name]
+        cls = _STREAMS[name]
     except (KeyError, TypeError):  # TypeError: a name that is not even hashable
         known = ", ".join(sorted(BACKENDS))
         raise ConfigError(f"unknown backend {name!r} (known: {known})") from None

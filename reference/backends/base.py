@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent_tck.reference.events import Event
+from agent_tck.reference.feed import Feed
 
 _DECODER = json.JSONDecoder()
 
@@ -19,14 +20,27 @@ class RunOptions:
     resume_session: str | None = None
     extra_args: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
+    working_dir: str | None = None  # where the CLI runs; None: the agent's own directory
+
+
+class Conversation(Protocol):
+    """A CLI that is talked with (an ACP agent): what it is told as it speaks goes to `feed`,
+    and `parse_line` reads each of its lines in order, sending to the feed as it must."""
+
+    feed: Feed
+    warnings: list[str]  # what the answer should say of the talk (a refused permission)
+
+    def parse_line(self, line: str) -> list[Event]: ...
 
 
 @dataclass(frozen=True)
 class Invocation:
-    """A command line and the bytes to write to its stdin (the prompt, decision D-5)."""
+    """A command line and the bytes to write to its stdin (the prompt, decision D-5), or the
+    conversation it is talked with (its stdin and its reader)."""
 
     argv: tuple[str, ...]
     stdin: bytes
+    conversation: Conversation | None = None
 
 
 class Backend(Protocol):

@@ -1,0 +1,123 @@
+"""The reference drives an ACP agent (`reference/backends/acp.py`): the fake harness as
+`gemini --acp`, talked with through the supervisor's open stdin, every message the reference
+sends checked against the protocol's official schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tck.doubles.backends.acp import lines
+from agent_tck.doubles.backends.acp.schema import Conversation
+from agent_tck.doubles.harness.acpagent import SESSIONS
+from agent_tck.doubles.harness.acpscript import AcpScript
+from agent_tck.doubles.harness.rig import HarnessRig
+from agent_tck.reference.agent import create_agent
+from agent_tck.reference.backends import get_backend
+from agent_tck.reference.backends.base import RunOptions
+from agent_tck.reference.status import Status
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[HarnessRig]:
+    rig = HarnessRig(tmp_path / "harness")
+    yield rig
+    rig.close()
+
+
+def _ask(rig: HarnessRig, script: AcpScript, tmp_path: Path, message: str = "Say hi",
+         session: str | None = None, **settings: Any) -> dict[str, Any]:
+    rig.use(script)
+    agent = create_agent(backend="gemini-acp", working_dir=str(tmp_path),
+                         env={"PATH": rig.path()}, timeout=settings.pop("timeout", 30),
+                         **settings)
+    return agent.process(message, session)
+
+
+def _sent(rig: HarnessRig) -> list[dict[str, Any]]:
+    """What the reference told the agent, in order, each checked against the schema."""
+    sent = [e["message"] for e in rig.record() if e["what"] == "acp_in"]
+    conversation = Conversation()
+    problems = [p for m in sent for p in conversation.check(m, "client")]
+    assert problems == []
+    return sent
+
+
+def test_a_turn_is_the_handshake_a_session_and_the_prompt_and_its_answer_is_the_turns_text(
+        rig: HarnessRig, tmp_path: Path) -> None:
+    script = (AcpScript().thought("Thinking.").text("Hello, ").tool("call_1", result=False)
+              .tool("call_1", result=True).done("world."))
+    response = _ask(rig, script, tmp_path)
+    assert response["status"] == Status.OK, response
+    assert (response["message"], response["session_id"], response["tool_calls"]) == (
+        "Hello, world.", SESSIONS.format(0), 1)
+    assert response["warnings"] == []
+    sent = _sent(rig)
+    assert [m.get("method") for m in sent] == ["initialize", "session/new", "session/prompt"]
+    assert sent[1]["params"] == {"cwd": str(tmp_path), "mcpServers": []}
+    assert sent[2]["params"]["prompt"] == [{"type": "text", "text": "Say hi"}]
+    assert [e["data"] for e in rig.record() if e["what"] == "stdin"] == ["Say hi"]
+
+
+def test_a_session_id_resumes_its_session_by_session_load(rig: HarnessRig,
+                                                          tmp_path: Path) -> None:
+    response = _ask(rig, AcpScript().done("again"), tmp_path, session="s-earlier")
+    assert (response["status"], response["session_id"]) == (Status.OK, "s-earlier")
+    sent = _sent(rig)
+    assert [m.get("method") for m in sent] == ["initialize", "session/load", "session/prompt"]
+    assert sent[1]["params"]["sessionId"] == sent[2]["params"]["sessionId"] == "s-earlier"
+
+
+def test_a_permission_request_is_refused_and_the_answer_says_so(rig: HarnessRig,
+                                                                tmp_path: Path) -> None:
+    response = _ask(rig, AcpScript().permission("call_1").done("did not run it"), tmp_path)
+    assert response["status"] == Status.OK, response
+    answers = [e["answer"] for e in rig.record() if e["what"] == "acp_answer"]
+    assert [a["result"]["outcome"] for a in answers] == [
+        {"outcome": "selected", "optionId": "cancel"}]  # gemini's reject_once option
+    assert len(response["warnings"]) == 1 and "'ls'" in response["warnings"][0]
+    assert "refused" in response["warnings"][0]
+
+
+def test_a_request_the_client_did_not_offer_gets_method_not_found(rig: HarnessRig,
+                                                                 tmp_path: Path) -> None:
+    read = ("fs/read_text_file", {"sessionId": lines.SESSION_PLACEHOLDER, "path": "/etc/passwd"})
+    response = _ask(rig, AcpScript().ask(read).done("no file"), tmp_path)
+    assert response["status"] == Status.OK, response
+    [answer] = [e["answer"] for e in rig.record() if e["what"] == "acp_answer"]
+    assert answer["error"]["code"] == -32601 and "result" not in answer
+
+
+@pytest.mark.parametrize(("reply", "said"), [
+    ({"result": {"stopReason": "refusal"}}, "the agent refused to go on"),
+    ({"result": {"stopReason": "cancelled"}}, "the turn was cancelled"),
+    ({"error": {"code": -32603, "message": "quota exceeded"}},
+     "the agent answered session/prompt with an error: quota exceeded"),
+])
+def test_a_turn_that_does_not_end_well_is_an_error_naming_why(
+        rig: HarnessRig, tmp_path: Path, reply: dict[str, Any], said: str) -> None:
+    script = AcpScript().text("partial")
+    script.add("reply", reply)
+    response = _ask(rig, script, tmp_path)
+    assert response["status"] == Status.HARNESS_ERROR
+    assert said in response["error"]
+
+
+def test_an_agent_that_never_answers_the_prompt_times_out_and_is_ended(
+        rig: HarnessRig, tmp_path: Path) -> None:
+    script = AcpScript().text("thinking")
+    script.add("sleep", 60)
+    response = _ask(rig, script, tmp_path, timeout=1, grace_period=1)
+    assert response["status"] == Status.TIMEOUT
+    assert rig.record()  # the harness ran
+    assert not [e for e in rig.record() if e["what"] == "exit"]  # it did not end on its own
+
+
+def test_a_model_is_refused_where_the_agent_takes_none_on_its_command_line() -> None:
+    with pytest.raises(Exception, match="takes no model"):
+        get_backend("claude-acp").build("hi", RunOptions(model="opus"))
+    call = get_backend("gemini-acp").build("hi", RunOptions(model="flash"))
+    assert call.argv == ("gemini", "--acp", "-m", "flash") and call.conversation is not None
