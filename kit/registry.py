@@ -25,6 +25,10 @@ HAZARD_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/[1
 # The backends: the CLIs whose line shapes the kit knows (schemas/cli/<name>.schema.json).
 KNOWN_BACKENDS = tuple(sorted(p.name.removesuffix(".schema.json")
                              for p in (SCHEMAS / "cli").glob("*.schema.json")))
+# The agents of the Agent Client Protocol the fake harness plays: `<cli>-acp` is that CLI
+# started as one (a backend profile with an `acp` start; tests/test_registry.py holds them
+# equal). An ACP agent's lines are the protocol's own (schemas/acp/schema.json).
+ACP_BACKENDS = ("gemini-acp",)
 TAG = re.compile(r"@req:(\S+)")
 
 
@@ -79,8 +83,9 @@ def _entry(path: Path, index: int, entry: object) -> Requirement:
     if entry["level"] not in LEVELS:
         raise RegistryError(f"{where}: level {entry['level']!r} is not one of {LEVELS}")
     backends = entry.get("backends", [])
-    if not isinstance(backends, list) or not set(backends) <= set(KNOWN_BACKENDS):
-        raise RegistryError(f"{where}: backends {backends!r} is not a list of {KNOWN_BACKENDS}")
+    known = (*KNOWN_BACKENDS, *ACP_BACKENDS)
+    if not isinstance(backends, list) or not set(backends) <= set(known):
+        raise RegistryError(f"{where}: backends {backends!r} is not a list of {known}")
     values = {k: str(entry[k]) for k in FIELDS}
     return Requirement(**values, component=path.parent.name, backends=tuple(backends),
                        hazards=_hazards(f"{where} ({entry['id']})", entry.get("hazards", [])))

@@ -28,6 +28,9 @@ from agent_tck.kit.paths import FIXTURES
 from agent_tck.kit.verdicts import not_applicable, require_backend, step_not_judged
 from agent_tck.steps.world import NO_EVENTS, AgentWorld
 
+# The steps of an ACP wrapper's scenarios (features/agent/acp.feature), registered with these.
+pytest_plugins = ["agent_tck.steps.acp_steps"]
+
 # The spec's defaults (seed 001) and a margin, not scaled, for starting processes.
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0

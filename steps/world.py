@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.doubles.backends.base import Profile
+from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import Driver, RequestResult
@@ -58,9 +59,12 @@ class AgentWorld(World):
     starts_before: int | None = None  # harness starts recorded before the request was made
 
     def new_script(self) -> Script:
-        """The scenario's script, created on first use for the agent's backend."""
+        """The scenario's script, created on first use for the agent's backend (an ACP
+        agent's, `<cli>-acp`, is its CLI's turn told in the protocol's messages)."""
         if self.script is None:
-            self.script = Script(self.backend, time_scale=self.time_scale)
+            cli = self.backend.removesuffix("-acp")
+            self.script = (AcpScript(cli, time_scale=self.time_scale) if cli != self.backend
+                           else Script(self.backend, time_scale=self.time_scale))
         return self.script
 
     def ensure_agent(self) -> str:
@@ -96,6 +100,8 @@ class AgentWorld(World):
         write, one line split across two) so reading line by line is put to the test."""
         script = self.new_script()
         self.final_text = FINAL_TEXT
+        if isinstance(script, AcpScript):  # the answer in two chunks, then end_turn
+            return script.text(FINAL_TEXT[:3]).add("sleep", 0.5).done(FINAL_TEXT[3:])
         turn = script.profile
         *first, last = default_turn(turn)
         script.emitted += [*first, last]

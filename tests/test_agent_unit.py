@@ -30,7 +30,8 @@ from agent_tck.reference.status import Status
         ({"timeout": 1e300},
          "timeout must be a positive number of seconds up to 604800, got 1e+300"),
         ({"working_dir": "/no/such/dir"}, "working_dir '/no/such/dir' is not a directory"),
-        ({"backend": "acme"}, "unknown backend 'acme' (known: claude, claude-acp, codex, codex-acp, gemini, gemini-acp)"),
+        ({"backend": "acme"}, "unknown backend 'acme' (known: claude, claude-acp, codex, "
+                              "codex-acp, gemini, gemini-acp)"),
         ({"timeoutt": 3}, "unknown agent setting(s): timeoutt"),
     ],
 )

@@ -210,3 +210,14 @@ def test_a_hostile_baseline_is_refused_naming_the_file(
     with pytest.raises(RegistryError, match="baseline ") as caught:
         reports.load_baseline(path, REQS)
     assert message in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_the_acp_backends_are_the_clis_the_fake_plays_as_acp_agents() -> None:
+    """kit/registry.py names them (the kit imports nothing of the doubles); the profiles say
+    which CLIs the fake harness can play as an ACP agent."""
+    from agent_tck.doubles.backends import PROFILES
+
+    played = tuple(f"{name}-acp" for name, p in PROFILES.items() if p.start.get("acp"))
+    assert played == registry.ACP_BACKENDS
+    assert all(any(b in r.backends for r in REQS.values() if r.level == "MUST")
+               for b in registry.ACP_BACKENDS)

@@ -33,6 +33,14 @@ class AcpScript(Script):
             raise SuiteError("error of the suite: an ACP agent's turn begins with its prompt: "
                              "its script reads stdin")
 
+    def init(self, session_id: str | None = None) -> AcpScript:
+        """Nothing: an ACP agent's session opens with its answer to `session/new`, before the
+        turn, and the fake agent names it (`doubles.harness.acpagent.SESSIONS`)."""
+        if session_id is not None:
+            raise SuiteError(f"error of the suite: an ACP turn cannot name its session "
+                             f"{session_id!r}: the agent's answer to session/new does")
+        return self
+
     def text(self, text: str) -> AcpScript:
         self.texts.append(text)
         self.line(lines.message_chunk(text))

@@ -26,7 +26,7 @@ from agent_tck.kit.drivers.inprocess import InProcessDriver
 from agent_tck.kit.registry import KNOWN_BACKENDS
 from agent_tck.reference.adapter import Adapter
 from agent_tck.reference.agent import PROBE_MARK, CodingAgent, NodeEvent, create_agent, judge
-from agent_tck.reference.backends import BACKENDS
+from agent_tck.reference.backends import BACKENDS, get_backend
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
 from agent_tck.reference.exceptions import ConfigError
@@ -568,7 +568,8 @@ class LoginOverridesEnv(_Creates):
     )
 
     def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
-        backend = BACKENDS.get(settings.get("backend", "claude"))
+        name = settings.get("backend", "claude")
+        backend = get_backend(name) if name in BACKENDS else None
         if settings.get("credentials") == "login" and backend is not None:
             env = {k: v for k, v in (settings.get("env") or {}).items()
                    if k not in backend.key_variables}

@@ -1,0 +1,119 @@
+# Hand-written: a wrapper of an agent of the Agent Client Protocol (ACP), each scenario traced to
+# the protocol's text or to a decision (features/agent/requirements.yaml AG-ACP.*).
+Feature: A wrapper of an ACP agent: the conversation behind one request
+  An agent of the Agent Client Protocol is talked with, not handed a prompt: JSON-RPC 2.0 on
+  its stdin and stdout, one message a line. For one request the wrapper initializes the
+  agent, opens a session (or loads the one it resumes), sends the prompt, and reads the turn
+  from the agent's `session/update` notifications until the prompt's answer says why the turn
+  stopped. Meanwhile the agent may ask things of the wrapper: leave to run a tool, a file to
+  read. These scenarios run for the backend "gemini-acp": the fake harness started as
+  `gemini --acp`, answering as the real Gemini CLI does (its handshake, its session ids, its
+  permission options); they are not applicable to an implementation that does not declare it.
+  Decisions the protocol leaves to the client are stated with their reasons in
+  docs/decisions.md D-35: a wrapper that has no person to ask approves no tool call, and it
+  answers every request it does not serve with an error, never with silence.
+
+  Rule: The agent is initialized, a session opened in the working directory, and the prompt sent to it (ACP: initialization, session setup)
+
+    @req:AG-ACP.1
+    Scenario: One request is a handshake, a new session and a prompt, in that order
+      Given a CodingGenesisAgent with working_dir "/tmp/acp-project".
+      Given the ACP agent says "4" and ends its turn
+      When the agent answers "What is 2 + 2?"
+      Then the implementation initialized the agent, then opened a session in the agent's working directory, then sent the prompt to that session
+      Then every message the implementation sent the agent is valid ACP
+      Then the response's session_id is the session the ACP agent opened
+
+  Rule: The answer is the turn's message chunks joined, its tool calls counted once each (ACP: prompt turn, tool calls; decision D-3)
+
+    @req:AG-ACP.2
+    Scenario: The agent's thoughts are not the answer, its message chunks are
+      Given the ACP agent thinks, then says "2 + 2 " and "= 4" and ends its turn
+      When the agent answers "What is 2 + 2?"
+      Then the response has:
+        | key     | value       |
+        | message | "2 + 2 = 4" |
+        | status  | 0           |
+        | error   | null        |
+
+    @req:AG-ACP.2
+    Scenario: A tool call reported begun and then completed is one tool call
+      Given the ACP agent reports the tool call "call_1" begun, then completed
+      Given the ACP agent reports the tool call "call_2" begun, then completed
+      Given the ACP agent says "Listed twice." and ends its turn
+      When the agent answers "List the files twice"
+      Then the response has:
+        | key        | value           |
+        | message    | "Listed twice." |
+        | status     | 0               |
+        | tool_calls | 2               |
+
+  Rule: A turn that stops for any reason but end_turn, or a prompt answered with an error, fails the request saying why (ACP: prompt turn, stop reasons)
+
+    @req:AG-ACP.3
+    Scenario Outline: A turn that stopped with "<reason>" fails the request
+      Given the ACP agent says "Half an answer", then its turn stops with "<reason>"
+      When the agent answers "Write the report"
+      Then the response contains key "status" with a non-zero value.
+      Then the response contains error information.
+
+      Examples:
+        | reason            |
+        | refusal           |
+        | max_tokens        |
+        | max_turn_requests |
+        | cancelled         |
+
+    @req:AG-ACP.3
+    Scenario: A prompt answered with a JSON-RPC error fails the request with the agent's message
+      Given the ACP agent says "Half an answer", then answers the prompt with the error -32603 "quota exceeded for the day"
+      When the agent answers "Write the report"
+      Then the response contains key "status" with a non-zero value.
+      Then the response error contains "quota exceeded for the day"
+
+  Rule: A permission request is answered, and never approved by the wrapper on its own (ACP: tool calls, requesting permission; decision D-35)
+
+    @req:AG-ACP.4
+    Scenario: The agent asks leave to run a tool: the wrapper answers, and does not approve
+      Given the ACP agent asks leave to run a tool call
+      Given the ACP agent says "I did not run it." and ends its turn
+      When the agent answers "Remove the build folder"
+      Then the permission request was answered without approving the tool call
+      Then the response contains key "status" with value 0.
+
+  Rule: A request the wrapper does not serve is answered with a JSON-RPC error, never left unanswered (JSON-RPC 2.0: every request gets a response; ACP: file system, only where the client offers it; decision D-35)
+
+    @req:AG-ACP.5
+    Scenario: The agent asks to read a file the wrapper never offered to read
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent asks to read the file "/etc/passwd"
+      Given the ACP agent says "I could not read it." and ends its turn
+      When the agent answers "Show me the users"
+      Then the request "fs/read_text_file" was answered with a JSON-RPC error
+      Then the response has:
+        | key     | value                  |
+        | message | "I could not read it." |
+        | status  | 0                      |
+
+  Rule: A request with a session id resumes that session with session/load (ACP: session setup, loading sessions)
+
+    @req:AG-ACP.6
+    Scenario: A request that resumes a session loads it before the prompt
+      Given the ACP agent says "Still here." and ends its turn
+      When the agent answers "And now?" resuming the ACP session "5e5510a0-0000-4000-8000-0000000000aa"
+      Then the implementation loaded the session "5e5510a0-0000-4000-8000-0000000000aa" and sent the prompt to it
+      Then the response has:
+        | key        | value                                  |
+        | message    | "Still here."                          |
+        | session_id | "5e5510a0-0000-4000-8000-0000000000aa" |
+
+  Rule: An agent that never answers the prompt is ended at the deadline, as any CLI is (seed 001: "Error Handling: Subprocess Timeout")
+
+    @req:AG-ACP.7
+    Scenario: The agent never answers the prompt
+      Given an agent for the "gemini-acp" backend with a timeout of 2 seconds
+      Given the harness never finishes
+      When the agent answers "Wait for me"
+      Then the response contains key "status" with value 3.
+      Then the harness received SIGTERM
+      Then neither the harness nor its grandchild is left running

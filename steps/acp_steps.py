@@ -1,0 +1,159 @@
+"""Steps of an ACP wrapper's scenarios (features/agent/acp.feature): the fake harness plays an
+agent of the Agent Client Protocol (`doubles.harness.acpagent`), and these steps read what the
+implementation told it (its record's `acp_in` and `acp_answer` entries)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+
+from agent_tck.doubles.backends.acp import lines
+from agent_tck.doubles.backends.acp.schema import PROTOCOL_VERSION, Conversation
+from agent_tck.doubles.harness.acpagent import SESSIONS
+from agent_tck.doubles.harness.acpscript import AcpScript
+from agent_tck.steps.world import AgentWorld
+
+
+def _script(world: AgentWorld) -> AcpScript:
+    script = world.new_script()
+    assert isinstance(script, AcpScript), f"error of the suite: {world.backend} is no ACP agent"
+    return script
+
+
+def _told(world: AgentWorld) -> list[dict[str, Any]]:
+    """Every message the implementation sent the agent, in order."""
+    return [e["message"] for e in world.rig.record() if e["what"] == "acp_in"]
+
+
+def _answers(world: AgentWorld, method: str) -> list[Any]:
+    """The implementation's answers to the agent's requests of `method` (None: no answer
+    came before the agent ended)."""
+    return [e["answer"] for e in world.rig.record()
+            if e["what"] == "acp_answer" and e["method"] == method]
+
+
+def _methods(told: list[dict[str, Any]]) -> list[str]:
+    """The methods of the requests among `told`, in order (notifications and answers left
+    out)."""
+    return [m["method"] for m in told if "method" in m and "id" in m]
+
+
+# --- GIVEN: the agent's turn ------------------------------------------------------------
+
+
+@given(parsers.parse('the ACP agent thinks, then says "{first}" and "{second}" and ends its '
+                     'turn'))
+def agent_says(world: AgentWorld, first: str, second: str) -> None:
+    _script(world).thought("Reading the question.").text(first).text(second).stop("end_turn")
+    world.final_text = first + second
+
+
+@given(parsers.parse('the ACP agent reports the tool call "{tool_id}" begun, then completed'))
+def agent_runs_tool(world: AgentWorld, tool_id: str) -> None:
+    _script(world).tool(tool_id, result=False).tool(tool_id, result=True)
+
+
+@given("the ACP agent asks leave to run a tool call")
+def agent_asks_permission(world: AgentWorld) -> None:
+    _script(world).permission("call_1")
+
+
+@given(parsers.parse('the ACP agent asks to read the file "{path}"'))
+def agent_asks_to_read(world: AgentWorld, path: str) -> None:
+    _script(world).ask(("fs/read_text_file", {"sessionId": lines.SESSION_PLACEHOLDER,
+                                              "path": path}))
+
+
+@given(parsers.parse('the ACP agent says "{text}" and ends its turn'))
+def agent_says_one(world: AgentWorld, text: str) -> None:
+    _script(world).done(text)
+    world.final_text = text
+
+
+@given(parsers.parse('the ACP agent says "{text}", then its turn stops with "{reason}"'))
+def agent_stops(world: AgentWorld, text: str, reason: str) -> None:
+    _script(world).text(text).stop(reason)
+
+
+@given(parsers.parse('the ACP agent says "{text}", then answers the prompt with the error '
+                     '{code:d} "{message}"'))
+def agent_fails_prompt(world: AgentWorld, text: str, code: int, message: str) -> None:
+    _script(world).text(text).error(code, message)
+
+
+# --- WHEN ---------------------------------------------------------------------------------
+
+
+@when(parsers.parse('the agent answers "{message}" resuming the ACP session "{session}"'))
+def agent_answers_resuming_acp(world: AgentWorld, message: str, session: str) -> None:
+    world.use_script()
+    world.result = world.driver.agent_request(world.ensure_agent(), message, session)
+
+
+# --- THEN ---------------------------------------------------------------------------------
+
+
+@then("the implementation initialized the agent, then opened a session in the agent's working "
+      "directory, then sent the prompt to that session")
+def handshake_then_prompt(world: AgentWorld) -> None:
+    told = _told(world)
+    assert _methods(told)[:3] == ["initialize", "session/new", "session/prompt"], (
+        f"the requests, in order: {_methods(told)}")
+    first, opened, prompt = (next(m for m in told if m.get("method") == name)
+                             for name in ("initialize", "session/new", "session/prompt"))
+    assert told[0] is first, f"the first message is not initialize: {told[0]}"
+    assert first["params"].get("protocolVersion") == PROTOCOL_VERSION, first["params"]
+    where, cwd = world.settings["working_dir"], opened["params"].get("cwd")
+    assert isinstance(cwd, str) and os.path.isabs(cwd) and os.path.samefile(cwd, where), (
+        f"session/new's cwd is {cwd!r}, the agent's working directory {where!r}")
+    assert prompt["params"].get("sessionId") == SESSIONS.format(0), prompt["params"]
+
+
+@then("every message the implementation sent the agent is valid ACP")
+def all_valid(world: AgentWorld) -> None:
+    conversation = Conversation()
+    problems = [p for message in _told(world) for p in conversation.check(message, "client")]
+    assert problems == [], problems
+
+
+@then("the response's session_id is the session the ACP agent opened")
+def session_opened(world: AgentWorld) -> None:
+    assert world.response["session_id"] == SESSIONS.format(0)
+
+
+@then(parsers.parse('the implementation loaded the session "{session}" and sent the prompt to '
+                    'it'))
+def loaded_then_prompt(world: AgentWorld, session: str) -> None:
+    told = _told(world)
+    assert _methods(told)[:3] == ["initialize", "session/load", "session/prompt"], (
+        f"the requests, in order: {_methods(told)}")
+    loaded, prompt = (next(m for m in told if m.get("method") == name)
+                      for name in ("session/load", "session/prompt"))
+    assert loaded["params"].get("sessionId") == session, loaded["params"]
+    assert prompt["params"].get("sessionId") == session, prompt["params"]
+
+
+@then("the permission request was answered without approving the tool call")
+def permission_refused(world: AgentWorld) -> None:
+    script = _script(world)
+    assert script.acp is not None
+    kinds = {o["optionId"]: o["kind"] for o in script.acp["permission"]}
+    [answer] = _answers(world, "session/request_permission") or [None]
+    assert isinstance(answer, dict) and isinstance(answer.get("result"), dict), (
+        f"the permission request was answered {answer!r}")
+    outcome = answer["result"].get("outcome")
+    assert isinstance(outcome, dict), f"the answer has no outcome: {answer}"
+    chosen = kinds.get(outcome.get("optionId")) if outcome.get("outcome") == "selected" else None
+    assert outcome.get("outcome") == "cancelled" or (chosen or "").startswith("reject"), (
+        f"the answer approves the call: {outcome} (the options: {kinds})")
+
+
+@then(parsers.parse('the request "{method}" was answered with a JSON-RPC error'))
+def answered_with_error(world: AgentWorld, method: str) -> None:
+    [answer] = _answers(world, method) or [None]
+    assert isinstance(answer, dict), f"{method} got no answer before the agent ended"
+    error = answer.get("error")
+    assert "result" not in answer and isinstance(error, dict) and \
+        isinstance(error.get("code"), int), f"{method} was answered {answer}"

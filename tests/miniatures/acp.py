@@ -1,0 +1,124 @@
+"""Miniature broken ACP wrappers: the reference driving `gemini --acp` with exactly one defect
+each, in how it talks with the agent (tests/test_broken_acp.py runs the suite against each)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agent_tck.reference.agent import CodingAgent
+from agent_tck.reference.backends.acp import AcpBackend, Conversation
+from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
+from agent_tck.reference.events import Event
+from tests.miniatures.agent import _Broken, _NoWait, _Supervised
+
+
+class _Talks(Conversation):
+    """The reference's conversation; each defect overrides one part of it."""
+
+
+class _Acp(_Broken):
+    """The reference, declaring the ACP agent alone, whose conversation is `talk`."""
+
+    backends = ("gemini-acp",)
+    talk: type[Conversation] = _Talks
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        assert isinstance(agent.backend, AcpBackend)
+        agent.backend = _Backend(agent.backend, self.talk)
+
+
+class _Backend(AcpBackend):
+    def __init__(self, inner: AcpBackend, talk: type[Conversation]) -> None:
+        super().__init__(inner.agent, inner.command)
+        self.talk = talk
+
+    def build(self, prompt: str, options: RunOptions) -> Invocation:
+        built = super().build(prompt, options)
+        assert isinstance(built.conversation, Conversation)
+        c = built.conversation
+        return Invocation(built.argv, built.stdin, self.talk(c.prompt, c.resume, c.cwd))
+
+
+class _OwnDirectory(Conversation):
+    def __init__(self, prompt: str, resume: str | None, cwd: str) -> None:
+        super().__init__(prompt, resume, os.getcwd())
+
+
+class OpensItsSessionInItsOwnDirectory(_Acp):
+    """Opens the session where the wrapper runs, not in the agent's working directory."""
+
+    talk = _OwnDirectory
+
+
+class _Thoughts(Conversation):
+    def parse_line(self, line: str) -> list[Event]:
+        events = super().parse_line(line)
+        update = (load_object(line) or {}).get("params", {}).get("update", {})
+        if update.get("sessionUpdate") == "agent_thought_chunk" and self.prompted:
+            events.append(Event("text", text=update["content"]["text"]))
+        return events
+
+
+class AnswersWithItsThoughts(_Acp):
+    """Takes the agent's thoughts for its answer too."""
+
+    talk = _Thoughts
+
+
+class _AnyStop(Conversation):
+    def parse_line(self, line: str) -> list[Event]:
+        return [Event("done", raw=e.raw) if e.kind == "error" and "stopReason" in line else e
+                for e in super().parse_line(line)]
+
+
+class TakesAnyStopForSuccess(_Acp):
+    """Takes a turn that stopped for any reason as one that ended well."""
+
+    talk = _AnyStop
+
+
+class _Approves(Conversation):
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        if method == "session/request_permission":
+            first = params["options"][0]["optionId"]  # gemini's "proceed_always"
+            self._send({"id": rid, "result": {"outcome": {"outcome": "selected",
+                                                          "optionId": first}}})
+        else:
+            super()._serve(rid, method, params)
+
+
+class ApprovesEveryToolCall(_Acp):
+    """Answers a permission request with the first option the agent offers: allow always."""
+
+    talk = _Approves
+
+
+class _Silent(Conversation):
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        if method == "session/request_permission":
+            super()._serve(rid, method, params)
+
+
+class LeavesRequestsItDoesNotServeUnanswered(_Acp):
+    """Answers permission requests, and nothing else the agent asks."""
+
+    talk = _Silent
+
+
+class _NewSession(Conversation):
+    def __init__(self, prompt: str, resume: str | None, cwd: str) -> None:
+        super().__init__(prompt, None, cwd)
+
+
+class StartsANewSessionToResume(_Acp):
+    """Asked to resume a session, opens a new one."""
+
+    talk = _NewSession
+
+
+class LeavesTheAgentAZombie(_Supervised):
+    """Never waits for the agent it started (nor for the reaper): it stays a zombie."""
+
+    backends = ("gemini-acp",)
+    supervisor = _NoWait
