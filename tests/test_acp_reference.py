@@ -121,3 +121,37 @@ def test_a_model_is_refused_where_the_agent_takes_none_on_its_command_line() -> 
         get_backend("claude-acp").build("hi", RunOptions(model="opus"))
     call = get_backend("gemini-acp").build("hi", RunOptions(model="flash"))
     assert call.argv == ("gemini", "--acp", "-m", "flash") and call.conversation is not None
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("asking", [False, True], ids=["runs unasked", "asks first"])
+def test_the_reference_drives_the_real_gemini_acp_agent(tmp_path: Path, asking: bool) -> None:
+    """The pinned gemini-cli as an ACP agent, offline in the sandbox, its model scripted to run
+    a shell command and then answer: the reference gets the answer, the call and the session;
+    where gemini asks leave first, the reference refuses it, says so, and the file the
+    command would have made is not there."""
+    from agent_tck.doubles.realcli import clis
+    from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
+    from tests.test_acp_agent import _asking
+
+    reason = unavailable("gemini")
+    if reason:
+        pytest.skip(reason)
+    cli = clis.binary("gemini")
+    assert cli is not None
+    turns = [{"tool": "run_shell_command",
+              "input": {"command": "touch made.txt", "description": "Make a file"}},
+             {"say": "Done."}]
+    with Sandbox(tmp_path / "real", "gemini", {"turns": turns}, cli) as box:
+        if asking:
+            _asking(box.home)
+        agent = create_agent(backend="gemini-acp", working_dir=str(box.work),
+                             env={"PATH": box.path()}, timeout=120)
+        response = agent.process("Make the file")
+        made = (box.work / "made.txt").exists()
+    assert response["status"] == Status.OK, response
+    assert response["message"] == "Done." and response["session_id"]
+    assert response["tool_calls"] == int(not asking)  # a refused call is never reported run
+    assert made is not asking
+    refused = [w for w in response["warnings"] if "refused" in w]
+    assert len(refused) == int(asking), response["warnings"]
