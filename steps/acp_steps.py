@@ -83,6 +83,18 @@ def agent_fails_prompt(world: AgentWorld, text: str, code: int, message: str) ->
     _script(world).text(text).error(code, message)
 
 
+@given(parsers.parse('the ACP agent then says "{text}"'))
+def agent_says_late(world: AgentWorld, text: str) -> None:
+    """A message chunk after the prompt's answer (the script's last step was its reply)."""
+    _script(world).line(lines.message_chunk(text))
+
+
+@given(parsers.parse('the ACP agent first answers the id {rid:d} with the stop reason '
+                     '"{reason}"'))
+def agent_answers_another_id(world: AgentWorld, rid: int, reason: str) -> None:
+    _script(world).add("reply", {"id": rid, "result": {"stopReason": reason}})
+
+
 # --- WHEN ---------------------------------------------------------------------------------
 
 

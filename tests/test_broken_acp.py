@@ -18,8 +18,10 @@ CASES = {
     "LeavesRequestsItDoesNotServeUnanswered": {"AG-ACP.5"},
     "StartsANewSessionToResume": {"AG-ACP.6"},
     "LeavesTheAgentAZombie": {"AG-ACP.7"},
+    "KeepsLateUpdates": {"AG-ACP.8"},
+    "TakesAnyAnswerForThePrompts": {"AG-ACP.9"},
 }
-ACP = [f"AG-ACP.{n}" for n in range(1, 8)]
+ACP = [f"AG-ACP.{n}" for n in range(1, 10)]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

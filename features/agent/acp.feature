@@ -107,6 +107,28 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | message    | "Still here."                          |
         | session_id | "5e5510a0-0000-4000-8000-0000000000aa" |
 
+  Rule: The turn is what came before the prompt's answer, and the prompt's answer is the one with the prompt's id (JSON-RPC 2.0: a response has the id of its request; ACP: prompt turn)
+
+    @req:AG-ACP.8
+    Scenario: An update that comes after the prompt's answer is not part of the answer
+      Given the ACP agent says "On time." and ends its turn
+      Given the ACP agent then says " Too late."
+      When the agent answers "Be brief"
+      Then the response has:
+        | key     | value      |
+        | message | "On time." |
+        | status  | 0          |
+
+    @req:AG-ACP.9
+    Scenario: An answer with an id the wrapper never used does not end the turn
+      Given the ACP agent first answers the id 99 with the stop reason "end_turn"
+      Given the ACP agent says "The real answer." and ends its turn
+      When the agent answers "Take your time"
+      Then the response has:
+        | key     | value              |
+        | message | "The real answer." |
+        | status  | 0                  |
+
   Rule: An agent that never answers the prompt is ended at the deadline, as any CLI is (seed 001: "Error Handling: Subprocess Timeout")
 
     @req:AG-ACP.7

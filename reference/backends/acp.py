@@ -110,7 +110,9 @@ class Conversation:
         self.feed = Feed(ended=False)
         self.asked: dict[int, str] = {}  # our requests awaiting an answer: id -> method
         self.session: str | None = None
-        self.prompted = False  # updates before the prompt replay a loaded session's history
+        # The turn runs: updates before it replay a loaded session's history, and those after
+        # the prompt's answer come too late to be part of it.
+        self.prompted = False
         self.warnings: list[str] = []  # for the answer: each permission refused
         self.next_id = 0
         self._ask("initialize", CLIENT)
@@ -134,6 +136,7 @@ class Conversation:
         error = obj.get("error")
         if error is not None or not isinstance(obj.get("result"), dict):
             self.feed.end()
+            self.prompted = False
             return [Event("error", text=_error_text(asked, error), raw=obj)]
         return self._answered(asked, obj["result"], obj)
 
@@ -149,7 +152,8 @@ class Conversation:
             self._ask("session/prompt", {"sessionId": session,
                                          "prompt": [{"type": "text", "text": self.prompt}]})
             return [Event("init", session_id=session, raw=raw)]
-        self.feed.end()  # the prompt's answer: the turn is over
+        self.feed.end()  # the prompt's answer: the turn is over, and a later update not its
+        self.prompted = False
         stop = result.get("stopReason")
         if stop == "end_turn":
             return [Event("done", raw=raw)]

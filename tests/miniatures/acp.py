@@ -3,6 +3,7 @@ each, in how it talks with the agent (tests/test_broken_acp.py runs the suite ag
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -115,6 +116,35 @@ class StartsANewSessionToResume(_Acp):
     """Asked to resume a session, opens a new one."""
 
     talk = _NewSession
+
+
+class _Late(Conversation):
+    def _answered(self, method: str, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
+        events = super()._answered(method, result, raw)
+        self.prompted = True  # still reading the turn
+        return events
+
+
+class KeepsLateUpdates(_Acp):
+    """Takes what the agent says after the prompt's answer as part of the turn."""
+
+    talk = _Late
+
+
+class _AnyId(Conversation):
+    def parse_line(self, line: str) -> list[Event]:
+        obj = load_object(line) or {}
+        if "method" not in obj and obj.get("id") not in self.asked and self.session:
+            obj = {**obj, "id": max(self.asked, default=-1)}  # the prompt's, as it assumes
+            line = json.dumps(obj)
+        return super().parse_line(line)
+
+
+class TakesAnyAnswerForThePrompts(_Acp):
+    """Takes the first answer that comes once the prompt is sent as the prompt's, whatever
+    its id."""
+
+    talk = _AnyId
 
 
 class LeavesTheAgentAZombie(_Supervised):
