@@ -151,6 +151,12 @@ def test_each_backend_has_a_table_of_its_spellings() -> None:
     assert set(bypass.PARSERS) == set(BACKENDS)
 
 
+def test_an_acp_agent_without_a_table_has_every_option_refused(tmp_path: Path) -> None:
+    assert refused_spelling(tmp_path, "claude-acp", "work", "--verbose") == "--verbose"
+    assert refused_spelling(tmp_path, "codex-acp", "work") is None  # no option at all
+    assert refused_spelling(tmp_path, "gemini-acp", "--yolo") == "--yolo"  # gemini's table
+
+
 @pytest.mark.parametrize(("backend", "command"), [("claude", "claude"), ("codex", "codex exec")])
 def test_the_tables_agree_with_the_pinned_clis_own_options(backend: str, command: str) -> None:
     """fixtures/cli-options.json holds the pinned CLIs' option tables: every option the

@@ -158,4 +158,18 @@ GEMINI = Parser(
     flags=frozenset({"--yolo", "-y", "--y"}),
     values={"--approval-mode": one_of("yolo"), "--approvalMode": one_of("yolo")},
 )
-PARSERS: dict[str, Parser] = {"claude": CLAUDE, "codex": CODEX, "gemini": GEMINI}
+
+
+class _AnyOption(frozenset[str]):
+    """Every option: of an agent whose options the guard has no table of, each may bypass."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+# The ACP agents: `gemini --acp` reads gemini's options; claude-agent-acp's and codex-acp's are
+# not tabled here, so every option given to them is refused on a network.
+UNTABLED = Parser(flags=_AnyOption(), values={})
+PARSERS: dict[str, Parser] = {"claude": CLAUDE, "codex": CODEX, "gemini": GEMINI,
+                              "gemini-acp": GEMINI, "claude-acp": UNTABLED,
+                              "codex-acp": UNTABLED}
