@@ -80,9 +80,19 @@ def test_the_typescript_claude_agent_sdk_example_fails_exactly_its_baseline() ->
     assert verdicts["RP-1.1"] == "passed" and verdicts["RP-1.2"] == "not applicable"
 
 
-def _node_example_verdicts(example: str, package: str) -> dict[str, str]:
+def test_the_typescript_acp_client_example_passes_every_acp_requirement() -> None:
+    """A wrapper of `gemini --acp` written with the protocol's official TypeScript SDK: it
+    passes every ACP requirement, and nothing else applies to it (it declares gemini-acp)."""
+    verdicts = _node_example_verdicts("acp-client-ts", "@agentclientprotocol/sdk", baseline=False)
+    acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
+    assert len(acp) >= 9 and set(acp.values()) == {"passed"}, acp
+    assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}
+
+
+def _node_example_verdicts(example: str, package: str, baseline: bool = True) -> dict[str, str]:
     """The agent verdicts of the Node adapter in examples/`example`, its `package` installed
-    from its lockfile first where it is not; they fail exactly what its baseline names."""
+    from its lockfile first where it is not; they fail exactly what its baseline names (with
+    `baseline`)."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("Node.js with npm is not installed on this machine")
@@ -92,6 +102,8 @@ def _node_example_verdicts(example: str, package: str) -> dict[str, str]:
                         "--loglevel=error", "--cache", str(ROOT / "clis" / ".npm-cache")],
                        cwd=folder, check=True, capture_output=True, timeout=300)
     verdicts = verdicts_for(f"{node} {folder / 'adapter.mjs'}", ["agent"], adapter_timeout=30)
+    if not baseline:
+        return verdicts
     expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
     assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
     return verdicts

@@ -119,6 +119,16 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | message | "On time." |
         | status  | 0          |
 
+    @req:AG-ACP.8
+    Scenario: An update that comes after the answer to a resumed session's prompt is not part of the answer
+      Given the ACP agent says "Resumed." and ends its turn
+      Given the ACP agent then says " Too late."
+      When the agent answers "Go on" resuming the ACP session "5e5510a0-0000-4000-8000-0000000000bb"
+      Then the response has:
+        | key     | value      |
+        | message | "Resumed." |
+        | status  | 0          |
+
     @req:AG-ACP.9
     Scenario: An answer with an id the wrapper never used does not end the turn
       Given the ACP agent first answers the id 99 with the stop reason "end_turn"
