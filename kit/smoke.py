@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent_tck.doubles.harness import whereabouts
+from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers.protocol import PROTOCOL_VERSION
 from agent_tck.kit.drivers.stdio import AdapterProcess, StdioDriver
 from agent_tck.kit.errors import DriverError, UsageError
+from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
 from agent_tck.kit.text import printable
 
 SMOKE_ANSWER = "agent-tck smoke: ok"
@@ -80,16 +82,20 @@ def _request(driver: StdioDriver, out: TextIO) -> bool:
     """One request through the fake harness of the first declared backend: the answer must
     be the harness's. A stall is explained from what the harness saw."""
     info = driver.info
-    if "agent" not in info.components or not info.backends:
-        say("skip request: the implementation declares no agent component with a backend", out)
+    played = [b for b in info.backends if b in (*KNOWN_BACKENDS, *ACP_BACKENDS)]
+    if "agent" not in info.components or not played:
+        say("skip request: the implementation declares no agent component with a backend "
+            "the fake harness plays", out)
         return True
-    backend = info.backends[0]
+    backend = played[0]
 
     def request(path: str) -> dict[str, Any]:
         agent, _ = driver.agent_create({"backend": backend, "env": {"PATH": path}})
         return driver.agent_request(agent, "agent-tck smoke").response
 
-    script = Script(backend).init("smoke-session").text(SMOKE_ANSWER).done(SMOKE_ANSWER)
+    script = (AcpScript(backend.removesuffix("-acp")).done(SMOKE_ANSWER)
+              if backend in ACP_BACKENDS else
+              Script(backend).init("smoke-session").text(SMOKE_ANSWER).done(SMOKE_ANSWER))
     done = _through_fake("request", backend, script, request, out)
     if done is None:
         return False
@@ -123,9 +129,10 @@ def _through_fake(command: str, backend: str, script: Script,
 
 def _parse(driver: StdioDriver, out: TextIO) -> bool:
     """`backends`: a text line of each declared backend's CLI, parsed into its text event."""
-    if "backends" not in driver.info.components:
+    streams = [b for b in driver.info.backends if b in KNOWN_BACKENDS]
+    if "backends" not in driver.info.components or not streams:
         return True
-    for backend in driver.info.backends:
+    for backend in streams:
         line = json.dumps(Script(backend).text_line(SMOKE_ANSWER))
         try:
             events = driver.parse_line(backend, line)
@@ -136,7 +143,7 @@ def _parse(driver: StdioDriver, out: TextIO) -> bool:
             say(f"FAIL parse_line: expected a text event {SMOKE_ANSWER!r} from {backend}'s "
                 f"line {line}, got {events!r}", out)
             return False
-    say(f"ok   parse_line: a text line of {', '.join(driver.info.backends)} parsed", out)
+    say(f"ok   parse_line: a text line of {', '.join(streams)} parsed", out)
     return True
 
 

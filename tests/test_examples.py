@@ -14,6 +14,7 @@ import pytest
 from agent_tck.kit import registry, reports
 from agent_tck.kit.paths import ROOT
 from tests.support.runsuite import verdicts_for
+from tests.test_stdio_driver import smoke
 
 # Nested conformance runs of the SDK examples: each scenario has its own deadline in it; the
 # project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -87,6 +88,9 @@ def test_the_typescript_acp_client_example_passes_every_acp_requirement() -> Non
     acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
     assert len(acp) >= 9 and set(acp.values()) == {"passed"}, acp
     assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}
+    # smoke makes its request through the fake ACP agent, the one backend it declares
+    code, text = smoke(f"node {ROOT / 'examples' / 'acp-client-ts' / 'adapter.mjs'}")
+    assert code == 0 and "ok   request: the fake gemini-acp answered" in text, text
 
 
 def _node_example_verdicts(example: str, package: str, baseline: bool = True) -> dict[str, str]:
