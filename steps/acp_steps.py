@@ -13,6 +13,7 @@ from agent_tck.doubles.backends.acp import lines
 from agent_tck.doubles.backends.acp.schema import PROTOCOL_VERSION, Conversation
 from agent_tck.doubles.harness.acpagent import SESSIONS
 from agent_tck.doubles.harness.acpscript import AcpScript
+from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
 
 
@@ -100,6 +101,8 @@ def agent_answers_another_id(world: AgentWorld, rid: int, reason: str) -> None:
 
 @when(parsers.parse('the agent answers "{message}" resuming the ACP session "{session}"'))
 def agent_answers_resuming_acp(world: AgentWorld, message: str, session: str) -> None:
+    if not getattr(world.driver, "resumes_sessions", True):
+        not_applicable("this driver resumes by conversation, not session_id")
     world.use_script()
     world.result = world.driver.agent_request(world.ensure_agent(), message, session)
 

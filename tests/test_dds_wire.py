@@ -48,12 +48,12 @@ def test_genesis_field_names() -> None:
 def test_the_dds_drivers_options_are_read_and_bad_ones_named() -> None:
     from agent_tck.kit.drivers.dds import parse_options, served_backends
     from agent_tck.kit.errors import UsageError
-    from agent_tck.kit.registry import KNOWN_BACKENDS
+    from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
 
     assert parse_options("domain=7; backends=codex") == {"domain": "7", "backends": "codex"}
     with pytest.raises(UsageError, match=r"cannot read option 'colour=red'"):
         parse_options("colour=red")
-    assert served_backends(None) == KNOWN_BACKENDS
+    assert served_backends(None) == (*KNOWN_BACKENDS, *ACP_BACKENDS)
     assert served_backends("codex, gemini") == ("codex", "gemini")
     for bad in ("", "acme", "claude,acme"):
         with pytest.raises(UsageError, match=f"backends={bad!r} must name some of"):

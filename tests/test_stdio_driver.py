@@ -222,8 +222,9 @@ def test_a_broken_agent_behind_the_protocol_fails_its_requirements() -> None:
     AGENT_TCK_BROKEN=whole)."""
     results = scenario_results(fake("broken:IgnoresWorkingDir", "none"), ["agent"],
                                CROSS_DRIVER)
+    # AG-ACP.1 too: it opens the ACP agent's session in its own directory as well
     assert failing_in(results, ["agent"], selected=CROSS_DRIVER is not None) == {
-        "RP-5.1", "AG-C5"}
+        "RP-5.1", "AG-C5", "AG-ACP.1"}
 
 
 def test_an_agent_whose_cli_outlives_it_fails_ag_d6_6_behind_the_protocol() -> None:
@@ -267,8 +268,9 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     # text without NUL: a setting of the wrong kind cannot reach a served agent (AG-C4). A
     # served agent's env is the environment it inherits, so it cannot also strip it (AG-C6).
     # A DDS string is UTF-8, so a prompt holding a lone surrogate cannot be sent (AG-H26).
+    # An ACP agent's resumed session (AG-ACP.6) is named by a session id too.
     for rid in ("AG-H19", "AG-H27", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6",
-                "AG-H26"):
+                "AG-H26", "AG-ACP.6"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
     assert over_dds == in_process

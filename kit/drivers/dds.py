@@ -43,7 +43,7 @@ from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
-from agent_tck.kit.registry import KNOWN_BACKENDS
+from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
                 "service_instance_tag", "metadata")
@@ -97,13 +97,14 @@ def parse_options(options: str) -> dict[str, str]:
 def served_backends(value: str | None) -> tuple[str, ...]:
     """The backends the served agents run: `backends=A,B`, by default every backend the kit
     knows (the reference serves them all)."""
+    known = (*KNOWN_BACKENDS, *ACP_BACKENDS)
     if value is None:
-        return KNOWN_BACKENDS
+        return known
     backends = tuple(b.strip() for b in value.split(",") if b.strip())
-    unknown = [b for b in backends if b not in KNOWN_BACKENDS]
+    unknown = [b for b in backends if b not in known]
     if not backends or unknown:
         raise UsageError(f"--impl dds: backends={value!r} must name some of "
-                         f"{', '.join(KNOWN_BACKENDS)}")
+                         f"{', '.join(known)}")
     return backends
 
 
