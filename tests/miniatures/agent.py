@@ -30,6 +30,7 @@ from agent_tck.reference.backends import BACKENDS, get_backend
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
 from agent_tck.reference.exceptions import ConfigError
+from agent_tck.reference.feed import Feed
 from agent_tck.reference.status import State, Status
 from agent_tck.reference.supervisor import (
     CHUNK,
@@ -346,10 +347,10 @@ class ParsesStderrToo(_Supervised):
 
 
 class _BlockingWrite(Supervisor):
-    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+    def _write(self, sel: selectors.BaseSelector, feed: Feed) -> None:
         assert self.proc.stdin is not None
         os.set_blocking(self.proc.stdin.fileno(), True)
-        return super()._write(sel, view)
+        super()._write(sel, feed)
 
 
 class _OnePipeIsEnough(Supervisor):
@@ -1171,21 +1172,19 @@ class IgnoresStripEnv(_Broken):
 
 
 class _RaisesOnBrokenPipe(Supervisor):
-    def _write(self, sel: selectors.BaseSelector, view: memoryview) -> memoryview:
+    def _write(self, sel: selectors.BaseSelector, feed: Feed) -> None:
         stdin = self.proc.stdin
         assert stdin is not None
-        view = view[os.write(stdin.fileno(), view[:CHUNK]) :]  # EPIPE escapes
-        if not view:
+        feed.wrote(os.write(stdin.fileno(), feed.pending[:CHUNK]))  # EPIPE escapes
+        if not feed.pending:
             sel.unregister(stdin)
-            stdin.close()
-        return view
 
 
 class CrashesOnBrokenPipe(_Supervised):
     """Lets EPIPE from writing the prompt to a CLI that already exited fail the request."""
 
     reach = (  # EPIPE while writing the prompt
-        "reference/supervisor.py:Supervisor._write:view[:0]",
+        "reference/supervisor.py:Supervisor._write:feed.broken()",
     )
 
     supervisor = _RaisesOnBrokenPipe
@@ -1358,7 +1357,7 @@ class KillsLate(_Supervised):
 
 
 class _OpenStdinNoKill(Supervisor):
-    def run(self, stdin: bytes, on_line: Any) -> Any:
+    def run(self, stdin: bytes | Feed, on_line: Any) -> Any:
         assert self.proc.stdin is not None
         held = os.dup(self.proc.stdin.fileno())  # the pipe stays open once the prompt is in
         try:
@@ -1421,7 +1420,7 @@ class WaitsForEof(_Supervised):
 
 
 class _KeepsAHandle(Supervisor):
-    def _loop(self, stdin: bytes, splitter: LineSplitter, pidfd: int) -> None:
+    def _loop(self, stdin: Feed, splitter: LineSplitter, pidfd: int) -> None:
         super()._loop(stdin, splitter, os.dup(pidfd))
 
 
