@@ -46,6 +46,11 @@ class RealWorld(World):
     def work(self) -> Path:
         return self.root / "work"
 
+    @property
+    def cli(self) -> str:
+        """The real CLI the backend runs: an ACP agent's (`gemini-acp`) is its CLI's."""
+        return self.backend.removesuffix("-acp")
+
     def conversing(self) -> Callable[[str, str, str], RequestResult] | None:
         """How the driver sends a request of a conversation, where it resumes by
         conversation_id rather than session_id (DDS); None elsewhere."""
@@ -57,9 +62,9 @@ class RealWorld(World):
 
     def request(self, message: str, session_id: str | None = None) -> RequestResult:
         if self.sandbox is None:
-            cli = clis.binary(self.backend)
-            assert cli is not None, f"the real {self.backend} CLI is not installed"
-            self.sandbox = Sandbox(self.root, self.backend, {"turns": self.turns}, cli)
+            cli = clis.binary(self.cli)
+            assert cli is not None, f"the real {self.cli} CLI is not installed"
+            self.sandbox = Sandbox(self.root, self.cli, {"turns": self.turns}, cli)
         if self.agent is None:
             settings = {"backend": self.backend, "working_dir": str(self.sandbox.work),
                         "timeout": self.timeout, "env": {"PATH": self.sandbox.path()}}
@@ -102,11 +107,11 @@ ISOLATED = ("not run: with --isolate the adapter cannot enter the network namesp
 # --- GIVEN ---------------------------------------------------------------------------------
 
 
-@given(parsers.re(r'an agent driving the real "(?P<backend>\w+)" CLI'
+@given(parsers.re(r'an agent driving the real "(?P<backend>[\w-]+)" CLI'
                   r"(, with a timeout of (?P<seconds>[\d.]+) seconds)?$"))
 def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
     require_backend(real.driver, backend)
-    reason = unavailable(backend) or (ISOLATED if getattr(real.driver, "isolate", False) else None)
+    reason = unavailable(backend.removesuffix("-acp")) or (ISOLATED if getattr(real.driver, "isolate", False) else None)
     if reason is not None:
         pytest.skip(reason)
     real.backend = backend
@@ -125,7 +130,7 @@ def model_writes_and_lists(real: RealWorld, name: str, content: str) -> None:
     # A relative path: the file lands where the CLI runs, so a working_dir the agent ignored
     # shows as a missing file.
     for command in (f"printf '%s\\n' '{content}' > {name}", "ls"):
-        real.turns.append(profile(real.backend).shell_tool(command))
+        real.turns.append(profile(real.cli).shell_tool(command))
 
 
 @given(parsers.parse('the model API answers every request with HTTP {status:d} "{message}"'))
@@ -137,7 +142,7 @@ def model_fails(real: RealWorld, status: int, message: str) -> None:
                      "then stalls for {seconds:g} seconds"))
 def model_stalls(real: RealWorld, seconds: float) -> None:
     command = "nohup sleep 300 > /dev/null 2>&1 & echo started > started.txt"
-    real.turns += [profile(real.backend).shell_tool(command), {"stall": seconds}]
+    real.turns += [profile(real.cli).shell_tool(command), {"stall": seconds}]
 
 
 # --- WHEN ----------------------------------------------------------------------------------
@@ -212,7 +217,7 @@ def counts_tools(real: RealWorld, count: int) -> None:
 
 @then("the response's session_id is the one session the real CLI stored")
 def session_is_stored(real: RealWorld) -> None:
-    stored = profile(real.backend).stored_sessions(real.root / "home")
+    stored = profile(real.cli).stored_sessions(real.root / "home")
     assert len(stored) == 1, f"expected one stored session, found {stored}"
     assert real.response.get("session_id") == stored[0]
 
@@ -259,7 +264,7 @@ def events_show_tools(real: RealWorld, count: int, text: str,
     ids = {events[i].get("tool_id") for i in starts}
     assert len(starts) == len(ids) == count, (
         f"expected {count} tool_start events with distinct tool ids; got {kinds}")
-    named = profile(real.backend).shell_tool_reported
+    named = profile(real.cli).shell_tool_reported
     misnamed = [events[i].get("tool_name") for i in starts if events[i].get("tool_name") != named]
     assert not misnamed, f"tool_start events name {misnamed}, not the CLI's {named!r}"
     after = events[starts[-1] + 1:]  # count > 0: the scenario's tools were called

@@ -233,7 +233,7 @@ def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missin
 
     monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
     results = scenario_results("reference", ["real-cli"])
-    assert len(results) == 21  # seven requirements, three CLIs
+    assert len(results) == 24  # seven requirements, three CLIs; three for gemini --acp too
     assert {(r.verdict, r.evidence.split(" (")[0]) for r in results} == {
         ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI"),
         ("skipped", "not run: the real gemini CLI")}

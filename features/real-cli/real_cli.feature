@@ -19,6 +19,14 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
   turns off the CLIs' retries so a failing model fails at once (CLAUDE_CODE_MAX_RETRIES=0;
   codex's request_max_retries=0): the agent is not asked to pass any flag a user would not.
 
+  The Gemini CLI also runs as an agent of the Agent Client Protocol (`gemini --acp`, backend
+  gemini-acp, docs/acp.md): RC-1, RC-2 and RC-5 run for it too. The others do not, for what
+  the real agent does: it stores a session of its own when it starts, beside the one the
+  wrapper opens (RC-3 asks for the one session stored); its `session/load` answers "No
+  previous sessions found for this project" for the session it stored in the same working
+  directory, which the same CLI resumes with `--resume` (RC-4); and it titles a tool call with
+  the command it runs, not with the tool's name (RC-7).
+
   Where no loopback-only namespace can be made, or the pinned CLIs are not installed, these
   scenarios are reported "not run" with that reason; a real CLI never runs unisolated. That is
   why every requirement here is a SHOULD: a machine's limits cannot make an implementation
@@ -35,10 +43,11 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the model received the prompt "What is 2 + 2?"
 
       Examples:
-        | backend |
-        | claude  |
-        | codex   |
-        | gemini  |
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
+        | gemini-acp |
 
   Rule: Tools really run in the working directory, each call counted once (seed 000; D-3)
     The model calls two tools: one writes a file, one lists the directory. The file must be in
@@ -57,10 +66,11 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the response counts 2 tool calls
 
       Examples:
-        | backend |
-        | claude  |
-        | codex   |
-        | gemini  |
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
+        | gemini-acp |
 
   Rule: session_id is the session the real CLI created (seed 000: "Session ID Extraction")
     Claude prints it in its system/init line, codex in its thread.started line and gemini in
@@ -77,10 +87,10 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the response's session_id is the one session the real CLI stored
 
       Examples:
-        | backend |
-        | claude  |
-        | codex   |
-        | gemini  |
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
 
   Rule: A session is resumed with each CLI's real syntax (seed 000: "enabling the caller to resume the session later")
     A request that gives an earlier response's session_id resumes that session: `claude -p
@@ -103,10 +113,10 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the model's last request carried the earlier prompt "Remember the number 7."
 
       Examples:
-        | backend |
-        | claude  |
-        | codex   |
-        | gemini  |
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
 
   Rule: A failing model API fails the request with the CLI's own error text (seed 001; D-4)
     The model API answers 401. Claude reports it in an assistant line carrying an error and a
@@ -124,10 +134,11 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the agent is back to READY
 
       Examples:
-        | backend | cli says                         |
-        | claude  | API Error: 401 invalid api key   |
-        | codex   | 401 Unauthorized: invalid api key |
-        | gemini  | "message":"invalid api key"       |
+        | backend    | cli says                          |
+        | claude     | API Error: 401 invalid api key    |
+        | codex      | 401 Unauthorized: invalid api key |
+        | gemini     | "message":"invalid api key"       |
+        | gemini-acp | invalid api key                   |
 
   Rule: A model that stalls past the timeout leaves nothing running (seed 001: timeout; D-6)
     A tool first starts a process in the background, then the model stalls. At the agent's
@@ -180,7 +191,7 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the request's events show 2 tool calls, each with its own id and the name the CLI gave its tool, then the answer "Wrote hello.txt."
 
       Examples:
-        | backend |
-        | claude  |
-        | codex   |
-        | gemini  |
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
