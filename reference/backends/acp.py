@@ -8,7 +8,8 @@ says why the turn stopped; then it closes stdin, and the agent ends.
 
 What this wrapper says to the agent's own requests (its stated policy):
 - `session/request_permission`: refused, with the option the agent offers to reject once (or
-  the request answered `cancelled` when it offers none). Nothing is approved without a
+  always, when that is all it offers; the request answered `cancelled` when it offers
+  neither). Nothing is approved without a
   person; each refusal is named in the answer's warnings.
 - every other request (`fs/*`, `terminal/*`: the client declares no such capability, and
   methods it does not know): the JSON-RPC error "Method not found", never silence.
@@ -33,7 +34,8 @@ from agent_tck.reference.exceptions import LaunchError
 from agent_tck.reference.feed import Feed
 
 PROTOCOL_VERSION = 1
-NOT_FOUND = -32601
+NOT_FOUND, INVALID_PARAMS = -32601, -32602
+REJECTING = ("reject_once", "reject_always")  # the options that refuse, the milder first
 CLIENT = {"protocolVersion": PROTOCOL_VERSION,
           "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False},
                                  "terminal": False},
@@ -130,15 +132,15 @@ class Conversation:
                 return _update_events(obj)
             return []
         rid = obj.get("id")
-        asked = self.asked.pop(rid, None) if isinstance(rid, int) else None
+        asked = self.asked.pop(rid, None) if type(rid) is int else None  # not a JSON true
         if asked is None:
             return []
-        error = obj.get("error")
-        if error is not None or not isinstance(obj.get("result"), dict):
+        result = obj.get("result")
+        if not isinstance(result, dict):
             self.feed.end()
             self.prompted = False
-            return [Event("error", text=_error_text(asked, error), raw=obj)]
-        return self._answered(asked, obj["result"], obj)
+            return [Event("error", text=_error_text(asked, obj), raw=obj)]
+        return self._answered(asked, result, obj)
 
     def _answered(self, method: str, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
         if method == "initialize":
@@ -147,7 +149,8 @@ class Conversation:
             session = text_of(result.get("sessionId")) if method == "session/new" else self.resume
             if session is None:
                 self.feed.end()
-                return [Event("error", text="session/new answered no sessionId", raw=raw)]
+                return [Event("error", text=f"session/new answered no sessionId: "
+                              f"{json.dumps(result)[:200]}", raw=raw)]
             self.session, self.prompted = session, True
             self._ask("session/prompt", {"sessionId": session,
                                          "prompt": [{"type": "text", "text": self.prompt}]})
@@ -157,7 +160,8 @@ class Conversation:
         stop = result.get("stopReason")
         if stop == "end_turn":
             return [Event("done", raw=raw)]
-        why = STOPPED.get(stop, f"the turn stopped: {stop!r:.80}") if isinstance(stop, str) \
+        why = f"the turn stopped with {stop[:80]}: {STOPPED.get(stop, 'not end_turn')}" \
+            if isinstance(stop, str) \
             else f"the prompt's answer has no stopReason: {json.dumps(result)[:200]}"
         return [Event("error", text=why, raw=raw)]
 
@@ -176,11 +180,16 @@ class Conversation:
 
     def _serve(self, rid: Any, method: str, params: Any) -> None:
         """Answer a request of the agent's own (the module's policy)."""
-        if method == "session/request_permission" and isinstance(params, dict):
+        if method == "session/request_permission":
+            if not isinstance(params, dict):
+                self._send({"id": rid, "error": {"code": INVALID_PARAMS,
+                                                 "message": "Invalid params"}})
+                return
             options = params.get("options")
-            reject = next((o.get("optionId") for o in options if isinstance(o, dict)
-                           and o.get("kind") == "reject_once"), None) \
-                if isinstance(options, list) else None
+            offered = [o for o in options if isinstance(o, dict)] \
+                if isinstance(options, list) else []
+            reject = next((o.get("optionId") for kind in REJECTING for o in offered
+                           if o.get("kind") == kind), None)
             call = params.get("toolCall")
             title = text_of(call.get("title")) if isinstance(call, dict) else None
             self.warnings.append(f"the agent asked leave to run {title or 'a tool call'!r:.200}: "
@@ -201,7 +210,11 @@ class Conversation:
         self.feed.send((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode("utf-8"))
 
 
-def _error_text(method: str, error: Any) -> str:
+def _error_text(method: str, answer: dict[str, Any]) -> str:
+    """What an answer with no result object says: its error's message, or what came."""
+    error = answer.get("error")
+    if error is None:
+        return f"the agent answered {method} with no result object: {json.dumps(answer)[:200]}"
     message = text_of(error.get("message")) if isinstance(error, dict) else None
     return f"the agent answered {method} with an error: {message or json.dumps(error)[:200]}"
 
