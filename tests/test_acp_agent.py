@@ -151,9 +151,12 @@ def test_a_loaded_session_is_the_one_its_updates_name(
     agent = _start(rig, AcpScript().done("again"), tmp_path, clients)
     _handshake(agent, tmp_path)
     loaded = "0b5e55ed-0000-4000-8000-000000000042"
-    answer, _ = agent.request("session/load", {"sessionId": loaded, "cwd": str(tmp_path),
-                                               "mcpServers": []})
+    answer, replayed = agent.request("session/load", {"sessionId": loaded,
+                                                      "cwd": str(tmp_path), "mcpServers": []})
     assert "result" in answer, answer
+    # the conversation is replayed before the answer, as the protocol asks
+    assert [(m["params"]["sessionId"], m["params"]["update"]["sessionUpdate"])
+            for m in replayed] == [(loaded, "user_message_chunk"), (loaded, "agent_message_chunk")]
     answer, updates = agent.request("session/prompt", _prompt("go on", loaded))
     assert [(m["params"]["sessionId"], m["params"]["update"]["sessionUpdate"])
             for m in updates] == [(loaded, "available_commands_update"),

@@ -49,6 +49,9 @@ SESSIONS = "5e5510a0-0000-4000-8000-{:012d}"  # the ids of the sessions it opens
 EMPTY_ANSWERS = ("authenticate",)
 SESSION_SETTINGS = ("session/set_mode", "session/set_model")  # answered {} for its sessions
 NOT_FOUND, INVALID_PARAMS = -32601, -32602
+# What a loaded session's replay says (before the answer to session/load): its earlier turn.
+REPLAYED = (("user_message_chunk", "(the earlier prompt)"),
+            ("agent_message_chunk", "(the earlier answer)"))
 MAX_LINE = 8 << 20  # the longest line read whole; a longer one is skipped, as junk
 
 
@@ -143,9 +146,13 @@ class Peer:
                                             "data": {"method": method}}})
 
     def open(self, rid: Any, session: str, new: bool) -> None:
-        """Answer session/new or session/load, then send its first update."""
+        """Answer session/new or session/load, then send its first update. A loaded session's
+        conversation is replayed first, as the protocol asks of an agent that loads one."""
         self.sessions.append(session)
         opened = self.acp["opened"]
+        for kind, text in () if new else REPLAYED:
+            self.send({"method": "session/update", "params": {"sessionId": session, "update": {
+                "sessionUpdate": kind, "content": {"type": "text", "text": text}}}})
         self.send({"id": rid, "result": {"sessionId": session, **opened} if new else opened})
         self.send({"method": "session/update",
                    "params": {"sessionId": session, "update": self.acp["commands"]}})
@@ -197,4 +204,4 @@ class Peer:
                        time.monotonic() + seconds)
 
 
-__all__ = ["MAX_LINE", "SESSIONS", "Peer"]
+__all__ = ["MAX_LINE", "REPLAYED", "SESSIONS", "Peer"]

@@ -9,8 +9,8 @@
 // What it decides itself, as any wrapper must: a permission request is refused (the option
 // of kind reject_once, or `cancelled`), requests it does not handle are left to the SDK (which
 // answers "Method not found"), and at the request's `timeout` the agent gets SIGTERM, then
-// SIGKILL after the grace period. Everything else is the SDK's: baseline.yaml names the SDK
-// behaviour behind each expected failure.
+// SIGKILL after the grace period. Everything else is the SDK's; it passes every ACP
+// requirement, so it has no baseline of known failures.
 //
 // Install: npm ci --prefix examples/acp-client-ts (package.json pins the SDK)
 // Run:     agent-tck run --impl "node examples/acp-client-ts/adapter.mjs" --component agent
@@ -58,12 +58,23 @@ class Agent {
     }
     const cwd = path.resolve(settings.working_dir || process.cwd());
     const child = spawn(cli, ["--acp"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const started = new Promise((resolve, reject) => {
+      child.on("spawn", resolve);
+      child.on("error", reject);
+    });
+    try {
+      await started;
+    } catch (error) {
+      return { ...response, status: 4, message: `cannot start gemini: ${error.message}`,
+               error: `cannot start gemini: ${error.message}` };
+    }
     let stderr = "";
     child.stderr.on("data", (chunk) => { stderr = (stderr + chunk).slice(-4096); });
     const exited = new Promise((resolve) => child.on("close", (code, signal) =>
       resolve({ code, signal })));
     const texts = [];
     let said = "";
+    let prompted = false;
     const tools = new Set();
     let timedOut = false;
     const timeout = settings.timeout ?? 300;
@@ -87,7 +98,8 @@ class Agent {
         return { outcome: reject ? { outcome: "selected", optionId: reject.optionId }
                                  : { outcome: "cancelled" } };
       })
-      .onNotification("session/update", ({ params }) => collect(params.update));
+      // Only the turn's updates: a loaded session's replay of its history comes before.
+      .onNotification("session/update", ({ params }) => { if (prompted) collect(params.update); });
     const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
     try {
       const turn = app.connectWith(stream, async (cx) => {
@@ -100,6 +112,7 @@ class Agent {
           response.session_id = (await cx.request("session/new", { cwd, mcpServers: [] }))
             .sessionId;
         }
+        prompted = true;
         const answer = await cx.request("session/prompt", {
           sessionId: response.session_id, prompt: [{ type: "text", text: message }] });
         said = texts.join("");  // the turn: what came before the prompt's answer
