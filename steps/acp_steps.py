@@ -13,13 +13,15 @@ from agent_tck.doubles.backends.acp import lines
 from agent_tck.doubles.backends.acp.schema import PROTOCOL_VERSION, Conversation
 from agent_tck.doubles.harness.acpagent import SESSIONS
 from agent_tck.doubles.harness.acpscript import AcpScript
+from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
 
 
 def _script(world: AgentWorld) -> AcpScript:
     script = world.new_script()
-    assert isinstance(script, AcpScript), f"error of the suite: {world.backend} is no ACP agent"
+    if not isinstance(script, AcpScript):
+        raise SuiteError(f"error of the suite: {world.backend} is no ACP agent")
     return script
 
 

@@ -112,8 +112,6 @@ def test_an_agent_that_never_answers_the_prompt_times_out_and_is_ended(
     script.add("sleep", 60)
     response = _ask(rig, script, tmp_path, timeout=1, grace_period=1)
     assert response["status"] == Status.TIMEOUT
-    assert rig.record()  # the harness ran
-    assert not [e for e in rig.record() if e["what"] == "exit"]  # it did not end on its own
 
 
 def test_a_model_is_refused_where_the_agent_takes_none_on_its_command_line() -> None:

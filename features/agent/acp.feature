@@ -55,7 +55,7 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
       Given the ACP agent says "Half an answer", then its turn stops with "<reason>"
       When the agent answers "Write the report"
       Then the response contains key "status" with a non-zero value.
-      Then the response contains error information.
+      Then the response error contains "<reason>"
 
       Examples:
         | reason            |
@@ -75,6 +75,7 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
 
     @req:AG-ACP.4
     Scenario: The agent asks leave to run a tool: the wrapper answers, and does not approve
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
       Given the ACP agent asks leave to run a tool call
       Given the ACP agent says "I did not run it." and ends its turn
       When the agent answers "Remove the build folder"
@@ -96,6 +97,8 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | status  | 0                      |
 
   Rule: A request with a session id resumes that session with session/load (ACP: session setup, loading sessions)
+    An agent that loads a session replays its conversation first, as session/update
+    notifications, before it answers session/load: that replay is history, not the answer.
 
     @req:AG-ACP.6
     Scenario: A request that resumes a session loads it before the prompt
@@ -143,9 +146,21 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
 
     @req:AG-ACP.7
     Scenario: The agent never answers the prompt
-      Given an agent for the "gemini-acp" backend with a timeout of 2 seconds
+      Given an agent for the "gemini-acp" backend
       Given the harness never finishes
       When the agent answers "Wait for me"
       Then the response contains key "status" with value 3.
       Then the harness received SIGTERM
+      Then neither the harness nor its grandchild is left running
+
+  Rule: Once the prompt is answered, the wrapper closes the agent's stdin and the agent ends (ACP: the agent is the client's subprocess; decision D-6)
+    An agent of the protocol serves prompt after prompt until its stdin closes. A wrapper that
+    answers one request and leaves the agent waiting leaves a process behind every request.
+
+    @req:AG-ACP.10
+    Scenario: The agent has ended when the answer comes
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent says "All done." and ends its turn
+      When the agent answers "Finish up"
+      Then the response contains key "status" with value 0.
       Then neither the harness nor its grandchild is left running

@@ -11,6 +11,7 @@ from agent_tck.reference.agent import CodingAgent
 from agent_tck.reference.backends.acp import AcpBackend, Conversation
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
+from agent_tck.reference.feed import Feed
 from tests.miniatures.agent import _Broken, _NoWait, _Supervised
 
 
@@ -121,7 +122,8 @@ class StartsANewSessionToResume(_Acp):
 class _Late(Conversation):
     def _answered(self, method: str, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
         events = super()._answered(method, result, raw)
-        self.prompted = True  # still reading the turn
+        if method == "session/prompt":
+            self.prompted = True  # still reading the turn
         return events
 
 
@@ -145,6 +147,40 @@ class TakesAnyAnswerForThePrompts(_Acp):
     its id."""
 
     talk = _AnyId
+
+
+class _Replay(Conversation):
+    def _open(self, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
+        self.prompted = True  # from the start: a loaded session's replay too
+        return super()._open(result, raw)
+
+
+class CountsTheReplayedConversation(_Acp):
+    """Takes what an agent replays of a loaded session for part of the answer."""
+
+    talk = _Replay
+
+
+class _OpenFeed(Feed):
+    def end(self) -> None:
+        """Never: stdin stays open."""
+
+
+class _KeepsStdinOpen(Conversation):
+    def __init__(self, prompt: str, resume: str | None, cwd: str) -> None:
+        super().__init__(prompt, resume, cwd)
+        self.feed = _OpenFeed(self.feed.data, ended=False)
+
+
+class NeverClosesTheAgentsStdin(_Acp):
+    """Leaves the agent's stdin open once the prompt is answered: the agent, waiting for the
+    next prompt, never ends, and each request runs to its deadline (three seconds, where the
+    scenario sets none)."""
+
+    talk = _KeepsStdinOpen
+
+    def make_agent(self, settings: dict[str, Any], listeners: list[Any]) -> CodingAgent:
+        return super().make_agent({"timeout": 3, **settings}, listeners)
 
 
 class LeavesTheAgentAZombie(_Supervised):
