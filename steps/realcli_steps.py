@@ -111,7 +111,8 @@ ISOLATED = ("not run: with --isolate the adapter cannot enter the network namesp
                   r"(, with a timeout of (?P<seconds>[\d.]+) seconds)?$"))
 def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
     require_backend(real.driver, backend)
-    reason = unavailable(backend.removesuffix("-acp")) or (ISOLATED if getattr(real.driver, "isolate", False) else None)
+    isolated = ISOLATED if getattr(real.driver, "isolate", False) else None
+    reason = unavailable(backend.removesuffix("-acp")) or isolated
     if reason is not None:
         pytest.skip(reason)
     real.backend = backend

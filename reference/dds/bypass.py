@@ -41,6 +41,7 @@ class Parser:
     # Short options that take the rest of their cluster as their value (`-sVALUE`): clap and
     # commander.js read a cluster so; yargs sets every letter of one (`-my` sets y).
     short_values: frozenset[str] = frozenset()
+    any_option: bool = False  # a CLI whose options are not tabled: each one may bypass
 
 
 def find_bypass(args: tuple[str, ...], parser: Parser, cwd: Path) -> str | None:
@@ -49,7 +50,7 @@ def find_bypass(args: tuple[str, ...], parser: Parser, cwd: Path) -> str | None:
     for i, arg in enumerate(args):
         following = args[i + 1] if i + 1 < len(args) else None
         for name, attached in _options(arg, parser.short_values):
-            if name in parser.flags:
+            if parser.any_option or name in parser.flags:
                 return arg
             judge = parser.values.get(name)
             value = following if attached is None else attached
@@ -159,17 +160,9 @@ GEMINI = Parser(
     values={"--approval-mode": one_of("yolo"), "--approvalMode": one_of("yolo")},
 )
 
-
-class _AnyOption(frozenset[str]):
-    """Every option: of an agent whose options the guard has no table of, each may bypass."""
-
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
 # The ACP agents: `gemini --acp` reads gemini's options; claude-agent-acp's and codex-acp's are
 # not tabled here, so every option given to them is refused on a network.
-UNTABLED = Parser(flags=_AnyOption(), values={})
+UNTABLED = Parser(flags=frozenset(), values={}, any_option=True)
 PARSERS: dict[str, Parser] = {"claude": CLAUDE, "codex": CODEX, "gemini": GEMINI,
                               "gemini-acp": GEMINI, "claude-acp": UNTABLED,
                               "codex-acp": UNTABLED}
