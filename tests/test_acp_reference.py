@@ -153,3 +153,64 @@ def test_the_reference_drives_the_real_gemini_acp_agent(tmp_path: Path, asking: 
     assert made is not asking
     refused = [w for w in response["warnings"] if "refused" in w]
     assert len(refused) == int(asking), response["warnings"]
+
+
+def _talk(resume: str | None = None) -> Any:
+    from agent_tck.reference.backends.acp import Conversation
+
+    return Conversation("hi", resume, "/work")
+
+
+def _said(talk: Any) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in bytes(talk.feed.pending).decode().splitlines()]
+
+
+@pytest.mark.parametrize(("answers", "error"), [
+    ([{"id": 0, "error": {"code": -32603, "message": "boom"}}],
+     "the agent answered initialize with an error: boom"),
+    ([{"id": 0, "result": None}], "the agent answered initialize with no result object"),
+    ([{"id": 0, "result": {"agentCapabilities": {}}}, {"id": 1, "result": {"modes": {}}}],
+     'session/new answered no sessionId: {"modes": {}}'),
+])
+def test_a_handshake_that_goes_wrong_ends_the_talk_with_an_error_naming_it(
+        answers: list[dict[str, Any]], error: str) -> None:
+    import json
+
+    talk = _talk()
+    events = [e for a in answers for e in talk.parse_line(json.dumps({"jsonrpc": "2.0", **a}))]
+    assert [e.kind for e in events] == ["error"] and error in (events[0].text or "")
+    assert talk.feed.ended
+
+
+def test_resuming_an_agent_that_cannot_load_a_session_is_an_error() -> None:
+    talk = _talk(resume="s-1")
+    [event] = talk.parse_line('{"jsonrpc": "2.0", "id": 0, "result": {"agentCapabilities": '
+                              '{"loadSession": false}}}')
+    assert event.kind == "error" and "loadSession" in (event.text or "") and talk.feed.ended
+
+
+def test_an_answer_whose_id_is_true_answers_nothing() -> None:
+    talk = _talk()
+    assert talk.parse_line('{"jsonrpc": "2.0", "id": true, "result": {}}') == []
+    assert talk.asked == {0: "initialize"}
+
+
+@pytest.mark.parametrize(("kinds", "outcome"), [
+    (["allow_once", "reject_always"], {"outcome": "selected", "optionId": "reject_always"}),
+    (["allow_once", "reject_always", "reject_once"],
+     {"outcome": "selected", "optionId": "reject_once"}),
+    (["allow_once", "allow_always"], {"outcome": "cancelled"}),
+])
+def test_a_permission_is_refused_with_the_mildest_refusal_offered(
+        kinds: list[str], outcome: dict[str, str]) -> None:
+    import json
+
+    talk = _talk()
+    options = [{"optionId": k, "name": k, "kind": k} for k in kinds]
+    talk.parse_line(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
+                                "params": {"sessionId": "s", "options": options,
+                                           "toolCall": {"toolCallId": "c", "title": "rm"}}}))
+    assert _said(talk)[-1] == {"jsonrpc": "2.0", "id": 7, "result": {"outcome": outcome}}
+    assert "'rm'" in talk.warnings[0]
