@@ -3,7 +3,9 @@
 A CLI that reads one prompt gets a feed that holds it and has ended: the supervisor writes it
 and closes stdin. A CLI that is talked with (an ACP agent) gets a feed that stays open: what
 the wrapper answers as the CLI speaks is `send`, and `end` closes stdin once all of it is
-written.
+written. Such a feed may hold a last word for the deadline (`at_deadline`: an ACP agent's
+`session/cancel`): sent when the deadline comes, before any signal, so that the child can end
+its work on its own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ class Feed:
         self.data = data
         self.at = 0  # how much of `data` is written
         self.ended = ended
+        self.at_deadline = b""  # what asks the child to stop at the deadline (none: signals)
 
     @property
     def pending(self) -> memoryview:
@@ -34,6 +37,14 @@ class Feed:
     def end(self) -> None:
         """Nothing more will be sent: stdin closes once what is pending is written."""
         self.ended = True
+
+    def deadline(self) -> bool:
+        """The deadline came: send the last word, if there is one and the feed is still open.
+        True when it was sent (the child is given the grace period to end before a signal)."""
+        if self.ended or not self.at_deadline:
+            return False
+        self.send(self.at_deadline)
+        return True
 
     def broken(self) -> None:
         """The child closed its stdin: what is pending and all that is sent later is lost."""

@@ -3,11 +3,13 @@
 The child gets its own process group. stdout and stderr are drained together by one selector
 loop (no thread, no pipe deadlock); stdout is split into lines with a size cap, stderr keeps
 only its tail, so memory stays bounded whatever the child prints. At the deadline the whole
-group gets SIGTERM, after the grace period SIGKILL; descendants left behind are killed, those
-that left the group too (found by the run id in their environment, see reference/strays.py);
-the child is always reaped. On Linux the child also gets SIGTERM from the kernel if the
-agent's thread that started it dies first (killed with SIGKILL): a coding task never runs on
-unsupervised, and a served request asked again elsewhere never runs twice at once.
+group gets SIGTERM (a child that is talked with is first asked to stop, and signalled a grace
+period later if it has not ended), after the grace period SIGKILL; descendants left behind
+are killed, those that left the group too (found by the run id in their environment, see
+reference/strays.py); the child is always reaped. On Linux the child also gets SIGTERM from
+the kernel if the agent's thread that started it dies first (killed with SIGKILL): a coding
+task never runs on unsupervised, and a served request asked again elsewhere never runs twice
+at once.
 
 On Linux the CLI runs under the reaper (reference/reaper.py), a child subreaper: every process
 the CLI starts stays in its tree however it hides (its own session, a cleared environment, a
@@ -217,6 +219,7 @@ class Supervisor:
         self.deadline = time.monotonic() + timeout
         self.grace = grace
         self.timed_out = False
+        self.term_at: float | None = None  # when SIGTERM goes
         self.kill_at: float | None = None
         self.exited_at: float | None = None
         self.output_at = 0.0  # when output last arrived
@@ -272,7 +275,7 @@ class Supervisor:
                         readers -= 1
                 if pidfd is None and self.exited_at is None and self._exited():
                     self.exited_at = time.monotonic()
-                self._enforce()
+                self._enforce(feed)
 
     def _exited(self) -> bool:
         """Whether the child has exited, left unreaped where the system can say so without
@@ -339,18 +342,23 @@ class Supervisor:
         return max(self.exited_at, self.output_at) + LINGER
 
     def _wait_time(self) -> float:
-        marks = [self.deadline if not self.timed_out else None, self.kill_at, self.abandon_at]
+        marks = [self.deadline if not self.timed_out else None, self.term_at, self.kill_at,
+                 self.abandon_at]
         if self.exited_at is not None:
             marks.append(self._silent_until())
         return max(0.0, min(m for m in marks if m is not None) - time.monotonic())
 
-    def _enforce(self) -> None:
-        """SIGTERM to the group at the deadline, SIGKILL when the grace period is over."""
+    def _enforce(self, feed: Feed) -> None:
+        """SIGTERM to the group at the deadline, SIGKILL when the grace period is over. A feed
+        with a last word for the deadline is sent it first, and SIGTERM waits a grace period
+        for the child to end on its own."""
         now = time.monotonic()
         if not self.timed_out and now >= self.deadline and self.exited_at is None:
             self.timed_out = True
+            self.term_at = now + self.grace if feed.deadline() else now
+        if self.term_at is not None and now >= self.term_at:
             self._signal(signal.SIGTERM)
-            self.kill_at = now + self.grace
+            self.term_at, self.kill_at = None, now + self.grace
         elif self.kill_at is not None and now >= self.kill_at:
             self._signal(signal.SIGKILL)
             self.kill_at = None

@@ -17,6 +17,8 @@ from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import AgentWorld
 
+CANCEL_WAIT = 100_000.0  # seconds (scaled) an agent works before it ends or a cancel comes
+
 
 def _script(world: AgentWorld) -> AcpScript:
     script = world.new_script()
@@ -98,6 +100,18 @@ def agent_answers_another_id(world: AgentWorld, rid: int, reason: str) -> None:
     _script(world).add("reply", {"id": rid, "result": {"stopReason": reason}})
 
 
+@given("the ACP agent works until its turn is cancelled, then stops it")
+def agent_stops_when_cancelled(world: AgentWorld) -> None:
+    """It waits for the cancel for far longer than any deadline, then answers `cancelled`."""
+    _script(world).until_cancel(CANCEL_WAIT).stop("cancelled")
+
+
+@given("the ACP agent works on when its turn is cancelled")
+def agent_ignores_cancel(world: AgentWorld) -> None:
+    """It reads the cancel, then neither answers it nor reads on."""
+    _script(world).until_cancel(CANCEL_WAIT).add("sleep", CANCEL_WAIT)
+
+
 # --- WHEN ---------------------------------------------------------------------------------
 
 
@@ -174,3 +188,29 @@ def answered_with_error(world: AgentWorld, method: str) -> None:
     error = answer.get("error")
     assert "result" not in answer and isinstance(error, dict) and \
         isinstance(error.get("code"), int), f"{method} was answered {answer}"
+
+
+@then("the implementation cancelled the turn before it sent any signal")
+def cancelled_before_signal(world: AgentWorld) -> None:
+    """A `session/cancel` of the prompt's session reached the agent, and before any signal
+    it noted."""
+    pid = world.rig.last_start()["pid"]
+    signalled = [e["t"] for e in world.rig.record() if e["what"] == "signal" and e["pid"] == pid]
+    told = [e for e in world.rig.record() if e["what"] == "acp_in"]
+    prompt = next((e["message"] for e in told if e["message"].get("method") == "session/prompt"),
+                  None)
+    assert prompt is not None, "the implementation never sent the prompt"
+    session = prompt["params"]["sessionId"]
+    cancels = [e["t"] for e in told if e["message"].get("method") == "session/cancel"
+               and e["message"].get("params", {}).get("sessionId") == session]
+    assert cancels, (f"the agent was never sent session/cancel for its session {session!r} "
+                     f"(signals it caught: {world.rig.signals(pid) or 'none'})")
+    assert not signalled or cancels[0] < signalled[0], (
+        f"the agent caught {world.rig.signals(pid)} {cancels[0] - signalled[0]:.3f} s before "
+        "its turn was cancelled")
+
+
+@then("the harness received no signal")
+def received_no_signal(world: AgentWorld) -> None:
+    signals = world.rig.signals(world.rig.last_start()["pid"])
+    assert signals == [], f"the agent, which ended when cancelled, was sent {signals}"

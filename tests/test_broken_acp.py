@@ -17,18 +17,22 @@ CASES = {
     "ApprovesEveryToolCall": {"AG-ACP.4"},
     "LeavesRequestsItDoesNotServeUnanswered": {"AG-ACP.5"},
     "StartsANewSessionToResume": {"AG-ACP.6"},
-    # AG-ACP.10 too: the agent that ended after its answer is left a zombie as well
-    "LeavesTheAgentAZombie": {"AG-ACP.7", "AG-ACP.10"},
+    # AG-ACP.10 and AG-ACP.11 too: an agent that ended after its answer, or once cancelled,
+    # is left a zombie as well
+    "LeavesTheAgentAZombie": {"AG-ACP.7", "AG-ACP.10", "AG-ACP.11"},
     "KeepsLateUpdates": {"AG-ACP.8"},
     "TakesAnyAnswerForThePrompts": {"AG-ACP.9"},
     # AG-ACP.8 too: one of its scenarios resumes a session
     "CountsTheReplayedConversation": {"AG-ACP.6", "AG-ACP.8"},
     # Every request runs to its deadline: every scenario that checks the answer of a turn that
     # ended well fails; AG-ACP.7's, which waits for the deadline anyway, passes, and so does
-    # AG-ACP.1's, which checks what was said, not the answer's status.
-    "NeverClosesTheAgentsStdin": {f"AG-ACP.{n}" for n in (2, 3, 4, 5, 6, 8, 9, 10)},
+    # AG-ACP.1's, which checks what was said, not the answer's status. An agent that stops
+    # when cancelled is still waiting on its open stdin: it gets SIGTERM (AG-ACP.11).
+    "NeverClosesTheAgentsStdin": {f"AG-ACP.{n}" for n in (2, 3, 4, 5, 6, 8, 9, 10, 11)},
+    "NeverCancelsTheTurn": {"AG-ACP.11"},
+    "SignalsAsItCancels": {"AG-ACP.11"},
 }
-ACP = [f"AG-ACP.{n}" for n in range(1, 11)]
+ACP = [f"AG-ACP.{n}" for n in range(1, 12)]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

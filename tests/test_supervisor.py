@@ -282,6 +282,43 @@ def test_a_feed_never_ended_leaves_stdin_open_until_the_deadline() -> None:
     assert (lines, out.timed_out) == (["got 1"], True)
 
 
+def test_at_the_deadline_a_feeds_last_word_is_sent_and_a_child_that_ends_gets_no_signal() -> None:
+    """A child talked with is asked to stop at the deadline (an ACP agent's session/cancel):
+    it answers, the feed ends, and it exits on its own within the grace period."""
+    feed, lines = Feed(b"1\n", ended=False), []
+    feed.at_deadline = b"stop\n"
+
+    def on_line(line: str) -> None:
+        lines.append(line)
+        if line == "got stop":
+            feed.end()
+
+    out = run_process(python(ECHO), feed, on_line, cwd=None, env=None, timeout=0.5, grace=30)
+    assert (lines, out.returncode, out.timed_out) == (["got 1", "got stop", "eof"], 0, True)
+
+
+HEARS_THEN_IGNORES = """\
+import signal, sys, time
+sys.stdin.readline()
+def term(*_):
+    print('term', time.monotonic(), flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+print('heard', time.monotonic(), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_child_that_does_not_end_when_asked_gets_sigterm_a_grace_period_later() -> None:
+    feed, lines = Feed(b"", ended=False), []
+    feed.at_deadline = b"stop\n"
+    out = run_process(python(HEARS_THEN_IGNORES), feed, lines.append, cwd=None, env=None,
+                      timeout=0.3, grace=3)
+    assert [line.split()[0] for line in lines] == ["heard", "term"] and out.timed_out
+    heard, term = (float(line.split()[1]) for line in lines)
+    assert term - heard >= 1.5  # the grace period, less what the child took to say it heard
+
+
 def test_a_child_that_closed_its_stdin_breaks_the_feed_and_nothing_sent_later_is_kept() -> None:
     """The child stops reading: what was pending is dropped, and so is what is sent after."""
     code = "import os, sys, time; os.close(0); print('closed', flush=True); time.sleep(0.5)"

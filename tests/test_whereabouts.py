@@ -123,3 +123,15 @@ def test_each_of_several_starts_is_told_by_its_place() -> None:
         "the fake codex (start 1 of 2) played its script to the end and exited 0",
         "the fake codex (start 2 of 2) was still waiting for its stdin to end (0 bytes on "
         "stdin, no end of file): nothing after its step 1 of 2 ran"]
+
+
+@pytest.mark.parametrize(("op", "doing"), [
+    ("until_cancel", "working on its turn until the client cancels it (session/cancel)"),
+    ("ask", "waiting for the client's answer to a request of its own"),
+])
+def test_an_acp_agent_waiting_on_its_client_says_for_what(op: str, doing: str) -> None:
+    """An ACP agent's waits are reads of the client's messages, never a write to stdout."""
+    record = _record(["read_stdin", op, "reply"], 1, EOF_SEEN,
+                     {"what": "signal", "signal": "SIGTERM", "pid": 7, "t": 1.0})
+    assert whereabouts.told(record) == (
+        f"the fake codex was {doing}: nothing after its step 2 of 3 ran; it got SIGTERM")

@@ -37,6 +37,8 @@ DOING = {
     "exit": "exiting",
     "on_term": "setting how it takes SIGTERM",
     "read_stdin_bytes": "reading part of its stdin",
+    "until_cancel": "working on its turn until the client cancels it (session/cancel)",
+    "ask": "waiting for the client's answer to a request of its own",
 }
 WRITING = "writing its output to stdout (a write waits while nobody reads the pipe)"
 

@@ -8,9 +8,10 @@
 //
 // What it decides itself, as any wrapper must: a permission request is refused (the option
 // of kind reject_once, or `cancelled`), requests it does not handle are left to the SDK (which
-// answers "Method not found"), and at the request's `timeout` the agent gets SIGTERM, then
-// SIGKILL after the grace period. Everything else is the SDK's; it passes every ACP
-// requirement, so it has no baseline of known failures.
+// answers "Method not found"), and at the request's `timeout` the turn is cancelled
+// (`session/cancel`); an agent that has not ended a grace period later gets SIGTERM, then
+// SIGKILL after another. Everything else is the SDK's; it passes every ACP requirement, so it
+// has no baseline of known failures.
 //
 // Install: npm ci --prefix examples/acp-client-ts (package.json pins the SDK)
 // Run:     agent-tck run --impl "node examples/acp-client-ts/adapter.mjs" --component agent
@@ -79,10 +80,21 @@ class Agent {
     let timedOut = false;
     const timeout = settings.timeout ?? 300;
     const grace = settings.grace_period ?? 5;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let talk = null;  // the connection, once the prompt is sent: the turn can be cancelled
+    const terminate = () => {
       child.kill("SIGTERM");
       setTimeout(() => child.kill("SIGKILL"), grace * 1000).unref();
+    };
+    let signals = null;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (talk === null) {
+        terminate();
+        return;
+      }
+      // Cancel the turn; an agent that has not ended a grace period later is terminated.
+      talk.notify("session/cancel", { sessionId: response.session_id }).catch(() => {});
+      signals = setTimeout(terminate, grace * 1000);
     }, timeout * 1000);
     const collect = (update) => {
       if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") {
@@ -113,6 +125,7 @@ class Agent {
             .sessionId;
         }
         prompted = true;
+        talk = cx;
         const answer = await cx.request("session/prompt", {
           sessionId: response.session_id, prompt: [{ type: "text", text: message }] });
         said = texts.join("");  // the turn: what came before the prompt's answer
@@ -120,7 +133,10 @@ class Agent {
       });
       const ended = exited.then(() => { throw new Error("the agent exited"); });
       const answer = await Promise.race([turn, ended]);
-      if (answer.stopReason !== "end_turn") {
+      if (timedOut) {
+        response.status = 3;
+        response.error = `gemini timed out after ${timeout} s: its turn was cancelled`;
+      } else if (answer.stopReason !== "end_turn") {
         response.status = 1;
         response.error = `the turn stopped: ${answer.stopReason}`;
       }
@@ -133,6 +149,7 @@ class Agent {
       child.stdin.end();
     }
     const { signal } = await exited;
+    clearTimeout(signals);
     if (signal && !timedOut && response.status === 0) {
       response.status = 2;
       response.error = `gemini was killed by ${signal}`;

@@ -164,3 +164,32 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
       When the agent answers "Finish up"
       Then the response contains key "status" with value 0.
       Then neither the harness nor its grandchild is left running
+
+  Rule: At the deadline the wrapper cancels the turn, and signals the agent only if it has not ended a grace period later (ACP: prompt turn, cancellation; seed 001: "Error Handling: Subprocess Timeout"; decision D-37)
+    The protocol lets a client cancel a turn at any time with `session/cancel`, and asks an
+    agent that is cancelled to stop its model requests and tools and to answer the prompt with
+    the stop reason `cancelled`. The seed asks for a graceful end at the deadline. So the
+    wrapper cancels the turn first: an agent that stops ends on its own once its stdin closes,
+    and one that does not is ended as any CLI is, a grace period later. Either way the request
+    timed out.
+
+    @req:AG-ACP.11
+    Scenario: An agent that stops when its turn is cancelled ends without a signal
+      Given an agent for the "gemini-acp" backend with a timeout of 10 seconds
+      Given a safety grace period of 5 seconds
+      Given the ACP agent works until its turn is cancelled, then stops it
+      When the agent answers "Wait for me"
+      Then the response contains key "status" with value 3.
+      Then the implementation cancelled the turn before it sent any signal
+      Then the harness received no signal
+      Then neither the harness nor its grandchild is left running
+
+    @req:AG-ACP.11
+    Scenario: An agent that ignores the cancel is ended with SIGTERM a grace period later
+      Given an agent for the "gemini-acp" backend with a timeout of 10 seconds
+      Given the ACP agent works on when its turn is cancelled
+      When the agent answers "Wait for me"
+      Then the response contains key "status" with value 3.
+      Then the implementation cancelled the turn before it sent any signal
+      Then the harness received SIGTERM
+      Then neither the harness nor its grandchild is left running

@@ -4,7 +4,9 @@ An ACP agent is talked with, not given a prompt: JSON-RPC 2.0 on its stdin and s
 message a line. For one request the wrapper says `initialize`, opens a session
 (`session/new`, or `session/load` to resume one when the agent offers it), sends the prompt,
 and reads the turn from the agent's `session/update` notifications until the prompt's answer
-says why the turn stopped; then it closes stdin, and the agent ends.
+says why the turn stopped; then it closes stdin, and the agent ends. At the deadline the
+turn is cancelled (`session/cancel`) and the agent given the grace period to answer it before
+it is signalled (decision D-37).
 
 What this wrapper says to the agent's own requests (its stated policy):
 - `session/request_permission`: refused, with the option the agent offers to reject once (or
@@ -154,6 +156,8 @@ class Conversation:
             self.session, self.prompted = session, True
             self._ask("session/prompt", {"sessionId": session,
                                          "prompt": [{"type": "text", "text": self.prompt}]})
+            self.feed.at_deadline = _encoded({"method": "session/cancel",
+                                              "params": {"sessionId": session}})
             return [Event("init", session_id=session, raw=raw)]
         self.feed.end()  # the prompt's answer: the turn is over, and a later update not its
         self.prompted = False
@@ -207,7 +211,12 @@ class Conversation:
         self._send({"id": rid, "method": method, "params": params})
 
     def _send(self, message: dict[str, Any]) -> None:
-        self.feed.send((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode("utf-8"))
+        self.feed.send(_encoded(message))
+
+
+def _encoded(message: dict[str, Any]) -> bytes:
+    """A JSON-RPC 2.0 message as one line."""
+    return (json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode("utf-8")
 
 
 def _error_text(method: str, answer: dict[str, Any]) -> str:

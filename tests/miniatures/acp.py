@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 from agent_tck.reference.agent import CodingAgent
@@ -12,6 +13,7 @@ from agent_tck.reference.backends.acp import AcpBackend, Conversation
 from agent_tck.reference.backends.base import Invocation, RunOptions, load_object
 from agent_tck.reference.events import Event
 from agent_tck.reference.feed import Feed
+from agent_tck.reference.supervisor import Supervisor
 from tests.miniatures.agent import _Broken, _NoWait, _Supervised
 
 
@@ -188,3 +190,31 @@ class LeavesTheAgentAZombie(_Supervised):
 
     backends = ("gemini-acp",)
     supervisor = _NoWait
+
+
+class _Uncancelled(Conversation):
+    def parse_line(self, line: str) -> list[Event]:
+        events = super().parse_line(line)
+        self.feed.at_deadline = b""
+        return events
+
+
+class NeverCancelsTheTurn(_Acp):
+    """Ends an agent at the deadline with signals alone, its turn never cancelled."""
+
+    talk = _Uncancelled
+
+
+class _TermsAsItCancels(Supervisor):
+    def _enforce(self, feed: Feed) -> None:
+        if not self.timed_out and time.monotonic() >= self.deadline and feed.deadline():
+            feed.at_deadline = b""  # said once: the deadline's SIGTERM follows it at once
+        super()._enforce(feed)
+
+
+class SignalsAsItCancels(_Supervised):
+    """Cancels the turn at the deadline and sends SIGTERM with it, giving the agent no time to
+    stop on its own."""
+
+    backends = ("gemini-acp",)
+    supervisor = _TermsAsItCancels
