@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from agent_tck.kit.cli import main
 from tests.support import browser as browser_support
+from tests.support import once
 from tests.test_html_report import BROKEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,42 +43,59 @@ class Opened:
         return found
 
 
-@pytest.fixture(scope="module")
-def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    tmp = tmp_path_factory.mktemp("browser")
-    page, report = tmp / "report.html", tmp / "report.json"
-    code = main(["run", *BROKEN, "--html", str(page), "--json", str(report)], io.StringIO(),
-                io.StringIO())
-    assert code == 1
-    return page, json.loads(report.read_text())
+# The pages are made once a test session, by the first worker that asks (tests/support/once):
+# each is a conformance run or more, and the tests that open them are dealt to many workers.
 
 
 @pytest.fixture(scope="module")
-def matrix(failing: tuple[Path, dict[str, Any]]) -> Path:
+def shared(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    return once.session_dir(tmp_path_factory, worker_id)
+
+
+@pytest.fixture(scope="module")
+def failing(shared: Path) -> tuple[Path, dict[str, Any]]:
+    def make(out: Path) -> None:
+        out.mkdir()
+        code = main(["run", *BROKEN, "--html", str(out / "report.html"), "--json",
+                     str(out / "report.json")], io.StringIO(), io.StringIO())
+        assert code == 1
+
+    made = once.made_once(shared, "browser-failing", make)
+    return made / "report.html", json.loads((made / "report.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def matrix(failing: tuple[Path, dict[str, Any]], shared: Path) -> Path:
     """`agent-tck report` of the reference's run beside the failing one, as a page."""
-    reference, page = failing[0].with_name("reference.json"), failing[0].with_name("matrix.html")
-    assert main(["run", *BROKEN[2:], "--json", str(reference)], io.StringIO(),
-                io.StringIO()) == 0
-    assert main(["report", str(reference), str(failing[0].with_suffix(".json")), "--html",
-                 str(page)], io.StringIO(), io.StringIO()) == 0
-    return page
+    def make(out: Path) -> None:
+        out.mkdir()
+        reference = out / "reference.json"
+        assert main(["run", *BROKEN[2:], "--json", str(reference)], io.StringIO(),
+                    io.StringIO()) == 0
+        assert main(["report", str(reference), str(failing[0].with_suffix(".json")),
+                     "--html", str(out / "matrix.html")], io.StringIO(), io.StringIO()) == 0
+
+    return once.made_once(shared, "browser-matrix", make) / "matrix.html"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(shared: Path) -> Path:
     """`agent-tck matrix` of the reference and a broken implementation: its index page."""
-    tmp = tmp_path_factory.mktemp("site")
-    (tmp / "list.yaml").write_text(
-        f"- name: reference\n  impl: {sys.executable} -m agent_tck.reference.adapter\n"
-        "  components: [responses]\n- name: drops\n"
-        "  impl: python:tests.miniatures.responses:DropsToolCalls\n  components: [responses]\n")
-    out = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTHONPATH", str(ROOT))  # the miniature, for the runs it starts
-        code = main(["matrix", str(tmp / "list.yaml"), "--out", str(tmp / "out"), "-n", "1"],
-                    out, io.StringIO())
-    assert code == 0, out.getvalue()
-    return tmp / "out" / "index.html"
+    def make(tmp: Path) -> None:
+        tmp.mkdir()
+        (tmp / "list.yaml").write_text(
+            f"- name: reference\n  impl: {sys.executable} -m agent_tck.reference.adapter\n"
+            "  components: [responses]\n- name: drops\n"
+            "  impl: python:tests.miniatures.responses:DropsToolCalls\n"
+            "  components: [responses]\n")
+        out = io.StringIO()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("PYTHONPATH", str(ROOT))  # the miniature, for the runs it starts
+            code = main(["matrix", str(tmp / "list.yaml"), "--out", str(tmp / "out"), "-n", "1"],
+                        out, io.StringIO())
+        assert code == 0, out.getvalue()
+
+    return once.made_once(shared, "browser-site", make) / "out" / "index.html"
 
 
 @pytest.fixture(scope="module")
