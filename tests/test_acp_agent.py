@@ -23,6 +23,7 @@ from agent_tck.doubles.realcli.clis import clis_dir
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.paths import ROOT
+from tests.support.gemini import ask_before_commands
 
 
 class Client:
@@ -418,15 +419,6 @@ def _turn(agent: Client, cwd: Path) -> list[tuple[Any, ...]]:
     return said
 
 
-def _asking(home: Path) -> None:
-    """Gemini's settings in the sandbox's `home` made to ask before every shell command."""
-    settings = home / ".gemini" / "settings.json"
-    chosen = json.loads(settings.read_text())
-    chosen.pop("tools")
-    chosen["general"]["defaultApprovalMode"] = "default"
-    settings.write_text(json.dumps(chosen))
-
-
 # The same turn for the real agent (its scripted model's turns) and the fake (its script).
 TURNS = {
     "runs a command without asking": (
@@ -457,7 +449,7 @@ def test_the_fake_says_what_the_real_gemini_acp_agent_says_in_the_same_turn(
     turns, script = TURNS[case]
     with Sandbox(tmp_path / "real", "gemini", {"turns": turns}, cli) as box:
         if "asks" in case:
-            _asking(box.home)
+            ask_before_commands(box.home)
         real = Client([str(box.bin / "gemini"), "--acp"], box.work, {"PATH": box.path()})
         clients.append(real)
         real_said = _turn(real, box.work)

@@ -19,6 +19,7 @@ from agent_tck.reference.agent import create_agent
 from agent_tck.reference.backends import get_backend
 from agent_tck.reference.backends.base import RunOptions
 from agent_tck.reference.status import Status
+from tests.support.gemini import ask_before_commands
 
 
 @pytest.fixture
@@ -130,7 +131,6 @@ def test_the_reference_drives_the_real_gemini_acp_agent(tmp_path: Path, asking: 
     command would have made is not there."""
     from agent_tck.doubles.realcli import clis
     from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
-    from tests.test_acp_agent import _asking
 
     reason = unavailable("gemini")
     if reason:
@@ -142,7 +142,7 @@ def test_the_reference_drives_the_real_gemini_acp_agent(tmp_path: Path, asking: 
              {"say": "Done."}]
     with Sandbox(tmp_path / "real", "gemini", {"turns": turns}, cli) as box:
         if asking:
-            _asking(box.home)
+            ask_before_commands(box.home)
         agent = create_agent(backend="gemini-acp", working_dir=str(box.work),
                              env={"PATH": box.path()}, timeout=120)
         response = agent.process("Make the file")
