@@ -70,9 +70,11 @@ def smoke(command: str, out: TextIO, timeout: float = 30.0) -> int:
     say(f"ok   start: {info.name} {info.version} ({info.language}), protocol "
         f"{PROTOCOL_VERSION}, components {', '.join(info.components) or 'none'}, "
         f"backends {', '.join(info.backends) or 'none'}", out)
-    requested = [check(driver, out) for check in (_request, _parse, _responses, _runner)]
-    process = driver.process
-    driver.close()
+    try:  # the adapter is stopped whatever a check raises
+        requested = [check(driver, out) for check in (_request, _parse, _responses, _runner)]
+        process = driver.process
+    finally:
+        driver.close()
     if process is None:  # dropped after the failed request: there is no clean stop to see
         return 1
     return max(_report_stop(process, out), 0 if all(requested) else 1)

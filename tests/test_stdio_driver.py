@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,6 +56,22 @@ def test_smoke_passes_the_reference_adapter() -> None:
         "ok   responses.parse: a message read",
         "ok   runner.run: the fake claude ran and its output came back",
         "ok   stop: exit code 0"]
+
+
+def test_smoke_that_fails_itself_stops_the_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error of the kit's own in the middle of smoke still ends the adapter it started."""
+    from agent_tck.kit import smoke as smoke_module
+
+    started: list[int] = []
+
+    def broken(driver: Any, out: Any) -> bool:
+        started.append(driver.process.pid)
+        raise RuntimeError("the kit's own error")
+
+    monkeypatch.setattr(smoke_module, "_parse", broken)
+    with pytest.raises(RuntimeError, match="the kit's own error"):
+        smoke_module.smoke(f"{PY} -m agent_tck.reference.adapter", io.StringIO())
+    assert len(started) == 1 and still_running(started, within=5) == {}
 
 
 def test_smoke_fails_a_runner_that_answers_without_starting_the_cli() -> None:
