@@ -456,3 +456,38 @@ def test_the_fake_says_what_the_real_gemini_acp_agent_says_in_the_same_turn(
     fake = _start(rig, script, tmp_path, clients)
     assert _turn(fake, tmp_path) == real_said
     assert (real.problems, fake.problems) == ([], [])
+
+
+def _cancelled(agent: Client, cwd: Path) -> tuple[Any, ...]:
+    """A turn cancelled while it waits for its model: the prompt's answer, the kinds of the
+    updates before it, and how the agent ended once its stdin closed."""
+    session = _handshake(agent, cwd)
+    agent.send({"id": "turn", "method": "session/prompt", "params": _prompt("Wait.", session)})
+    time.sleep(2)  # the turn under way: the real agent waits for its stalled model
+    agent.send({"method": "session/cancel", "params": {"sessionId": session}})
+    kinds = []
+    while "method" in (message := agent.receive()) or message.get("id") != "turn":
+        kinds.append(message["params"]["update"]["sessionUpdate"])
+    assert agent.proc.stdin is not None
+    agent.proc.stdin.close()
+    return message.get("result"), kinds, agent.proc.wait(timeout=60)
+
+
+@pytest.mark.timeout(300)
+def test_the_fake_is_cancelled_as_the_real_gemini_acp_agent_is(
+        rig: HarnessRig, clients: list[Client], tmp_path: Path) -> None:
+    """Fidelity of AG-ACP.11's agent: the real `gemini --acp`, its model stalled, answers a
+    `session/cancel` with the stop reason `cancelled` and ends when its stdin closes; the
+    fake's `until_cancel` does the same."""
+    reason = unavailable("gemini")
+    if reason:
+        pytest.skip(reason)
+    cli = clis.binary("gemini")
+    assert cli is not None
+    with Sandbox(tmp_path / "real", "gemini", {"turns": [{"stall": 120}]}, cli) as box:
+        real = Client([str(box.bin / "gemini"), "--acp"], box.work, {"PATH": box.path()})
+        clients.append(real)
+        real_said = _cancelled(real, box.work)
+    fake = _start(rig, AcpScript().until_cancel(600).stop("cancelled"), tmp_path, clients)
+    assert _cancelled(fake, tmp_path) == real_said
+    assert (real.problems, fake.problems) == ([], [])
