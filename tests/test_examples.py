@@ -85,11 +85,27 @@ def test_the_typescript_acp_client_example_passes_every_acp_requirement() -> Non
     """A wrapper of `gemini --acp` written with the protocol's official TypeScript SDK: it
     passes every ACP requirement, and nothing else applies to it (it declares gemini-acp)."""
     verdicts = _node_example_verdicts("acp-client-ts", "@agentclientprotocol/sdk", baseline=False)
+    _passes_every_acp_requirement(verdicts,
+                                  f"node {ROOT / 'examples' / 'acp-client-ts' / 'adapter.mjs'}")
+
+
+def test_the_python_acp_client_example_passes_every_acp_requirement() -> None:
+    """The TypeScript example's twin, written with the protocol's official Python SDK
+    (`agent-client-protocol`, the `acp-example` extra): every ACP requirement passes, and
+    nothing else applies to it."""
+    adapter = ROOT / "examples" / "acp-client-py" / "acp_client_adapter.py"
+    command = f"{sys.executable} {adapter}"
+    _passes_every_acp_requirement(verdicts_for(command, ["agent"], adapter_timeout=30), command)
+
+
+def _passes_every_acp_requirement(verdicts: dict[str, str], command: str) -> None:
+    """An ACP example's agent `verdicts`: every AG-ACP requirement passed and nothing else
+    failed (it declares gemini-acp alone); and `smoke` of `command` made its request through
+    the fake ACP agent, the one backend it declares."""
     acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
-    assert len(acp) >= 9 and set(acp.values()) == {"passed"}, acp
+    assert len(acp) >= 11 and set(acp.values()) == {"passed"}, acp
     assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}
-    # smoke makes its request through the fake ACP agent, the one backend it declares
-    code, text = smoke(f"node {ROOT / 'examples' / 'acp-client-ts' / 'adapter.mjs'}")
+    code, text = smoke(command)
     assert code == 0 and "ok   request: the fake gemini-acp answered" in text, text
 
 
