@@ -386,6 +386,25 @@ def test_count_tokens_answers_input_tokens_without_playing_a_turn(start: Start) 
     ]
 
 
+def test_a_request_for_json_by_a_schema_without_tools_is_answered_beside_the_script(
+        start: Start) -> None:
+    """Claude Code run through its SDK asks its model for the session's title, at a moment of
+    its own: answered with the schema's required fields, no turn played, on record as an
+    aside; a request offering a tool, or asking no schema, plays the script."""
+    server = start("anthropic", [{"say": "first"}])
+    titled = {**request("anthropic"), "output_config": {"format": {
+        "type": "json_schema", "schema": {"type": "object", "required": ["title"],
+                                          "properties": {"title": {"type": "string"}}}}}}
+    reply = server.ask(titled)
+    assert json.loads(streamed_text("anthropic", reply.events())) == {
+        "title": "Scripted session"}
+    assert streamed_text("anthropic", server.ask(
+        {**titled, "tools": tools("anthropic", "Bash")}).events()) == "first"
+    assert server.ask(request("anthropic")).status == 500  # the script's one turn is gone
+    assert [(r.get("aside"), r.get("turn")) for r in server.records()] == [
+        (True, None), (None, 1), (None, None)]
+
+
 @pytest.mark.parametrize(
     ("api", "method", "path"),
     [

@@ -36,6 +36,21 @@ def error_body(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message or kind}}
 
 
+def aside(request: dict[str, Any]) -> Turn | None:
+    """The answer to a request the CLI makes for itself, beside the conversation, or None for
+    a turn of the script: a request that offers no tool and asks for JSON by a schema (Claude
+    Code run through its SDK asks one for the session's title once a prompt comes, at a moment
+    of its own). Each field the schema requires is given the text "Scripted session"."""
+    config = request.get("output_config")
+    wanted = config.get("format") if isinstance(config, dict) else None
+    if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
+        return None
+    schema = wanted.get("schema")
+    required = schema.get("required") if isinstance(schema, dict) else None
+    fields = [str(name) for name in required] if isinstance(required, list) else []
+    return Turn("say", json.dumps(dict.fromkeys(fields, "Scripted session")))
+
+
 def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:
     """The SSE events answering `request` with a `say` or `tool` turn (`n` makes ids unique)."""
     start = _envelope(request, n)

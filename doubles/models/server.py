@@ -59,6 +59,11 @@ class Model:
             f.write(json.dumps(entry) + "\n")
 
 
+def _in_script(body: dict[str, Any]) -> None:
+    """An API whose every request plays a turn of the script."""
+    return None
+
+
 def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"  # a streamed body ends when the connection closes
@@ -92,6 +97,10 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
                 entry["problem"] = "unknown path"
                 model.record(entry)
                 self._send_json(404, model.module.error_body(404, f"no POST {path} here"))
+            elif (side := getattr(model.module, "aside", _in_script)(body)) is not None:
+                entry["aside"] = True  # answered beside the script: no turn is played
+                model.record(entry)
+                self._play(side, body, None, 0)
             else:
                 self._answer(body, entry)
 
@@ -118,9 +127,14 @@ def make_handler(model: Model) -> type[BaseHTTPRequestHandler]:
             elif turn.kind == "stall":
                 self._start_stream()
                 self._wait(float(turn.value))
-            elif model.module is anthropic and not body.get("stream"):
+            else:
+                self._play(turn, body, tool, n)
+
+        def _play(self, turn: Turn, body: dict[str, Any], tool: str | None, n: int) -> None:
+            """A `say` or `tool` turn, streamed or whole as the request asks."""
+            if model.module is anthropic and not body.get("stream"):
                 self._send_json(200, anthropic.message(turn, body, tool, n))
-            elif model.module is gemini and ":generateContent" in entry["path"]:
+            elif model.module is gemini and ":generateContent" in self.path:
                 self._send_json(200, gemini.whole(turn, body, tool, n))
             else:
                 self._start_stream()
