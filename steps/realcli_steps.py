@@ -48,7 +48,7 @@ class RealWorld(World):
 
     @property
     def cli(self) -> str:
-        """The real CLI the backend runs: an ACP agent's (`gemini-acp`) is its CLI's."""
+        """The real CLI the backend runs: an ACP agent's (`claude-acp`) is its CLI's."""
         return self.backend.removesuffix("-acp")
 
     def conversing(self) -> Callable[[str, str, str], RequestResult] | None:
@@ -62,9 +62,9 @@ class RealWorld(World):
 
     def request(self, message: str, session_id: str | None = None) -> RequestResult:
         if self.sandbox is None:
-            cli = clis.binary(self.cli)
-            assert cli is not None, f"the real {self.cli} CLI is not installed"
-            self.sandbox = Sandbox(self.root, self.cli, {"turns": self.turns}, cli)
+            cli = clis.binary(self.backend)
+            assert cli is not None, f"the real {self.backend} CLI is not installed"
+            self.sandbox = Sandbox(self.root, self.backend, {"turns": self.turns}, cli)
         if self.agent is None:
             settings = {"backend": self.backend, "working_dir": str(self.sandbox.work),
                         "timeout": self.timeout, "env": {"PATH": self.sandbox.path()}}
@@ -112,7 +112,7 @@ ISOLATED = ("not run: with --isolate the adapter cannot enter the network namesp
 def agent_driving(real: RealWorld, backend: str, seconds: str | None) -> None:
     require_backend(real.driver, backend)
     isolated = ISOLATED if getattr(real.driver, "isolate", False) else None
-    reason = unavailable(backend.removesuffix("-acp")) or isolated
+    reason = unavailable(backend) or isolated
     if reason is not None:
         pytest.skip(reason)
     real.backend = backend

@@ -136,7 +136,8 @@ def _pinned_dir(tmp_path: Path) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "package.json").write_text(json.dumps({"dependencies": {
         "@anthropic-ai/claude-code": "2.1.330", "@openai/codex": "0.169.0",
-        "@google/gemini-cli": "0.61.0"}}))
+        "@google/gemini-cli": "0.61.0", "@agentclientprotocol/claude-agent-acp": "0.101.0",
+        "@agentclientprotocol/codex-acp": "2.6.0"}}))
     return tmp_path
 
 
@@ -161,7 +162,9 @@ def test_a_broken_pin_file_is_named(tmp_path: Path) -> None:
 FAKE_NPM = """#!/bin/sh
 # Installs what clis/package.json pins, as npm would lay it out; records its arguments.
 echo "$@" >> npm-args
-for pkg in @anthropic-ai/claude-code:claude @openai/codex:codex @google/gemini-cli:gemini; do
+for pkg in @anthropic-ai/claude-code:claude @openai/codex:codex @google/gemini-cli:gemini \\
+    @agentclientprotocol/claude-agent-acp:claude-agent-acp \\
+    @agentclientprotocol/codex-acp:codex-acp; do
   name=${pkg%:*}; bin=${pkg#*:}
   mkdir -p node_modules/$name node_modules/.bin
   version=$(python3 -c "import json; print(json.load(open('package.json'))\
@@ -178,8 +181,11 @@ def test_install_uses_a_project_local_cache_and_is_a_no_op_once_installed(tmp_pa
     npm.write_text(FAKE_NPM)
     npm.chmod(0o755)
     first = clis.install(where, npm=str(npm))
-    assert [(p.backend, p.installed, p.ready) for p in first] == [
-        ("claude", "2.1.330", True), ("codex", "0.169.0", True), ("gemini", "0.61.0", True)]
+    assert [(p.backend, p.binary.name, p.installed, p.ready) for p in first] == [
+        ("claude", "claude", "2.1.330", True),
+        ("claude-acp", "claude-agent-acp", "0.101.0", True),
+        ("codex", "codex", "0.169.0", True), ("codex-acp", "codex-acp", "2.6.0", True),
+        ("gemini", "gemini", "0.61.0", True), ("gemini-acp", "gemini", "0.61.0", True)]
     again = clis.install(where, npm=str(npm))
     assert again == first
     args = (where / "npm-args").read_text().splitlines()
@@ -233,10 +239,12 @@ def test_real_cli_scenarios_are_not_run_with_the_reason_when_the_clis_are_missin
 
     monkeypatch.setenv("AGENT_TCK_CLIS", str(_pinned_dir(tmp_path)))
     results = scenario_results("reference", ["real-cli"])
-    assert len(results) == 24  # seven requirements, three CLIs; three for gemini --acp too
+    # seven requirements, three CLIs; six for claude-agent-acp and codex-acp, four for
+    # gemini --acp
+    assert len(results) == 37
     assert {(r.verdict, r.evidence.split(" (")[0]) for r in results} == {
-        ("skipped", "not run: the real claude CLI"), ("skipped", "not run: the real codex CLI"),
-        ("skipped", "not run: the real gemini CLI")}
+        ("skipped", f"not run: the real {command} CLI")
+        for command in ("claude", "codex", "gemini", "claude-agent-acp", "codex-acp")}
     assert set(verdicts_for("reference", ["real-cli"]).values()) == {"not run"}
 
 

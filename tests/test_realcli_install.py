@@ -18,7 +18,8 @@ from agent_tck.doubles.realcli.report import install_clis
 from agent_tck.kit.errors import UsageError
 
 PINS = {"@anthropic-ai/claude-code": "2.1.330", "@openai/codex": "0.169.0",
-        "@google/gemini-cli": "0.61.0"}
+        "@google/gemini-cli": "0.61.0", "@agentclientprotocol/claude-agent-acp": "0.101.0",
+        "@agentclientprotocol/codex-acp": "2.6.0"}
 
 
 def entry(version: str, slug: str, **more: object) -> dict[str, object]:
@@ -38,6 +39,10 @@ LOCK = {"name": "agent-tck-real-clis", "lockfileVersion": 3, "requires": True, "
         "0.169.0-win32-x64", "codex", name="@openai/codex", optional=True),
     "node_modules/@google/gemini-cli": entry(
         "0.61.0", "gemini-cli", bin={"gemini": "bundle/gemini.js"}),
+    "node_modules/@agentclientprotocol/claude-agent-acp": entry(
+        "0.101.0", "claude-agent-acp", bin={"claude-agent-acp": "dist/index.js"}),
+    "node_modules/@agentclientprotocol/codex-acp": entry(
+        "2.6.0", "codex-acp", bin={"codex-acp": "dist/index.js"}),
     "node_modules/node-pty": entry("1.0.0", "node-pty"),
 }}
 
@@ -202,7 +207,8 @@ def test_the_report_says_what_it_reinstalls_before_the_versions(
     assert lines[0] == ("@openai/codex: its integrity is 'sha512-forged==' where "
                         "package-lock.json has 'sha512-codex-0.169.0=='; reinstalling with "
                         "`npm ci`")
-    assert [line.split()[0] for line in lines[1:]] == ["claude", "codex", "gemini"]
+    assert [line.split()[0] for line in lines[1:]] == [
+        "claude", "claude-acp", "codex", "codex-acp", "gemini"]
 
 
 def test_the_real_install_here_is_as_its_lockfile_says() -> None:

@@ -11,10 +11,26 @@ docs/new-backend.md.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 Line = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AcpAgent:
+    """The real agent of the Agent Client Protocol (ACP) that runs a CLI, as the sandbox starts
+    it: the command it installs (`package`, pinned in clis/package.json; None: the CLI's own),
+    the options that make it speak ACP, and what its sandbox sets beyond the CLI's (variables;
+    a configuration of the CLI's HOME other than the profile's, given the model's URL)."""
+
+    command: str
+    package: str | None = None
+    options: tuple[str, ...] = ()
+    environment: dict[str, str] = field(default_factory=dict)
+    configure_home: Callable[[Path, str], None] | None = None
 
 
 class Profile(ABC):
@@ -40,6 +56,8 @@ class Profile(ABC):
     # The variables that carry an API key to the CLI: what an agent using the CLI's own login
     # withholds (decision D-21).
     key_variables: ClassVar[tuple[str, ...]]
+    # The real ACP agent that runs this CLI (backend `<name>-acp`), or None.
+    acp_agent: ClassVar[AcpAgent | None] = None
 
     # The stream, in the CLI's own shapes. A profile instance keeps a turn's state (ids).
     @abstractmethod

@@ -24,7 +24,20 @@ from agent_tck.kit.paths import PACKAGE
 from agent_tck.kit.text import printable
 
 DEFAULT_DIR = PACKAGE / "clis"
-PACKAGES = {name: profile.package for name, profile in PROFILES.items()}
+
+
+def _installs() -> dict[str, tuple[str, str]]:
+    """What runs each real backend: its npm package and the command that package installs (a
+    CLI's ACP agent, `<cli>-acp`, as its profile says)."""
+    found = {}
+    for name, profile in PROFILES.items():
+        found[name] = (profile.package, name)
+        if (agent := profile.acp_agent) is not None:
+            found[f"{name}-acp"] = (agent.package or profile.package, agent.command)
+    return found
+
+
+INSTALLS = _installs()
 
 
 def clis_dir() -> Path:
@@ -54,7 +67,7 @@ def pins(where: Path | None = None) -> list[Pinned]:
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"{manifest}: cannot read the pinned CLI versions: {exc}") from exc
     found = []
-    for backend, package in PACKAGES.items():
+    for backend, (package, command) in INSTALLS.items():
         if package not in wanted:
             raise UsageError(f"{manifest}: no pinned version for {package!r}")
         installed = where / "node_modules" / package / "package.json"
@@ -62,7 +75,7 @@ def pins(where: Path | None = None) -> list[Pinned]:
             version = json.loads(installed.read_text(encoding="utf-8"))["version"]
         except (OSError, ValueError, KeyError):
             version = None
-        binary = where / "node_modules" / ".bin" / backend
+        binary = where / "node_modules" / ".bin" / command
         found.append(Pinned(backend, package, wanted[package], version, binary))
     return found
 
@@ -81,7 +94,7 @@ def not_installed(backend: str) -> str | None:
     if pinned.ready:
         return None
     have = f"version {pinned.installed} is installed" if pinned.installed else "it is missing"
-    return (f"not run: the real {backend} CLI ({pinned.package} {pinned.pinned}) is not "
+    return (f"not run: the real {pinned.binary.name} CLI ({pinned.package} {pinned.pinned}) is not "
             f"installed in {clis_dir()}: {have}; run `agent-tck install-clis`")
 
 

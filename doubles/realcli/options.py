@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.doubles.realcli import clis, isolation
 from agent_tck.doubles.realcli.sandbox import SCRUBBED
 from agent_tck.kit.paths import FIXTURES
@@ -169,7 +170,7 @@ def measure() -> dict[str, Any]:
     commands["claude"]["options"] += [o for o in probed if o is not None]
     for option in commands["claude"]["options"]:
         option["unlisted"] = UNLISTED_CHOICES.get(option["names"][-1], [])
-    versions = {pin.package: pin.pinned for pin in clis.pins()}
+    versions = {pin.package: pin.pinned for pin in clis.pins() if pin.backend in PROFILES}
     return {"about": "Options of the pinned real CLIs, from their --help: "
                      "python -m agent_tck.doubles.realcli.options",
             "versions": versions, "commands": commands}

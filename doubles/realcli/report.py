@@ -17,9 +17,13 @@ from agent_tck.doubles.realcli import clis, isolation
 def install_clis(where: Path | None, out: TextIO) -> int:
     installed = clis.install(where, out=out)
     problem = isolation.problem()
-    for pinned in installed:
+    shown = set()
+    for pinned in installed:  # an ACP agent that is its CLI (gemini --acp) is shown once
+        if pinned.binary in shown:
+            continue
+        shown.add(pinned.binary)
         says = f"not run: {problem}" if problem else self_reported(pinned.binary)
-        print(f"{pinned.backend:7} {pinned.package} {pinned.installed}  {pinned.binary}  "
+        print(f"{pinned.backend:10} {pinned.package} {pinned.installed}  {pinned.binary}  "
               f"(--version: {says})", file=out)
     return 0
 

@@ -1,7 +1,8 @@
 """A sandbox for one real CLI: a scripted model in a loopback-only network namespace.
 
 The model server (doubles/models/server.py) is started inside a fresh network namespace and
-holds it. The sandbox's `bin/` has its CLI (`claude`, `codex` or `gemini`) that enters that
+holds it. The sandbox's `bin/` has its CLI (`claude`, `codex` or `gemini`, or the agent of the
+Agent Client Protocol that runs one: `claude-agent-acp`, `codex-acp`) that enters that
 namespace, checks it has loopback alone (else refuses, exit 97), and execs the pinned real
 CLI with a temporary HOME configured to talk to the model on 127.0.0.1 (so the CLI's pid is
 the one its caller started). Put `bin/` first on an agent's PATH and the agent drives the
@@ -23,10 +24,11 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tck.doubles.backends import PROFILES, profile
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.doubles.realcli import clis, isolation
 from agent_tck.kit.drivers.base import end_with_parent
 from agent_tck.kit.errors import TckError
@@ -54,13 +56,20 @@ class SandboxError(TckError):
 
 
 class Sandbox:
+    """`backend` is a CLI's (`claude`), or the agent of the Agent Client Protocol that runs
+    it (`claude-acp`): that agent has the CLI's configuration, and its own command in `bin/`."""
+
     def __init__(self, root: Path, backend: str, script: dict[str, Any], cli: Path) -> None:
-        if backend not in PROFILES:
-            raise SandboxError(f"no real CLI for backend {backend!r}; known: {sorted(PROFILES)}")
+        if backend not in clis.INSTALLS:
+            raise SandboxError(f"no real CLI for backend {backend!r}; "
+                               f"known: {sorted(clis.INSTALLS)}")
         problem = isolation.problem()
         if problem:
             raise SandboxError(problem)
         self.backend, self.cli, self.token = backend, cli.resolve(), uuid.uuid4().hex
+        self.profile = PROFILES[backend.removesuffix("-acp")]
+        self.agent = self.profile.acp_agent if backend.endswith("-acp") else None
+        self.command = clis.INSTALLS[backend][1]
         self.root = root
         self.home, self.work, self.bin = root / "home", root / "work", root / "bin"
         for d in (self.home, self.work, self.bin):
@@ -83,7 +92,7 @@ class Sandbox:
     # --- what scenarios read ----------------------------------------------------------------
 
     def path(self) -> str:
-        """A PATH whose `claude`/`codex` is the sandboxed real CLI."""
+        """A PATH whose `claude` (or `claude-agent-acp`, ...) is the sandboxed real CLI."""
         return f"{self.bin}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
 
     def requests(self) -> list[dict[str, Any]]:
@@ -127,7 +136,7 @@ class Sandbox:
     def _start_server(self) -> int:
         argv = [*isolation.unshare_argv(), "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
                 sys.executable, "-m", "agent_tck.doubles.models.server", "--api",
-                PROFILES[self.backend].model_api,
+                self.profile.model_api,
                 "--script", str(self.script_path), "--record", str(self.record_path)]
         with self.log_path.open("wb") as log:
             # A session of its own, and SIGTERM when the suite's process dies: a run killed
@@ -154,14 +163,18 @@ class Sandbox:
                                f"{(done.stdout + done.stderr).strip()}")
 
     def _configure_home(self) -> None:
-        profile(self.backend).configure_home(self.home, f"http://127.0.0.1:{self.port}")
+        configure: Callable[[Path, str], None] = self.profile.configure_home
+        if self.agent is not None and self.agent.configure_home is not None:
+            configure = self.agent.configure_home
+        configure(self.home, f"http://127.0.0.1:{self.port}")
 
     def _environment(self) -> dict[str, str]:
         common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                   MARK: self.token}
         url = f"http://127.0.0.1:{self.port}"
-        return {**common, **profile(self.backend).environment(self.home, url, FAKE_KEY)}
+        return {**common, **self.profile.environment(self.home, url, FAKE_KEY),
+                **(self.agent.environment if self.agent else {})}
 
     def _write_wrapper(self) -> None:
         assert self.server is not None
@@ -177,10 +190,10 @@ class Sandbox:
         argv = [*isolation.nsenter_argv(self.server.pid), "--", "/bin/sh", "-c", inner,
                 "agent-tck-sandbox", "env",
                 *(f"{k}={v}" for k, v in self._environment().items()), str(self.cli)]
-        wrapper = self.bin / self.backend
+        wrapper = self.bin / self.command
         wrapper.write_text(
             "#!/bin/sh\n"
-            f"# agent-tck: the real {self.backend}, in the sandbox's loopback-only network "
+            f"# agent-tck: the real {self.command}, in the sandbox's loopback-only network "
             "namespace.\n"
             f'exec {shlex.join(argv)} "$@"\n',
             encoding="utf-8",

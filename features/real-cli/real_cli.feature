@@ -2,7 +2,7 @@
 # (features/real-cli/requirements.yaml). Durations are real seconds: a real CLI takes the time
 # it takes, so --time-scale does not apply here.
 @real-cli
-Feature: Real CLIs: the agent drives the real claude, codex and gemini against a scripted model
+Feature: Real CLIs: the agent drives the real claude, codex and gemini, and their ACP agents, against a scripted model
   The other agent scenarios play what the CLIs print with the fake harness. These run the CLIs
   themselves: the pinned Claude Code, Codex and Gemini CLI (`agent-tck install-clis`), each inside a fresh
   network namespace that has loopback alone, with a temporary HOME and working directory,
@@ -19,13 +19,21 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
   turns off the CLIs' retries so a failing model fails at once (CLAUDE_CODE_MAX_RETRIES=0;
   codex's request_max_retries=0): the agent is not asked to pass any flag a user would not.
 
-  The Gemini CLI also runs as an agent of the Agent Client Protocol (`gemini --acp`, backend
-  gemini-acp, docs/acp.md): RC-1, RC-2 and RC-5 run for it too. The others do not, for what
-  the real agent does: it stores a session of its own when it starts, beside the one the
-  wrapper opens (RC-3 asks for the one session stored); its `session/load` answers "No
-  previous sessions found for this project" for the session it stored in the same working
-  directory, which the same CLI resumes with `--resume` (RC-4); and it titles a tool call with
-  the command it runs, not with the tool's name (RC-7).
+  Each CLI also runs as an agent of the Agent Client Protocol (docs/acp.md): the Gemini CLI
+  itself (`gemini --acp`, backend gemini-acp), Claude Code through `claude-agent-acp`
+  (claude-acp: the Claude Agent SDK's own build of Claude Code, which asks its model for the
+  session's title beside the turn; the scripted model answers that aside out of script) and
+  Codex through `codex-acp` (codex-acp: `codex app-server` underneath; its sandbox names a
+  model Codex knows, gpt-5.5, because codex-acp puts Codex's warning about an unknown model
+  into the turn's text, where no wrapper can tell it from the model's words). An agent
+  reports a 401 as the protocol's "Authentication required" error, without the API's text:
+  that is the text the wrapper can report (RC-5). None of them runs RC-7: each titles a tool
+  call with what it does (the command, "Terminal"), not with the tool's name. gemini-acp
+  does not run RC-3 and RC-4 either, for what the real agent does: it stores a session
+  of its own when it starts, beside the one the wrapper opens (RC-3 asks for the one session
+  stored); its `session/load` answers "No previous sessions found for this project" for the
+  session it stored in the same working directory, which the same CLI resumes with
+  `--resume` (RC-4).
 
   Where no loopback-only namespace can be made, or the pinned CLIs are not installed, these
   scenarios are reported "not run" with that reason; a real CLI never runs unisolated. That is
@@ -48,6 +56,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
         | codex      |
         | gemini     |
         | gemini-acp |
+        | claude-acp |
+        | codex-acp  |
 
   Rule: Tools really run in the working directory, each call counted once (seed 000; D-3)
     The model calls two tools: one writes a file, one lists the directory. The file must be in
@@ -71,6 +81,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
         | codex      |
         | gemini     |
         | gemini-acp |
+        | claude-acp |
+        | codex-acp  |
 
   Rule: session_id is the session the real CLI created (seed 000: "Session ID Extraction")
     Claude prints it in its system/init line, codex in its thread.started line and gemini in
@@ -91,6 +103,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
         | claude     |
         | codex      |
         | gemini     |
+        | claude-acp |
+        | codex-acp  |
 
   Rule: A session is resumed with each CLI's real syntax (seed 000: "enabling the caller to resume the session later")
     A request that gives an earlier response's session_id resumes that session: `claude -p
@@ -117,6 +131,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
         | claude     |
         | codex      |
         | gemini     |
+        | claude-acp |
+        | codex-acp  |
 
   Rule: A failing model API fails the request with the CLI's own error text (seed 001; D-4)
     The model API answers 401. Claude reports it in an assistant line carrying an error and a
@@ -139,6 +155,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
         | codex      | 401 Unauthorized: invalid api key |
         | gemini     | "message":"invalid api key"       |
         | gemini-acp | invalid api key                   |
+        | claude-acp | Authentication required           |
+        | codex-acp  | Authentication required           |
 
   Rule: A model that stalls past the timeout leaves nothing running (seed 001: timeout; D-6)
     A tool first starts a process in the background, then the model stalls. At the agent's
@@ -166,10 +184,13 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini against a
       And the agent is back to READY
 
       Examples:
-        | backend | timeout |
-        | claude  | 10      |
-        | codex   | 10      |
-        | gemini  | 30      |
+        | backend    | timeout |
+        | claude     | 10      |
+        | codex      | 10      |
+        | gemini     | 30      |
+        | claude-acp | 10      |
+        | codex-acp  | 10      |
+        | gemini-acp | 30      |
 
   Rule: What the agent publishes shows the real request at work (docs/genesis.md, G14.1, G11.5)
     Whoever watches the agent sees it take the request and call the model's tools: it publishes

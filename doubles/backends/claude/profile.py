@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agent_tck.doubles.backends.base import Line, Profile, option_value, write
+from agent_tck.doubles.backends.base import AcpAgent, Line, Profile, option_value, write
 from agent_tck.doubles.backends.claude.lines import ClaudeLines, last_text, shape_of
 
 
 class ClaudeProfile(Profile):
     name = "claude"
     package = "@anthropic-ai/claude-code"
+    # claude-agent-acp runs Claude Code through its SDK with bypassing permissions allowed, and
+    # as root only where IS_SANDBOX says so: Claude Code then refuses every session/new as
+    # root unless IS_SANDBOX is "1" (the sandbox runs as a user's machine does).
+    acp_agent = AcpAgent("claude-agent-acp", "@agentclientprotocol/claude-agent-acp",
+                         environment={"IS_SANDBOX": "1"})
     model_api = "anthropic"
     title = "claude -p --output-format stream-json --verbose"
     start: ClassVar[dict[str, Any]] = {

@@ -5,15 +5,46 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agent_tck.doubles.backends.base import Line, Profile, write
+from agent_tck.doubles.backends.base import AcpAgent, Line, Profile, write
 from agent_tck.doubles.backends.codex.lines import CodexLines, shape_of
 
 THREAD = "019c7199-0000-7000-8000-1"
 
 
+def _configure(home: Path, url: str, model: str) -> None:
+    """Codex's configuration in `home`: the model `model` of the scripted provider at `url`."""
+    write(home / ".codex" / "config.toml", "\n".join([
+        'model_provider = "scripted"',
+        f'model = "{model}"',
+        'approval_policy = "never"',
+        'sandbox_mode = "workspace-write"',
+        "[features]",
+        "plugins = false  # no curated-plugin sync from GitHub at start-up",
+        "[analytics]",
+        "enabled = false  # no metrics export to the vendor at exit",
+        "[model_providers.scripted]",
+        'name = "agent-tck scripted model"',
+        f'base_url = "{url}/v1"',
+        'wire_api = "responses"',
+        'env_key = "OPENAI_API_KEY"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+        "",
+    ]))
+
+
+def _known_model(home: Path, url: str) -> None:
+    """codex-acp turns Codex's warning that it knows nothing of a model into a message chunk
+    of the turn, which no client can tell from the model's words: its sandbox names a model
+    Codex 0.169.0 knows, as a user's configuration would (gpt-5.5: the gpt-6 models are
+    offered no function tools, which the scripted model calls)."""
+    _configure(home, url, "gpt-5.5")
+
+
 class CodexProfile(Profile):
     name = "codex"
     package = "@openai/codex"
+    acp_agent = AcpAgent("codex-acp", "@agentclientprotocol/codex-acp", configure_home=_known_model)
     model_api = "openai"
     title = "codex exec --json"
     start: ClassVar[dict[str, Any]] = {
@@ -80,24 +111,7 @@ class CodexProfile(Profile):
 
     @classmethod
     def configure_home(cls, home: Path, url: str) -> None:
-        write(home / ".codex" / "config.toml", "\n".join([
-            'model_provider = "scripted"',
-            'model = "scripted-model"',
-            'approval_policy = "never"',
-            'sandbox_mode = "workspace-write"',
-            "[features]",
-            "plugins = false  # no curated-plugin sync from GitHub at start-up",
-            "[analytics]",
-            "enabled = false  # no metrics export to the vendor at exit",
-            "[model_providers.scripted]",
-            'name = "agent-tck scripted model"',
-            f'base_url = "{url}/v1"',
-            'wire_api = "responses"',
-            'env_key = "OPENAI_API_KEY"',
-            "request_max_retries = 0",
-            "stream_max_retries = 0",
-            "",
-        ]))
+        _configure(home, url, "scripted-model")
 
     @classmethod
     def environment(cls, home: Path, url: str, key: str) -> dict[str, str]:
@@ -113,3 +127,4 @@ class CodexProfile(Profile):
     def stored_sessions(cls, home: Path) -> list[str]:
         rollouts = (home / ".codex" / "sessions").rglob("rollout-*.jsonl")
         return sorted(p.stem[-36:] for p in rollouts)
+

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agent_tck.doubles.backends.base import Line, Profile, option_value, write
+from agent_tck.doubles.backends.base import AcpAgent, Line, Profile, option_value, write
 from agent_tck.doubles.backends.gemini import acp
 from agent_tck.doubles.backends.gemini.lines import GeminiLines, shape_of
 
@@ -25,6 +25,7 @@ SESSION = "9ed9cfb8-0000-4000-8000-000000000001"
 class GeminiProfile(Profile):
     name = "gemini"
     package = "@google/gemini-cli"
+    acp_agent = AcpAgent("gemini", options=("--acp",))
     model_api = "gemini"
     title = "gemini --output-format stream-json"
     start: ClassVar[dict[str, Any]] = {
