@@ -22,9 +22,17 @@ from agent_tck.reference.backends import Backend, RunOptions, get_backend
 from agent_tck.reference.backends.claude import NESTING_VARIABLES
 from agent_tck.reference.events import Event
 from agent_tck.reference.exceptions import ConfigError, LaunchError
+from agent_tck.reference.feed import Feed
 from agent_tck.reference.limits import seconds
 from agent_tck.reference.status import State, Status
-from agent_tck.reference.supervisor import MAX_LINE, Outcome, RunProcess, resolve, run_process
+from agent_tck.reference.supervisor import (
+    AFTER_TURN,
+    MAX_LINE,
+    Outcome,
+    RunProcess,
+    resolve,
+    run_process,
+)
 
 log = logging.getLogger(__name__)
 
@@ -285,21 +293,25 @@ class CodingAgent:
                              working_dir=self.config.working_dir)
         env = self._environment()
         parse = self.backend.parse_line
+        feed = Feed()
 
         def on_line(line: str) -> None:
             for event in parse(line):
                 _tell(self.stream_listeners, event)
                 fold.add(event)
+            if fold.completed:  # the CLI has a grace period to end (D-38)
+                feed.end_turn()
 
         try:
             invocation = self.backend.build(message, options)
             talk = invocation.conversation
+            feed = talk.feed if talk is not None else Feed(invocation.stdin)
             if talk is not None:
                 parse = talk.parse_line
             argv = (resolve(invocation.argv[0], env), *invocation.argv[1:])
             outcome = self.run_process(
                 argv,
-                talk.feed if talk is not None else invocation.stdin,
+                feed,
                 on_line,
                 cwd=self.config.working_dir,
                 env=env,
@@ -314,6 +326,10 @@ class CodingAgent:
             fold.warnings.append(
                 f"skipped {outcome.skipped_lines} stdout line(s) longer than {MAX_LINE} bytes"
             )
+        if outcome.stopped_after_turn:
+            waited = max(self.config.grace_period, AFTER_TURN)
+            fold.warnings.append(f"{self.backend.name} had not ended {waited:g} s after its turn "
+                                 "did: it was stopped, and the turn's answer kept")
         status, error = self.judge(self.backend.name, self.config.timeout, outcome, fold)
         if status is Status.OK and not fold.completed:
             fold.warnings.append(f"{self.backend.name} exited 0 before the turn completed "
@@ -411,6 +427,8 @@ def judge(
     code = outcome.returncode
     if outcome.timed_out:
         return Status.TIMEOUT, f"{backend} timed out after {timeout:g} s and was terminated{detail}"
+    if outcome.stopped_after_turn:  # its exit is the stop's, not a failure of its own (D-38)
+        code = 0
     if code < 0:
         name = signal.Signals(-code).name if -code in _SIGNALS else f"#{-code}"
         return Status.SIGNALED, f"{backend} was killed by signal {name}{detail}"

@@ -6,6 +6,9 @@ the wrapper answers as the CLI speaks is `send`, and `end` closes stdin once all
 written. Such a feed may hold a last word for the deadline (`at_deadline`: an ACP agent's
 `session/cancel`): sent when the deadline comes, before any signal, so that the child can end
 its work on its own.
+
+The feed also carries word the other way: `end_turn` says the CLI's turn has ended (its answer
+is in), and the supervisor gives the CLI a grace period from then to end (decision D-38).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ class Feed:
         self.at = 0  # how much of `data` is written
         self.ended = ended
         self.at_deadline = b""  # what asks the child to stop at the deadline (none: signals)
+        self.turn_ended = False  # the CLI's turn has ended: it has a grace period to exit
 
     @property
     def pending(self) -> memoryview:
@@ -45,6 +49,10 @@ class Feed:
             return False
         self.send(self.at_deadline)
         return True
+
+    def end_turn(self) -> None:
+        """The CLI's turn has ended: the request has its answer, and the CLI is to end."""
+        self.turn_ended = True
 
     def broken(self) -> None:
         """The child closed its stdin: what is pending and all that is sent later is lost."""

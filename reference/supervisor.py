@@ -4,7 +4,8 @@ The child gets its own process group. stdout and stderr are drained together by 
 loop (no thread, no pipe deadlock); stdout is split into lines with a size cap, stderr keeps
 only its tail, so memory stays bounded whatever the child prints. At the deadline the whole
 group gets SIGTERM (a child that is talked with is first asked to stop, and signalled a grace
-period later if it has not ended), after the grace period SIGKILL; descendants left behind
+period later if it has not ended), after the grace period SIGKILL; so does a child that has not
+ended a grace period after its turn did (decision D-38); descendants left behind
 are killed, those that left the group too (found by the run id in their environment, see
 reference/strays.py); the child is always reaped. On Linux the child also gets SIGTERM from
 the kernel if the agent's thread that started it dies first (killed with SIGKILL): a coding
@@ -74,6 +75,9 @@ LINGER = 0.2
 EXIT_POLL = 0.05  # where there are no pidfds: how often the child's exit is looked for
 REAPER = (sys.executable, "-I", "-S", reaper.__file__)
 REAPER_EXIT = 5.0  # how long the reaper may take to empty its tree once told to
+# The least a child is given to end after its turn did (D-38), whatever the grace period: a CLI
+# that has just printed its last line may take a moment to exit on a busy machine.
+AFTER_TURN = 2.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class Outcome:
     timed_out: bool
     stderr_tail: str
     skipped_lines: int
+    # Ended by the supervisor: it had not ended a grace period after its turn did (D-38).
+    stopped_after_turn: bool = False
 
 
 class LineSplitter:
@@ -219,6 +225,8 @@ class Supervisor:
         self.deadline = time.monotonic() + timeout
         self.grace = grace
         self.timed_out = False
+        self.turn_end_at: float | None = None  # when the feed said the turn had ended
+        self.stopped_after_turn = False
         self.term_at: float | None = None  # when SIGTERM goes
         self.kill_at: float | None = None
         self.exited_at: float | None = None
@@ -244,6 +252,7 @@ class Supervisor:
             timed_out=self.timed_out,
             stderr_tail=self.stderr_tail.decode("utf-8", errors="replace"),
             skipped_lines=splitter.skipped,
+            stopped_after_turn=self.stopped_after_turn,
         )
 
     def _loop(self, feed: Feed, splitter: LineSplitter, pidfd: int | None) -> None:
@@ -342,20 +351,31 @@ class Supervisor:
         return max(self.exited_at, self.output_at) + LINGER
 
     def _wait_time(self) -> float:
-        marks = [self.deadline if not self.timed_out else None, self.term_at, self.kill_at,
+        stopping = self.timed_out or self.stopped_after_turn
+        marks = [self.deadline if not stopping else None, self.term_at, self.kill_at,
                  self.abandon_at]
         if self.exited_at is not None:
             marks.append(self._silent_until())
+        elif self.turn_end_at is not None and not stopping:
+            marks.append(self.turn_end_at + self._after_turn())
         return max(0.0, min(m for m in marks if m is not None) - time.monotonic())
 
     def _enforce(self, feed: Feed) -> None:
         """SIGTERM to the group at the deadline, SIGKILL when the grace period is over. A feed
         with a last word for the deadline is sent it first, and SIGTERM waits a grace period
-        for the child to end on its own."""
+        for the child to end on its own. A child that has not ended a grace period after its
+        turn did (AFTER_TURN at least) gets SIGTERM then, and SIGKILL a grace period later, as
+        at a deadline."""
         now = time.monotonic()
-        if not self.timed_out and now >= self.deadline and self.exited_at is None:
-            self.timed_out = True
-            self.term_at = now + self.grace if feed.deadline() else now
+        if feed.turn_ended and self.turn_end_at is None:
+            self.turn_end_at = now
+        if self.exited_at is None and not (self.timed_out or self.stopped_after_turn):
+            if self.turn_end_at is not None and now >= self.turn_end_at + self._after_turn():
+                self.stopped_after_turn = True
+                self.term_at = now
+            elif now >= self.deadline:
+                self.timed_out = True
+                self.term_at = now + self.grace if feed.deadline() else now
         if self.term_at is not None and now >= self.term_at:
             self._signal(signal.SIGTERM)
             self.term_at, self.kill_at = None, now + self.grace
@@ -363,6 +383,11 @@ class Supervisor:
             self._signal(signal.SIGKILL)
             self.kill_at = None
             self.abandon_at = now + max(self.grace, LINGER)
+
+    def _after_turn(self) -> float:
+        """How long a child may take to end after its turn did: a grace period, AFTER_TURN at
+        least."""
+        return max(self.grace, AFTER_TURN)
 
     def _signal(self, sig: signal.Signals) -> None:
         """`sig` to the CLI's group. Under the reaper it goes to the reaper, which relays

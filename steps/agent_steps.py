@@ -996,6 +996,19 @@ def within_deadline(world: AgentWorld) -> None:
         f"grace {grace:g} + {START_SLACK:g} s to start and reap): {_timing(world)}")
 
 
+@then("the answer came within two grace periods")
+def within_two_graces(world: AgentWorld) -> None:
+    """A CLI that answers at once and then keeps running (D-38): a grace period to end, and one
+    for SIGKILL after the SIGTERM; far under the scenario's timeout."""
+    assert world.elapsed is not None, "no request was made"
+    grace = world.settings.get("grace_period", DEFAULT_GRACE)
+    bound = 2 * grace + START_SLACK
+    assert world.elapsed <= bound, (
+        f"the request took {world.elapsed:.2f} s, more than {bound:g} (two grace periods of "
+        f"{grace:g} s + {START_SLACK:g} s to start and reap) after a CLI that answered at once: "
+        f"{_timing(world)}")
+
+
 @then("the response has:")
 def response_has(world: AgentWorld, datatable: list[list[str]]) -> None:
     for key, value in datatable[1:]:

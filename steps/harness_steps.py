@@ -13,6 +13,7 @@ from pytest_bdd import given, parsers, then, when
 
 from agent_tck.doubles.backends import as_printed
 from agent_tck.doubles.harness import whereabouts
+from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import HARNESS_NAMES, Script, read_record
 from agent_tck.kit import verdicts
@@ -173,6 +174,17 @@ def harness_missing(world: AgentWorld) -> None:
     empty = world.root / "empty-bin"
     empty.mkdir(parents=True)
     world.path_override = str(empty)
+
+
+@given(parsers.parse('the harness answers "{text}", then keeps running'))
+def harness_answers_then_lingers(world: AgentWorld, text: str) -> None:
+    """Its turn ends with `text`, and it sleeps on (an ACP agent reads no more of its stdin)."""
+    script = world.new_script()
+    if isinstance(script, AcpScript):
+        script.done(text)
+    else:
+        script.init().text(text).done()
+    script.add("sleep", 10_000)
 
 
 @given(parsers.parse('the harness reads stdin until it is closed, then answers "{text}"'))

@@ -64,6 +64,7 @@ CASES = {
     "RestartsItsTimerOnEachLine": {"EH-1.1"},
     "CountsItsTimeoutFromTheFirstLine": {"EH-1.1"},
     "KillsLate": {"AG-D6.2"},
+    "WaitsForTheExitAfterTheTurn": {"AG-D6.7"},
     "TermsTwice": {"AG-D6.2"},
     # Without the reaper, what the CLI started in a session of its own outlives a killed
     # agent (the CLI itself has a parent-death signal; its descendants have none): AG-D6.6.

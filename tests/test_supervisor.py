@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -317,6 +318,79 @@ def test_a_child_that_does_not_end_when_asked_gets_sigterm_a_grace_period_later(
     assert [line.split()[0] for line in lines] == ["heard", "term"] and out.timed_out
     heard, term = (float(line.split()[1]) for line in lines)
     assert term - heard >= 1.5  # the grace period, less what the child took to say it heard
+
+
+ANSWERS_THEN_LINGERS = """\
+import signal, sys, time
+def term(*_):
+    print('term', time.monotonic(), flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+print('answer', time.monotonic(), flush=True)
+time.sleep(float(sys.argv[1]))
+"""
+
+
+def _turn_ends_at_answer(feed: Feed, lines: list[str]) -> Callable[[str], None]:
+    def on_line(line: str) -> None:
+        lines.append(line)
+        if line.startswith("answer"):
+            feed.end_turn()
+    return on_line
+
+
+def test_a_child_that_lingers_after_its_turn_gets_sigterm_a_grace_period_after_it() -> None:
+    """Decision D-38: once the turn has ended, the child has a grace period to end, then it is
+    stopped as at a deadline; that is no timeout."""
+    feed, lines = Feed(b""), []
+    out = run_process([*python(ANSWERS_THEN_LINGERS), "60"], feed,
+                      _turn_ends_at_answer(feed, lines), cwd=None, env=None, timeout=60,
+                      grace=2)
+    assert [line.split()[0] for line in lines] == ["answer", "term"]
+    assert (out.stopped_after_turn, out.timed_out, out.returncode) == (True, False, 0)
+    answered, term = (float(line.split()[1]) for line in lines)
+    assert 1.5 <= term - answered < 30  # the grace period, not the deadline
+
+
+@pytest.mark.parametrize(("lingers", "timeout", "stopped", "timed_out"), [
+    (0.3, 60, False, False),  # it ends within the grace period: it is not stopped
+    (60, 0.5, False, True),  # the deadline comes first: a timeout, as ever
+])
+def test_a_child_is_stopped_after_its_turn_only_when_it_outlives_the_grace_period(
+        lingers: float, timeout: float, stopped: bool, timed_out: bool) -> None:
+    feed, lines = Feed(b""), []
+    out = run_process([*python(ANSWERS_THEN_LINGERS), str(lingers)], feed,
+                      _turn_ends_at_answer(feed, lines), cwd=None, env=None, timeout=timeout,
+                      grace=5)
+    assert (out.stopped_after_turn, out.timed_out) == (stopped, timed_out)
+
+
+ANSWERS_THEN_LEAVES_A_WRITER = """\
+import subprocess, sys
+print('answer', flush=True)
+subprocess.Popen([sys.executable, '-c',
+                  'import time\\nfor _ in range(12): print(1, flush=True); time.sleep(0.1)'])
+"""
+
+
+class _Counting(Supervisor):
+    reaped = False  # no reaper: the descendant outlives the child, as where there is none
+    passes = 0
+
+    def _wait_time(self) -> float:
+        type(self).passes += 1
+        return super()._wait_time()
+
+
+def test_after_its_turn_an_exited_child_is_not_polled_while_a_descendant_writes() -> None:
+    """The grace period after the turn is for a child that has not exited: once it has, the
+    loop waits for its pipes as ever (a pass per chunk), never in a busy loop."""
+    feed, lines = Feed(b""), []
+    out = run_process(python(ANSWERS_THEN_LEAVES_A_WRITER), feed,
+                      _turn_ends_at_answer(feed, lines), cwd=None, env=None, timeout=30,
+                      grace=0.1, supervisor=_Counting)
+    assert lines[0].startswith("answer") and not out.stopped_after_turn
+    assert _Counting.passes < 200, f"{_Counting.passes} passes of the loop"
 
 
 def test_a_child_that_closed_its_stdin_breaks_the_feed_and_nothing_sent_later_is_kept() -> None:

@@ -10,8 +10,9 @@
 // of kind reject_once, or `cancelled`), requests it does not handle are left to the SDK (which
 // answers "Method not found"), and at the request's `timeout` the turn is cancelled
 // (`session/cancel`); an agent that has not ended a grace period later gets SIGTERM, then
-// SIGKILL after another. Everything else is the SDK's; it passes every ACP requirement, so it
-// has no baseline of known failures.
+// SIGKILL after another. Once the turn is answered the agent's stdin is closed, and an agent
+// that has not ended a grace period later is stopped the same way, its answer kept. Everything
+// else is the SDK's; it passes every ACP requirement, so it has no baseline of known failures.
 //
 // Install: npm ci --prefix examples/acp-client-ts (package.json pins the SDK)
 // Run:     agent-tck run --impl "node examples/acp-client-ts/adapter.mjs" --component agent
@@ -86,6 +87,7 @@ class Agent {
       setTimeout(() => child.kill("SIGKILL"), grace * 1000).unref();
     };
     let signals = null;
+    let stopped = false;  // ended by us a grace period after its turn (decision D-38)
     const timer = setTimeout(() => {
       timedOut = true;
       if (talk === null) {
@@ -147,10 +149,15 @@ class Agent {
     } finally {
       clearTimeout(timer);
       child.stdin.end();
+      if (!timedOut) {  // the turn is over: the agent has a grace period to end on its own
+        signals = setTimeout(() => { stopped = true; terminate(); }, grace * 1000);
+      }
     }
     const { signal } = await exited;
     clearTimeout(signals);
-    if (signal && !timedOut && response.status === 0) {
+    if (stopped) {
+      response.warnings.push(`gemini had not ended ${grace} s after its turn: it was stopped`);
+    } else if (signal && !timedOut && response.status === 0) {
       response.status = 2;
       response.error = `gemini was killed by ${signal}`;
     }

@@ -155,7 +155,9 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
 
   Rule: Once the prompt is answered, the wrapper closes the agent's stdin and the agent ends (ACP: the agent is the client's subprocess; decision D-6)
     An agent of the protocol serves prompt after prompt until its stdin closes. A wrapper that
-    answers one request and leaves the agent waiting leaves a process behind every request.
+    answers one request and leaves the agent waiting leaves a process behind every request; one
+    that stops it with a signal instead (a grace period after its turn, D-38, which is for an
+    agent that does not end on its own) has not closed its stdin: the agent received no signal.
 
     @req:AG-ACP.10
     Scenario: The agent has ended when the answer comes
@@ -163,6 +165,7 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
       Given the ACP agent says "All done." and ends its turn
       When the agent answers "Finish up"
       Then the response contains key "status" with value 0.
+      Then the harness received no signal
       Then neither the harness nor its grandchild is left running
 
   Rule: At the deadline the wrapper cancels the turn, and signals the agent only if it has not ended a grace period later (ACP: prompt turn, cancellation; seed 001: "Error Handling: Subprocess Timeout"; decision D-37)

@@ -607,6 +607,35 @@ Feature: Agent decisions where the seeds are silent
         | status  | 0            |
         | message | "still here" |
 
+  Rule: D-38 A CLI that has ended its turn and not its process is stopped a grace period later, and the turn's answer stands
+    A CLI can print the end of its turn and then never exit: an MCP server or a background
+    command it started holds it open, or a bug keeps its event loop alive. Claude Code has done
+    so again and again (see AG-D6.7's hazards). A wrapper that waits for the exit waits for its
+    deadline, and then reports a timeout for a request whose answer it had long before. Once
+    the turn has ended (the stream's end-of-turn line; for an ACP agent, the answer to its
+    prompt, after which the wrapper closes its stdin), the CLI has a grace period to end; then
+    it is stopped as at a deadline (SIGTERM, SIGKILL a grace period later) and the request is
+    answered with the turn's answer. The answer must come within two grace periods of the
+    turn's end (plus 2 s to start and reap the CLI); the timeout here is far longer.
+
+    @req:AG-D6.7
+    Scenario Outline: A <backend> CLI that has answered and keeps running is stopped, and its answer stands
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And a safety grace period of 2 seconds
+      And the harness answers "All done.", then keeps running
+      When the agent answers "Finish up"
+      Then the response status is 0
+      And the response message is "All done.".
+      And the answer came within two grace periods
+      And neither the harness nor its grandchild is left running
+
+      Examples:
+        | backend    |
+        | claude     |
+        | codex      |
+        | gemini     |
+        | gemini-acp |
+
   Rule: D-7 A request that arrives while BUSY is answered at once, never lost
     The seed has one request at a time but a caller can send two. Queueing would hide a
     stuck agent behind a growing queue, so the agent answers the second request at once with

@@ -365,6 +365,21 @@ class StopsWhenOnePipeCloses(_Supervised):
     supervisor = _OnePipeIsEnough
 
 
+class _WaitsForTheExit(Supervisor):
+    def _enforce(self, feed: Feed) -> None:
+        self.turn_end_at = None  # no word of the turn's end is taken: the exit, or the deadline
+        super()._enforce(feed)
+
+
+class WaitsForTheExitAfterTheTurn(_Supervised):
+    """Waits for a CLI whose turn has ended to exit, until the deadline (the reference before
+    D-38): a CLI that keeps running after its answer is answered with the timeout."""
+
+    reach = ("reference/supervisor.py:Supervisor._enforce:self.stopped_after_turn = True",)
+
+    supervisor = _WaitsForTheExit
+
+
 class WritesThePromptBlocking(_Supervised):
     """Writes the prompt in blocking writes (the reference without its one set_blocking, as a
     mutant had it): a CLI that stops reading part way holds the request in a write."""
