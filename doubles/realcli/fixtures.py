@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import sys
 
-from agent_tck.doubles.backends.transcripts import index
+from agent_tck.doubles.backends.transcripts import chosen, index
 
 
 def main(argv: list[str]) -> int:
     from agent_tck.doubles.realcli.record import record
     from agent_tck.kit.files import write_atomically
 
-    wanted = [t for t in index() if not argv or t.name in argv]
-    unknown = set(argv) - {t.name for t in wanted}
-    if unknown:
-        print(f"unknown transcripts: {sorted(unknown)}", file=sys.stderr)
+    wanted = chosen(index(), argv, "transcripts")
+    if wanted is None:
         return 2
     for t in wanted:
         done = record(t.backend, {"turns": t.turns}, t.prompt, args=t.args)
