@@ -154,6 +154,8 @@ class Agent:
     async def ask(self, message: str, session_id: str | None) -> dict[str, Any]:
         settings = self.settings
         env = {**os.environ, **(settings.get("env") or {})}
+        for name in settings.get("strip_env") or []:  # withheld from the agent
+            env.pop(name, None)
         response: dict[str, Any] = {"message": "", "status": 0, "backend": "gemini-acp",
                                     "tool_calls": 0, "session_id": None, "error": None,
                                     "warnings": []}

@@ -51,6 +51,7 @@ class Agent {
   async ask(message, sessionId) {
     const { settings } = this;
     const env = { ...process.env, ...(settings.env || {}) };
+    for (const name of settings.strip_env || []) delete env[name];  // withheld from the agent
     const response = { message: "", status: 0, backend: "gemini-acp", tool_calls: 0,
                        session_id: null, error: null, warnings: [] };
     const cli = onPath("gemini", env.PATH);

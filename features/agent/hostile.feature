@@ -613,9 +613,11 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the harness saw "<key>" as inherited
 
       Examples:
-        | backend | key               |
-        | claude  | ANTHROPIC_API_KEY |
-        | codex   | OPENAI_API_KEY    |
+        | backend    | key               |
+        | claude     | ANTHROPIC_API_KEY |
+        | codex      | OPENAI_API_KEY    |
+        | gemini     | GEMINI_API_KEY    |
+        | gemini-acp | GEMINI_API_KEY    |
 
     @req:AG-H12
     Scenario Outline: A configured API key replaces the inherited one
@@ -625,9 +627,11 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the harness saw "<key>" set to "sk-configured"
 
       Examples:
-        | backend | key               |
-        | claude  | ANTHROPIC_API_KEY |
-        | codex   | OPENAI_API_KEY    |
+        | backend    | key               |
+        | claude     | ANTHROPIC_API_KEY |
+        | codex      | OPENAI_API_KEY    |
+        | gemini     | GEMINI_API_KEY    |
+        | gemini-acp | GEMINI_API_KEY    |
 
     @req:AG-H12
     Scenario Outline: A stripped API key does not reach the CLI
@@ -638,6 +642,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
       And the harness saw no "<key>"
 
       Examples:
-        | backend | key               |
-        | claude  | ANTHROPIC_API_KEY |
-        | codex   | OPENAI_API_KEY    |
+        | backend    | key               |
+        | claude     | ANTHROPIC_API_KEY |
+        | codex      | OPENAI_API_KEY    |
+        | gemini     | GEMINI_API_KEY    |
+        | gemini-acp | GEMINI_API_KEY    |
