@@ -388,7 +388,7 @@ def _turn(agent: Client, cwd: Path) -> list[tuple[Any, ...]]:
     message by message, in shapes that leave out what each run draws anew (ids, titles, the
     session's id) and `_meta`, which the protocol leaves to each agent: a response's keys (a
     prompt's stop reason); an update's kind, keys, status, tool kind and content types (a
-    message chunk's text); a permission request's options and the keys of its call."""
+    message or thought chunk's text); a permission request's options and the keys of its call."""
     said: list[tuple[Any, ...]] = []
     for method, params in (("initialize", {"protocolVersion": PROTOCOL_VERSION,
                                            "clientCapabilities": {}}),
@@ -412,8 +412,8 @@ def _turn(agent: Client, cwd: Path) -> list[tuple[Any, ...]]:
         said.append((update["sessionUpdate"], sorted(update), update.get("status"),
                      update.get("kind"), [c.get("type") for c in update.get("content", [])]
                      if isinstance(update.get("content"), list) else None,
-                     update["content"]["text"]
-                     if update["sessionUpdate"] == "agent_message_chunk" else None))
+                     update["content"]["text"] if update["sessionUpdate"] in (
+                         "agent_message_chunk", "agent_thought_chunk") else None))
     said.append(("session/prompt", message["result"]["stopReason"]))
     assert agent.close() == 0
     return said

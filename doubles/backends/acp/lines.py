@@ -25,8 +25,10 @@ def message_chunk(text: str) -> Message:
     return update("agent_message_chunk", content=_text(text))
 
 
-def thought_chunk(text: str) -> Message:
-    return update("agent_thought_chunk", content=_text(text))
+def thought_chunk(text: str, subject: str = "") -> Message:
+    """A thought as gemini --acp sends one: its subject in bold (empty where the model gave
+    none, as the scripted model does), a newline, then its text."""
+    return update("agent_thought_chunk", content=_text(f"**{subject}**\n{text}"))
 
 
 def tool_call(tool_id: str, title: str = "ls", kind: str = "execute") -> Message:
