@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds to wait for start")
     install = sub.add_parser(
         "install-clis", help=f"install the pinned real {', '.join(registry.KNOWN_BACKENDS)} CLIs "
-                             "(clis/package.json)"
+                             "and ACP agents (clis/package.json)"
     )
     install.add_argument("--dir", type=Path, help="where to install (default: clis/)")
     rec = sub.add_parser(
