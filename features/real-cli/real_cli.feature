@@ -170,8 +170,10 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
     times the CLI's turn with a tool on a quiet machine (claude 0.9 s, codex 0.7 s, gemini
     2.7 s, measured 2026-11-27). Load stretches a turn about threefold: on a busy machine the
     Gemini CLI took 6 to 9 seconds to start and answer one model turn, and a 10-second timeout
-    once came before its tool had run (docs/flakes.md). Each second of the timeout is a second
-    the scenario waits, so the fast CLIs do not wait out the slow one's.
+    once came before its tool had run (docs/flakes.md). The ACP agents get gemini's 30: each is a
+    Node.js program that starts its CLI beneath it, and on a machine busy with a CI run
+    claude-agent-acp once took longer than 10 seconds to run its tool. Each second of the
+    timeout is a second the scenario waits, so the fast CLIs do not wait out the slow ones'.
 
     @req:RC-6
     Scenario Outline: The real <backend> is stopped with its tools when the model stalls
@@ -188,8 +190,8 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
         | claude     | 10      |
         | codex      | 10      |
         | gemini     | 30      |
-        | claude-acp | 10      |
-        | codex-acp  | 10      |
+        | claude-acp | 30      |
+        | codex-acp  | 30      |
         | gemini-acp | 30      |
 
   Rule: What the agent publishes shows the real request at work (docs/genesis.md, G14.1, G11.5)
