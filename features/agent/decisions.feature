@@ -613,10 +613,13 @@ Feature: Agent decisions where the seeds are silent
     so again and again (see AG-D6.7's hazards). A wrapper that waits for the exit waits for its
     deadline, and then reports a timeout for a request whose answer it had long before. Once
     the turn has ended (the stream's end-of-turn line; for an ACP agent, the answer to its
-    prompt, after which the wrapper closes its stdin), the CLI has a grace period to end; then
-    it is stopped as at a deadline (SIGTERM, SIGKILL a grace period later) and the request is
-    answered with the turn's answer. The answer must come within two grace periods of the
-    turn's end (plus 2 s to start and reap the CLI); the timeout here is far longer.
+    prompt, after which the wrapper closes its stdin), the CLI has a grace period to end, two
+    seconds at least: the suite sets grace periods of a tenth of a second where they are not
+    the subject, and a CLI that has just printed its last line can take longer than that to
+    exit on a busy machine. Then it is stopped as at a deadline (SIGTERM, SIGKILL a grace
+    period later) and the request is answered with the turn's answer. The answer must come
+    within two grace periods of the turn's end (plus 2 s to start and reap the CLI); the
+    timeout here is far longer.
 
     @req:AG-D6.7
     Scenario Outline: A <backend> CLI that has answered and keeps running is stopped, and its answer stands
