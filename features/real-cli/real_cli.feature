@@ -171,9 +171,9 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
     2.7 s, measured 2026-11-27). Load stretches a turn about threefold: on a busy machine the
     Gemini CLI took 6 to 9 seconds to start and answer one model turn, and a 10-second timeout
     once came before its tool had run (docs/flakes.md). The ACP agents get gemini's 30: each is a
-    Node.js program that starts its CLI beneath it, and on a machine busy with a CI run
-    claude-agent-acp once took longer than 10 seconds to run its tool. Each second of the
-    timeout is a second the scenario waits, so the fast CLIs do not wait out the slow ones'.
+    Node.js program that starts its CLI beneath it, and on a busy machine claude-agent-acp can
+    take longer than 10 seconds to run its tool. Each second of the timeout is a second the
+    scenario waits, so the fast CLIs do not wait out the slow ones'.
 
     @req:RC-6
     Scenario Outline: The real <backend> is stopped with its tools when the model stalls
