@@ -25,10 +25,11 @@ HAZARD_URL = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/[1
 # The backends: the CLIs whose line shapes the kit knows (schemas/cli/<name>.schema.json).
 KNOWN_BACKENDS = tuple(sorted(p.name.removesuffix(".schema.json")
                              for p in (SCHEMAS / "cli").glob("*.schema.json")))
-# The agents of the Agent Client Protocol the fake harness plays: `<cli>-acp` is that CLI
-# started as one (a backend profile with an `acp` start; tests/test_registry.py holds them
-# equal). An ACP agent's lines are the protocol's own (schemas/acp/schema.json).
-ACP_BACKENDS = ("gemini-acp",)
+# The agents of the Agent Client Protocol the fake harness plays: `<cli>-acp` is the agent that
+# runs that CLI (a backend profile's ACP agent: `gemini --acp`, `claude-agent-acp`;
+# tests/test_registry.py holds them equal). An ACP agent's lines are the protocol's own
+# (schemas/acp/schema.json).
+ACP_BACKENDS = ("claude-acp", "codex-acp", "gemini-acp")
 TAG = re.compile(r"@req:(\S+)")
 
 

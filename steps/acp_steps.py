@@ -91,7 +91,8 @@ def agent_fails_prompt(world: AgentWorld, text: str, code: int, message: str) ->
 @given(parsers.parse('the ACP agent then says "{text}"'))
 def agent_says_late(world: AgentWorld, text: str) -> None:
     """A message chunk after the prompt's answer (the script's last step was its reply)."""
-    _script(world).line(lines.message_chunk(text))
+    script = _script(world)
+    script.updates(script.shapes.message_chunk(text))
 
 
 @given(parsers.parse('the ACP agent first answers the id {rid:d} with the stop reason '
@@ -169,7 +170,6 @@ def loaded_then_prompt(world: AgentWorld, session: str) -> None:
 @then("the permission request was answered without approving the tool call")
 def permission_refused(world: AgentWorld) -> None:
     script = _script(world)
-    assert script.acp is not None
     kinds = {o["optionId"]: o["kind"] for o in script.acp["permission"]}
     [answer] = _answers(world, "session/request_permission") or [None]
     assert isinstance(answer, dict) and isinstance(answer.get("result"), dict), (

@@ -16,6 +16,7 @@ import pytest
 
 from agent_tck.doubles.backends.acp import lines
 from agent_tck.doubles.backends.acp.schema import PACKAGE, PROTOCOL_VERSION, Conversation
+from agent_tck.doubles.backends.gemini import acp as gemini_acp
 from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.realcli import clis
@@ -105,6 +106,9 @@ def _handshake(agent: Client, cwd: Path) -> str:
     return session
 
 
+ENDED = {"stopReason": "end_turn", **gemini_acp.STOPPED}  # what gemini's answer carries beside
+
+
 def _prompt(text: str, session: str) -> dict[str, Any]:
     return {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
 
@@ -131,7 +135,7 @@ def test_a_turn_of_every_kind_of_update_ends_with_its_stop_reason_and_plays_agai
                     "outcome": {"outcome": "selected", "optionId": "cancel"}}})
             else:
                 updates.append(message)
-        assert message["result"] == {"stopReason": "end_turn"}
+        assert message["result"] == ENDED
         assert {m["params"]["sessionId"] for m in updates} == {session}
         assert [m["params"]["update"]["sessionUpdate"] for m in updates] == [
             "agent_thought_chunk", "plan", "tool_call_update", "tool_call",
@@ -162,19 +166,20 @@ def test_a_loaded_session_is_the_one_its_updates_name(
     assert [(m["params"]["sessionId"], m["params"]["update"]["sessionUpdate"])
             for m in updates] == [(loaded, "available_commands_update"),
                                   (loaded, "agent_message_chunk")]
-    assert answer["result"] == {"stopReason": "end_turn"}
+    assert answer["result"] == ENDED
     assert agent.problems == []
 
 
 def test_a_line_that_echoes_the_prompt_names_the_session_too(
         rig: HarnessRig, clients: list[Client], tmp_path: Path) -> None:
-    script = AcpScript().add("line_stdin", lines.message_chunk("echo: {stdin}")).stop("end_turn")
+    [echo] = lines.Shapes().message_chunk("echo: {stdin}")
+    script = AcpScript().add("line_stdin", echo).stop("end_turn")
     agent = _start(rig, script, tmp_path, clients)
     session = _handshake(agent, tmp_path)
     answer, updates = agent.request("session/prompt", _prompt('say "hi"', session))
     assert [m["params"]["sessionId"] for m in updates] == [session]
     assert _said(updates) == 'echo: say "hi"'
-    assert answer["result"] == {"stopReason": "end_turn"}
+    assert answer["result"] == ENDED
     assert agent.problems == []
 
 
@@ -279,7 +284,7 @@ def test_a_session_is_known_by_its_id_which_may_hold_any_character(
     agent.request("session/load", {"sessionId": odd, "cwd": str(tmp_path), "mcpServers": []})
     answer, updates = agent.request("session/prompt", _prompt("go on", odd))
     assert [m["params"]["sessionId"] for m in updates] == [odd, odd]  # commands, then text
-    assert answer["result"] == {"stopReason": "end_turn"}
+    assert answer["result"] == ENDED
     assert agent.problems == []
 
 

@@ -7,10 +7,17 @@ where they cannot run."""
 from __future__ import annotations
 
 import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agent_tck.doubles.backends import PROFILES
 from agent_tck.doubles.backends.acp.schema import Conversation as Checked
+from agent_tck.doubles.harness.acpscript import AcpScript
+from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.realcli.acprecord import AcpTranscript, index, main
 from agent_tck.reference.backends.acp import Conversation
 
@@ -61,3 +68,114 @@ def test_recording_an_entry_the_index_does_not_have_is_refused(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["claude-acp-text", "no-such-conversation"]) == 2
     assert "unknown ACP transcripts: ['no-such-conversation']" in capsys.readouterr().err
+
+
+WRITE = "printf 'hello from a real tool\\n' > hello.txt"
+# The turn of each recorded conversation, told to the fake as the scenarios tell it theirs.
+FAKE_TURNS: dict[str, Callable[[AcpScript], AcpScript]] = {
+    "text": lambda s: s.thought("Two plus two is four.").done("The answer is 4."),
+    "tools": lambda s: s.tool("call_1", result=False, command=WRITE)
+    .tool("call_1", result=True, command=WRITE).tool("call_2", result=False)
+    .tool("call_2", result=True).done("Wrote hello.txt."),
+}
+FAKE_FAILURES: dict[str, Callable[[AcpScript], AcpScript]] = {
+    "gemini-acp": lambda s: s.error(401, json.dumps({"error": {
+        "code": 401, "message": "invalid api key", "status": "UNAUTHENTICATED"}},
+        separators=(",", ":"))),
+    "claude-acp": lambda s: s.text("Failed to authenticate. API Error: 401 invalid api key")
+    .error(-32000, "Authentication required"),
+    "codex-acp": lambda s: s.error(-32000, "Authentication required"),
+}
+# What an agent says of itself as a turn goes, which the fake says at the turn's start and
+# end only: left out of the order compared, and compared as kinds.
+ASIDES = ("usage_update", "session_info_update")
+
+
+def _shape(message: dict[str, Any]) -> tuple[Any, ...]:
+    """What a client can go by in one message of the agent's: an answer's keys (or its
+    error's code and text); a notification's method; an update's kind and, for a chunk, its
+    text and whether it names its message; for a tool call's update, its status, tool kind
+    and whether it carries a title. Ids, titles and `_meta`, which each run draws anew or the
+    protocol leaves to each agent, are left out."""
+    if "method" not in message:
+        error = message.get("error")
+        return ("answer", sorted(message["result"])) if error is None else (
+            "error", error["code"], error["message"])
+    if message["method"] != "session/update":
+        return ("notification", message["method"])
+    update = message["params"]["update"]
+    kind = update["sessionUpdate"]
+    if kind in ("agent_message_chunk", "agent_thought_chunk"):
+        return kind, update["content"]["text"], "messageId" in update
+    if kind in ("tool_call", "tool_call_update"):
+        return kind, update.get("status"), update.get("kind"), "title" in update
+    return (kind,)
+
+
+def _fake_said(transcript: AcpTranscript, tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every message of the conversation (its side, the message) when the recorded client's
+    messages are sent the fake agent (its session's id in place of the real one's), until it
+    answers the prompt."""
+    cli = transcript.backend.removesuffix("-acp")
+    script = AcpScript(cli)
+    kind = transcript.name.removeprefix(transcript.backend + "-")
+    script = (FAKE_TURNS[kind] if kind in FAKE_TURNS else FAKE_FAILURES[transcript.backend])(
+        script)
+    agent = PROFILES[cli].acp_agent
+    assert agent is not None
+    rig = HarnessRig(tmp_path / "harness")
+    said: list[tuple[str, dict[str, Any]]] = []
+    try:
+        rig.use(script)
+        proc = subprocess.Popen([str(rig.bin / agent.command), *agent.options], cwd=tmp_path,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        with proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            session = None
+            for message in (s["message"] for s in transcript.said() if s["from"] == "client"):
+                params = message.get("params", {})
+                if message.get("method") == "session/new":
+                    params = {**params, "cwd": str(tmp_path)}
+                elif "sessionId" in params:
+                    params = {**params, "sessionId": session}
+                said.append(("client", {**message, "params": params}))
+                proc.stdin.write(json.dumps(said[-1][1]).encode() + b"\n")
+                proc.stdin.flush()
+                while True:
+                    line = proc.stdout.readline()
+                    assert line, "the fake agent closed its stdout"
+                    said.append(("agent", answer := json.loads(line)))
+                    if answer.get("id") == message["id"] and "method" not in answer:
+                        break
+                session = session or answer.get("result", {}).get("sessionId")
+            proc.stdin.close()
+            assert proc.wait(timeout=30) == 0
+    finally:
+        rig.close()
+    return said
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda t: t.name)
+def test_the_fake_says_what_the_real_agent_said_in_the_recorded_conversation(
+        transcript: AcpTranscript, tmp_path: Path) -> None:
+    """Fidelity, offline: the fake, told the recorded turn and sent the recorded client's
+    messages, says what the real agent said, in the same order (what it says of itself as a
+    turn goes, `ASIDES`, in kinds), every message valid against the protocol's schema; its
+    handshake is the real agent's (capabilities, identity, protocol version)."""
+    real = [s["message"] for s in transcript.said() if s["from"] == "agent"]
+    conversation = _fake_said(transcript, tmp_path)
+    checked = Checked()
+    assert [p for side, m in conversation for p in checked.check(m, side)] == []  # type: ignore[arg-type]
+    fake = [m for side, m in conversation if side == "agent"]
+
+    def ordered(said: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        return [_shape(m) for m in said if _shape(m)[0] not in ASIDES]
+
+    assert ordered(fake) == ordered(real)
+    if "error" not in real[-1]:  # a failed turn: the real agents say less of themselves
+        assert {_shape(m) for m in fake if _shape(m)[0] in ASIDES} == {
+            _shape(m) for m in real if _shape(m)[0] in ASIDES}
+    real_init, fake_init = (next(m["result"] for m in said if m.get("id") == 0)
+                            for said in (real, fake))
+    for key in ("protocolVersion", "agentInfo", "agentCapabilities"):
+        assert fake_init[key] == real_init[key], key

@@ -53,7 +53,8 @@ def _harness(rig: HarnessRig, name: str = "claude") -> int:
 def test_the_record_is_no_file_beside_what_the_implementation_is_given(rig: HarnessRig) -> None:
     _harness(rig)
     files = sorted(str(p.relative_to(rig.root)) for p in rig.root.rglob("*") if p.is_file())
-    assert files == ["bin/claude", "bin/codex", "bin/gemini"]
+    assert files == ["bin/claude", "bin/claude-agent-acp", "bin/codex", "bin/codex-acp",
+                     "bin/gemini"]
 
 
 def test_lines_appended_beside_the_harness_are_no_evidence(rig: HarnessRig) -> None:

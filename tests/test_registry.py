@@ -109,7 +109,7 @@ def test_component_titles_are_unique_across_its_files() -> None:
         (
             "- {id: X, level: MUST, text: t, source: s, backends: [claude, acme]}",
             "backends ['claude', 'acme'] is not a list of ('claude', 'codex', 'gemini', "
-            "'gemini-acp')",
+            "'claude-acp', 'codex-acp', 'gemini-acp')",
         ),
         (
             "- {id: X, level: MUST, text: t, source: s, backends: claude}",
@@ -223,7 +223,7 @@ def test_the_acp_backends_are_the_clis_the_fake_plays_as_acp_agents() -> None:
     which CLIs the fake harness can play as an ACP agent."""
     from agent_tck.doubles.backends import PROFILES
 
-    played = tuple(f"{name}-acp" for name, p in PROFILES.items() if p.start.get("acp"))
+    played = tuple(f"{name}-acp" for name, p in PROFILES.items() if p.acp_agent)
     assert played == registry.ACP_BACKENDS
     assert all(any(b in r.backends for r in REQS.values() if r.level == "MUST")
                for b in registry.ACP_BACKENDS)

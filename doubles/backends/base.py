@@ -16,17 +16,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agent_tck.doubles.backends.acp.lines import Shapes
+
 Line = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class AcpAgent:
-    """The real agent of the Agent Client Protocol (ACP) that runs a CLI, as the sandbox starts
-    it: the command it installs (`package`, pinned in clis/package.json; None: the CLI's own),
-    the options that make it speak ACP, and what its sandbox sets beyond the CLI's (variables;
-    a configuration of the CLI's HOME other than the profile's, given the model's URL)."""
+    """The real agent of the Agent Client Protocol (ACP) that runs a CLI (backend
+    `<cli>-acp`), as the sandbox starts it: the command it installs (`package`, pinned in
+    clis/package.json; None: the CLI's own), the options that make it speak ACP, and what its
+    sandbox sets beyond the CLI's (variables; a configuration of the CLI's HOME other than the
+    profile's, given the model's URL). The fake harness plays it, started as `command`, from
+    `fake` (what it answers: see `doubles.harness.acpagent`) and `shapes` (how it shapes a
+    turn's messages)."""
 
     command: str
+    fake: dict[str, Any]
+    shapes: type[Shapes] = Shapes
     package: str | None = None
     options: tuple[str, ...] = ()
     environment: dict[str, str] = field(default_factory=dict)

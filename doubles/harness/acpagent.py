@@ -1,19 +1,23 @@
 """The fake harness as an ACP agent: the Agent Client Protocol's side of `doubles.harness.fake`.
 
-Started with an option that makes the real CLI an ACP agent (the `acp` of its start, from its
-profile: `gemini --acp`), the fake speaks JSON-RPC 2.0 on stdin and stdout, one message a
-line, as the protocol's SDKs do, and answers what that CLI answers (`acp` carries it):
+Started as an ACP agent (the `acp` of its start, from its profile's ACP agent: `gemini --acp`,
+or `claude-agent-acp`, which is one without an option), the fake speaks JSON-RPC 2.0 on stdin
+and stdout, one message a line, as the protocol's SDKs do, and answers what that agent answers
+(`acp` carries it):
 - `read_stdin` serves the client's requests (`initialize`, `authenticate`, `session/new`,
   `session/load`, `session/set_mode`, `session/set_model`) until a `session/prompt` to a
   session it opened or loaded comes, whose text blocks are the prompt (recorded as stdin,
   "via": "acp"). A prompt to another session, or a session id that is no string, gets
-  -32602; a method it does not know, -32601 (never silence). Each session it opens first
-  gets the update that lists its commands. stdin closed before a prompt ends the agent (exit
-  0), as the real agents end.
+  -32602; a method it does not know, -32601 (never silence). The notifications it
+  `announce`s come before its answer to session/new; each session it opens then gets the
+  update that lists its `commands` (where the agent sends them then). stdin closed before a
+  prompt ends the agent (exit 0), as the real agents end.
 - The script's `line`s are the turn's `session/update` notifications; "{session}" in their
-  strings is the prompt's session id.
+  strings is the prompt's session id. The agent's `opening` updates come first.
 - `reply` answers the prompt: {"result": {"stopReason": ...}} or {"error": {...}}, to the
-  prompt's id unless the step names another (`id`: a reply that answers nothing).
+  prompt's id unless the step names another (`id`: a reply that answers nothing). A stop
+  reason comes after the agent's `closing` updates, with what it says beside one (`stopped`),
+  but for `cancelled`, which comes bare, as gemini answers a cancel.
 - `ask` sends a request of the agent's own ({"method", "params"}: a permission request, a file
   read) and waits for its answer, serving the client meanwhile.
 - `until_cancel` waits up to its (scaled) seconds for the prompt's `session/cancel`; it
@@ -150,12 +154,15 @@ class Peer:
         conversation is replayed first, as the protocol asks of an agent that loads one."""
         self.sessions.append(session)
         opened = self.acp["opened"]
+        for notification in self.acp.get("announce", []):
+            self.send(notification)
         for kind, text in () if new else REPLAYED:
             self.send({"method": "session/update", "params": {"sessionId": session, "update": {
                 "sessionUpdate": kind, "content": {"type": "text", "text": text}}}})
         self.send({"id": rid, "result": {"sessionId": session, **opened} if new else opened})
-        self.send({"method": "session/update",
-                   "params": {"sessionId": session, "update": self.acp["commands"]}})
+        if self.acp["commands"] is not None:
+            self.send({"method": "session/update",
+                       "params": {"sessionId": session, "update": self.acp["commands"]}})
 
     def prompt(self) -> str | None:
         """Serve the client until a prompt to one of its sessions comes: the prompt's text;
@@ -181,10 +188,21 @@ class Peer:
                        ) if isinstance(blocks, list) else ""
         self.harness.note(what="stdin", data=text, via="acp", pid=self.harness.pid,
                           t=time.monotonic())
+        self.updates("opening")
         return text
+
+    def updates(self, which: str) -> None:
+        """Send the agent's own updates `which` (`opening`, `closing`) for the prompt's
+        session."""
+        for message in self.acp.get(which, []):
+            params = {**message["params"], "sessionId": self.session}
+            self.send({**message, "params": params})
 
     def reply(self, arg: dict[str, Any]) -> None:
         answer: dict[str, Any] = {k: arg[k] for k in ("result", "error") if k in arg}
+        if "result" in answer and answer["result"].get("stopReason") != "cancelled":
+            self.updates("closing")
+            answer["result"] = {**answer["result"], **self.acp.get("stopped", {})}
         self.send({"id": arg.get("id", self.prompt_id), **answer})
         if "id" not in arg:
             self.prompt_id = None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tck.doubles.backends.acp import lines
+from agent_tck.doubles.backends.acp.lines import Message
 from agent_tck.doubles.backends.acp.schema import SCHEMA, Conversation
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.errors import SuiteError
@@ -19,16 +20,19 @@ _PROMPT = {"jsonrpc": "2.0", "id": "prompt", "method": "session/prompt",
 
 @dataclass
 class AcpScript(Script):
-    """A turn of an ACP agent, played by `backend`'s CLI started as one (`gemini --acp`):
-    its profile's start says how, and what it answers."""
+    """A turn of an ACP agent, played by the agent that runs `backend`'s CLI (`gemini --acp`,
+    `claude-agent-acp`): its profile's ACP agent says what it answers and how it shapes a
+    turn's messages."""
 
     backend: str = "gemini"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.acp: dict[str, Any] | None = self.profile.start.get("acp")
-        if self.acp is None:
+        agent = self.profile.acp_agent
+        if agent is None:
             raise SuiteError(f"error of the suite: {self.backend} runs as no ACP agent")
+        self.acp: dict[str, Any] = agent.fake
+        self.shapes = agent.shapes()
         if not self.read_stdin:
             raise SuiteError("error of the suite: an ACP agent's turn begins with its prompt: "
                              "its script reads stdin")
@@ -41,29 +45,32 @@ class AcpScript(Script):
                              f"{session_id!r}: the agent's answer to session/new does")
         return self
 
+    def updates(self, messages: list[Message]) -> AcpScript:
+        for message in messages:
+            self.line(message)
+        return self
+
     def text(self, text: str) -> AcpScript:
         self.texts.append(text)
-        self.line(lines.message_chunk(text))
-        return self
+        return self.updates(self.shapes.message_chunk(text))
 
     def thought(self, text: str) -> AcpScript:
-        self.line(lines.thought_chunk(text))
-        return self
+        return self.updates(self.shapes.thought_chunk(text))
 
-    def tool(self, tool_id: str, *, result: bool) -> AcpScript:
-        """A tool call reported begun (in progress) or, with `result`, completed."""
-        self.line(lines.tool_call_done(tool_id) if result else lines.tool_call(tool_id))
-        return self
+    def tool(self, tool_id: str, *, result: bool, command: str = "ls") -> AcpScript:
+        """A tool call that runs the shell command `command` reported begun or, with
+        `result`, completed, in as many updates as the agent reports it in."""
+        return self.updates(self.shapes.tool_call_done(tool_id, command) if result
+                            else self.shapes.tool_call(tool_id, command))
 
     def plan(self, *steps: str) -> AcpScript:
         self.line(lines.plan(*steps))
         return self
 
     def permission(self, tool_id: str) -> AcpScript:
-        """The agent asks leave to run the call `tool_id` with its CLI's options, and waits
+        """The agent asks leave to run the call `tool_id` with its own options, and waits
         for the answer (it reports the call after)."""
-        assert self.acp is not None
-        return self.ask(lines.permission_request(tool_id, self.acp["permission"]))
+        return self.ask(self.shapes.permission_request(tool_id, self.acp["permission"]))
 
     def done(self, text: str | None = None) -> AcpScript:
         """The turn ends well (`text`, when given, its last message chunk first)."""

@@ -212,9 +212,10 @@ class Harness:
         self.streaming = bool(stream) and _option(argv, stream[0]) == stream[1]
         self.name = name
         self.acp_start: dict[str, Any] | None = start.get("acp")
-        self.acp = self.acp_start is not None and any(  # yargs takes `--acp=true` too
-            word in (option, option + "=true") for option in self.acp_start["options"]
-            for word in argv)
+        self.acp = self.acp_start is not None and (  # yargs takes `--acp=true` too
+            not self.acp_start["options"] or any(
+                word in (option, option + "=true") for option in self.acp_start["options"]
+                for word in argv))
         self.acp_peer: Peer | None = None
         signal.signal(signal.SIGTERM, self.on_term)
         prefixes = RECORDED_ENV_PREFIXES + tuple(

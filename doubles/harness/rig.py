@@ -1,5 +1,6 @@
-"""A scenario's fake-harness rig: a bin directory whose `claude`, `codex` and `gemini` are the
-fake harness, and the record of what its harnesses saw.
+"""A scenario's fake-harness rig: a bin directory whose CLIs and ACP agents (`claude`, `codex`,
+`gemini`, `claude-agent-acp`, `codex-acp`: `HARNESS_NAMES`) are the fake harness, and the
+record of what its harnesses saw.
 
 The record is not a file: each harness reports to this process's switchboard
 (`doubles.harness.switchboard`), which answers only a harness this rig's shims started, and
@@ -23,8 +24,7 @@ from agent_tck.kit.observe import REAP_SETTLE, signal_if_same, still_running
 
 
 class HarnessRig:
-    """A bin directory whose `claude`, `codex` and `gemini` are the fake harness, and its
-    record.
+    """A bin directory whose CLIs and ACP agents are the fake harness, and its record.
 
     Each rig has a token of its own, in its shims' command line: the switchboard hands a
     harness's record to the rig its command line names. `close()` ends the rig's scenario: a

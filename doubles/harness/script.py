@@ -16,14 +16,33 @@ from typing import Any
 
 import jsonschema
 
-from agent_tck.doubles.backends import NAMES, PROFILES, profile
+from agent_tck.doubles.backends import PROFILES, profile
 from agent_tck.doubles.harness import fake
 from agent_tck.doubles.realcli.shapes import off_schema
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.files import write_atomically
 from agent_tck.kit.paths import SCHEMAS
 
-HARNESS_NAMES = NAMES  # the CLIs the fake harness plays
+# The start facts of an ACP agent's own command (`claude-agent-acp`): no options it copies.
+AGENT_START: dict[str, Any] = {"stream_input": None, "workdir_options": [], "subcommand": [],
+                               "options": None, "parser": None}
+
+
+def _clis() -> dict[str, dict[str, Any]]:
+    """How the harness is started as each CLI the profiles name and as each ACP agent that
+    runs one: its start facts, and what it answers as that agent (`acp`; None: it is none)."""
+    clis = {name: {**p.start, "acp": None, "env_prefixes": list(p.env_prefixes)}
+            for name, p in PROFILES.items()}
+    for p in PROFILES.values():
+        if p.acp_agent is not None:
+            start = clis.setdefault(p.acp_agent.command,
+                                    {**AGENT_START, "env_prefixes": list(p.env_prefixes)})
+            start["acp"] = p.acp_agent.fake
+    return clis
+
+
+CLIS = _clis()
+HARNESS_NAMES = tuple(CLIS)  # the commands the fake harness plays
 
 
 @dataclass
@@ -175,9 +194,7 @@ def script_document(script: Script, **context: Any) -> dict[str, Any]:
     and `context` (`cli_options`: the pinned CLIs' options, see `doubles.harness.fake`). A
     script that breaks schemas/harness/script.schema.json (a typo in a step) is an error of
     the suite."""
-    clis = {name: {**PROFILES[name].start, "env_prefixes": list(PROFILES[name].env_prefixes)}
-            for name in NAMES}
-    document = {**script.to_json(), "clis": clis, **context}
+    document = {**script.to_json(), "clis": CLIS, **context}
     errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(the script)"

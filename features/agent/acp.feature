@@ -6,9 +6,12 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
   agent, opens a session (or loads the one it resumes), sends the prompt, and reads the turn
   from the agent's `session/update` notifications until the prompt's answer says why the turn
   stopped. Meanwhile the agent may ask things of the wrapper: leave to run a tool, a file to
-  read. These scenarios run for the backend "gemini-acp": the fake harness started as
-  `gemini --acp`, answering as the real Gemini CLI does (its handshake, its session ids, its
-  permission options); they are not applicable to an implementation that does not declare it.
+  read. These scenarios run once for each ACP backend the implementation declares:
+  "gemini-acp" (the fake harness started as `gemini --acp`), "claude-acp" (as
+  `claude-agent-acp`) and "codex-acp" (as `codex-acp`), each answering as that real agent
+  does: its handshake, the updates it sends around a turn, how many updates report a tool
+  call, its permission options. They are not applicable to an implementation that declares
+  none of them; where a scenario names "gemini-acp", it runs as the declared backend.
   Decisions the protocol leaves to the client are stated with their reasons in
   docs/decisions.md D-35: a wrapper that has no person to ask approves no tool call, and it
   answers every request it does not serve with an error, never with silence.

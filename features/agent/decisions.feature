@@ -638,6 +638,8 @@ Feature: Agent decisions where the seeds are silent
         | codex      |
         | gemini     |
         | gemini-acp |
+        | claude-acp |
+        | codex-acp  |
 
   Rule: D-7 A request that arrives while BUSY is answered at once, never lost
     The seed has one request at a time but a caller can send two. Queueing would hide a

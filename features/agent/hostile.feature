@@ -618,6 +618,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex      | OPENAI_API_KEY    |
         | gemini     | GEMINI_API_KEY    |
         | gemini-acp | GEMINI_API_KEY    |
+        | claude-acp | ANTHROPIC_API_KEY |
+        | codex-acp  | OPENAI_API_KEY    |
 
     @req:AG-H12
     Scenario Outline: A configured API key replaces the inherited one
@@ -632,6 +634,8 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex      | OPENAI_API_KEY    |
         | gemini     | GEMINI_API_KEY    |
         | gemini-acp | GEMINI_API_KEY    |
+        | claude-acp | ANTHROPIC_API_KEY |
+        | codex-acp  | OPENAI_API_KEY    |
 
     @req:AG-H12
     Scenario Outline: A stripped API key does not reach the CLI
@@ -647,3 +651,5 @@ Feature: Hostile harnesses: the failures real wrappers hit
         | codex      | OPENAI_API_KEY    |
         | gemini     | GEMINI_API_KEY    |
         | gemini-acp | GEMINI_API_KEY    |
+        | claude-acp | ANTHROPIC_API_KEY |
+        | codex-acp  | OPENAI_API_KEY    |

@@ -1,5 +1,6 @@
-"""Miniature broken ACP wrappers: the reference driving `gemini --acp` with exactly one defect
-each, in how it talks with the agent (tests/test_broken_acp.py runs the suite against each)."""
+"""Miniature broken ACP wrappers: the reference driving `gemini --acp` (or, where a defect says
+so, the other ACP agents too) with exactly one defect each, in how it talks with the agent
+(tests/test_broken_acp.py runs the suite against each)."""
 
 from __future__ import annotations
 
@@ -149,6 +150,30 @@ class TakesAnyAnswerForThePrompts(_Acp):
     its id."""
 
     talk = _AnyId
+
+
+class _NextMessage(Conversation):
+    def parse_line(self, line: str) -> list[Event]:
+        obj = load_object(line) or {}
+        if "id" not in obj and obj.get("method") != "session/update" and self.asked:
+            # the message after its request is that request's answer, as it assumes
+            line = json.dumps({"id": max(self.asked), "result": obj.get("params") or {}})
+        return super().parse_line(line)
+
+
+class TakesTheNextMessageForTheAnswer(_Acp):
+    """Takes the first message after its request that is no update for the request's answer,
+    whatever it is: `gemini --acp` sends nothing else before an answer, `claude-agent-acp` and
+    `codex-acp` say how they are authenticated before they answer `session/new`."""
+
+    backends = ("claude-acp", "codex-acp", "gemini-acp")
+    talk = _NextMessage
+
+
+class TakesTheNextMessageForTheAnswerOfGemini(TakesTheNextMessageForTheAnswer):
+    """The same, declaring `gemini-acp` alone: the defect goes unseen."""
+
+    backends = ("gemini-acp",)
 
 
 class _Replay(Conversation):

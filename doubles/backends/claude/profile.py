@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import AcpAgent, Line, Profile, option_value, write
+from agent_tck.doubles.backends.claude import acp
 from agent_tck.doubles.backends.claude.lines import ClaudeLines, last_text, shape_of
 
 
@@ -16,13 +17,12 @@ class ClaudeProfile(Profile):
     # claude-agent-acp runs Claude Code through its SDK with bypassing permissions allowed, and
     # as root only where IS_SANDBOX says so: Claude Code then refuses every session/new as
     # root unless IS_SANDBOX is "1" (the sandbox runs as a user's machine does).
-    acp_agent = AcpAgent("claude-agent-acp", "@agentclientprotocol/claude-agent-acp",
-                         environment={"IS_SANDBOX": "1"})
+    acp_agent = AcpAgent("claude-agent-acp", acp.START, acp.ClaudeAcpShapes,
+                         "@agentclientprotocol/claude-agent-acp", environment={"IS_SANDBOX": "1"})
     model_api = "anthropic"
     title = "claude -p --output-format stream-json --verbose"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": ["--input-format", "stream-json"],  # the Claude SDKs' control protocol
-        "acp": None,
         "workdir_options": [],
         "subcommand": [],
         "options": "claude",

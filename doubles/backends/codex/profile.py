@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_tck.doubles.backends.base import AcpAgent, Line, Profile, write
+from agent_tck.doubles.backends.codex import acp
 from agent_tck.doubles.backends.codex.lines import CodexLines, shape_of
 
 THREAD = "019c7199-0000-7000-8000-1"
@@ -44,12 +45,12 @@ def _known_model(home: Path, url: str) -> None:
 class CodexProfile(Profile):
     name = "codex"
     package = "@openai/codex"
-    acp_agent = AcpAgent("codex-acp", "@agentclientprotocol/codex-acp", configure_home=_known_model)
+    acp_agent = AcpAgent("codex-acp", acp.START, acp.CodexAcpShapes,
+                         "@agentclientprotocol/codex-acp", configure_home=_known_model)
     model_api = "openai"
     title = "codex exec --json"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": None,
-        "acp": None,
         "workdir_options": ["--cd", "-C"],  # works in DIR, as the real codex does
         "subcommand": ["exec"],
         "options": "codex exec",

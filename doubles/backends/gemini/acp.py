@@ -45,5 +45,9 @@ PERMISSION_OPTIONS = [
     {"optionId": "proceed_once", "name": "Allow", "kind": "allow_once"},
     {"optionId": "cancel", "name": "Reject", "kind": "reject_once"},
 ]
+# What its answer to a prompt says beside the stop reason: the turn's use of the model.
+_TOKENS = {"input_tokens": 12, "output_tokens": 8}
+STOPPED = {"_meta": {"quota": {"token_count": _TOKENS, "model_usage": [
+    {"model": "scripted-model", "token_count": _TOKENS}]}}}
 START = {"options": OPTIONS, "initialize": INITIALIZED, "opened": OPENED, "commands": COMMANDS,
-         "permission": PERMISSION_OPTIONS}
+         "permission": PERMISSION_OPTIONS, "stopped": STOPPED}

@@ -25,12 +25,11 @@ SESSION = "9ed9cfb8-0000-4000-8000-000000000001"
 class GeminiProfile(Profile):
     name = "gemini"
     package = "@google/gemini-cli"
-    acp_agent = AcpAgent("gemini", options=("--acp",))
+    acp_agent = AcpAgent("gemini", acp.START, options=("--acp",))
     model_api = "gemini"
     title = "gemini --output-format stream-json"
     start: ClassVar[dict[str, Any]] = {
         "stream_input": None,
-        "acp": acp.START,  # started as an ACP agent (doubles.harness.acpagent)
         "workdir_options": [],
         "subcommand": [],
         "options": None,  # yargs: its refusals are not copied by the fake harness (yet)
