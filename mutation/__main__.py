@@ -29,7 +29,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from mutation import equivalents, operators, pool, report, session
+from mutation import equivalents, listed, operators, pool, report, session
 from mutation.kit import JUDGING, OUT_OF_REACH
 from mutation.plan import COMPONENTS, TESTS, Planner
 from mutation.pool import MAX_JOBS, Tries
@@ -101,16 +101,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _repository_path(path: Path) -> str:
     """`path` as the list names files: from the repository's root (given relative to it, to
-    the current folder, or absolute; through src/agent_tck/'s links too)."""
+    the current folder, or absolute; by the top-level links or inside src/agent_tck/)."""
     whole = (path if path.is_absolute() else Path.cwd() / path).resolve()
     if not whole.is_relative_to(ROOT):
         whole = (ROOT / path).resolve()
-    return whole.relative_to(ROOT).as_posix() if whole.is_relative_to(ROOT) else str(path)
+    return listed(whole, ROOT).as_posix() if whole.is_relative_to(ROOT) else str(path)
 
 
 def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONENTS) -> int:
     chosen = files or sorted((ROOT / "reference").rglob("*.py"))
-    relative = [p.resolve().relative_to(ROOT) for p in chosen]
+    relative = [listed(p, ROOT) for p in chosen]
     bad = [str(p) for p in relative
            if not ((p.parts[0] == "reference" and p.suffix == ".py") or str(p) in JUDGING)]
     if bad:

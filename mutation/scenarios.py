@@ -34,6 +34,8 @@ from typing import Any
 import coverage
 import pytest
 
+from mutation import listed
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
 AT_COLLECTION = ""  # the context of lines run outside any scenario
@@ -108,7 +110,7 @@ def measure(component: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
 def by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
     files: dict[str, dict[str, list[str]]] = {}
     for measured in data.measured_files():
-        where = str(Path(measured).resolve().relative_to(ROOT))
+        where = str(listed(Path(measured), ROOT))
         contexts = data.contexts_by_lineno(measured)
         files[where] = {str(line): sorted(set(names)) for line, names in contexts.items()}
     return files
@@ -122,7 +124,7 @@ def with_reapers(files: dict[str, dict[str, list[str]]], reapers: Path, root: Pa
              for where, by in files.items()}
     for saved in sorted(reapers.glob("reaper.*.json")):
         record = json.loads(saved.read_text())
-        where = str(Path(record["file"]).resolve().relative_to(root))
+        where = str(listed(Path(record["file"]), root))
         for line in record["lines"]:
             found.setdefault(where, {}).setdefault(str(line), set()).add(record["context"])
     return {where: {line: sorted(names) for line, names in by.items()}

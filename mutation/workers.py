@@ -1,6 +1,7 @@
 """Mutants judged side by side: each worker owns a copy of the repository in which it applies
-one mutant at a time. A copy holds its own `reference/`, `kit/` and `src/agent_tck/` (whose
-links point into the copy); every other top-level entry links to the checkout. A judge runs
+one mutant at a time. A copy holds its own `src/` (the code) and the top-level links into it
+(`reference`, `kit`, pointing into the copy); every other top-level entry links to the
+checkout. A judge runs
 with the copy's `src/` first on `PYTHONPATH`, so the suite, and every process it starts,
 imports the mutant. A worker judges a mutant of the reference with a warm judge of its
 components (`mutation.warm`: Python, pytest and the collected suite started once, forked per
@@ -38,7 +39,7 @@ from mutation import FIRST
 from mutation.warm import Server
 
 ROOT = Path(__file__).resolve().parent.parent
-OWN = ("reference", "kit", "src")
+OWN = ("src",)  # the code; the top-level links into it are copied as links, into the copy
 TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it starts
 STOPPED = (TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [], "stopped": True}))
 
@@ -66,7 +67,8 @@ def make_copy(parent: Path) -> Path:
     for entry in ROOT.iterdir():
         if entry.name.startswith(".") or entry.name in OWN:
             continue
-        (copy / entry.name).symlink_to(entry)
+        inside = entry.is_symlink() and Path(os.readlink(entry)).parts[:1] == OWN
+        (copy / entry.name).symlink_to(os.readlink(entry) if inside else entry)
     no_cache = shutil.ignore_patterns("__pycache__", "*.egg-info")
     for own in OWN:
         shutil.copytree(ROOT / own, copy / own, symlinks=True, ignore=no_cache)

@@ -34,7 +34,7 @@ MEASURED = {
     "test_pipeline_schemas.py", "test_pipeline_validate.py", "test_responses.py",
     "test_runner.py", "test_supervisor.py",
 }
-SUITE = Path(__file__).resolve().parent.parent / "steps" / "suite"
+SUITE = (Path(__file__).resolve().parent.parent / "steps" / "suite").resolve()
 
 
 @pytest.hookimpl(hookwrapper=True)

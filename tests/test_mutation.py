@@ -22,6 +22,7 @@ from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResu
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
 from mutation import equivalents, kit, operators, plan, report, scenarios, session, warm, workers
+from mutation import listed as listed_as
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
 from mutation.scenarios import ROOT
@@ -686,6 +687,16 @@ def test_a_judge_sees_and_can_signal_only_what_it_started() -> None:
     seen = subprocess.run([*command, sys.executable, "-c", listing], capture_output=True,
                           text=True, timeout=60, check=True)
     assert json.loads(seen.stdout) == [1]
+
+
+def test_a_copys_code_is_its_own_by_every_path_the_lists_use(tmp_path: Path) -> None:
+    """A mutant is written to the copy's `reference/...` (the lists' paths): through the
+    copy's top-level links that must reach the copy's `src/`, never the checkout's code."""
+    copy = make_copy(tmp_path)
+    for name in ("reference", "kit", "steps", "doubles"):
+        assert (copy / name / "__init__.py").resolve().is_relative_to(copy / "src"), name
+    assert listed_as(copy / "src/agent_tck/reference/agent.py", copy) == Path(
+        "reference/agent.py")
 
 
 def test_a_copy_in_a_session_named_relatively_is_found_by_its_judges(

@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mutation import listed
 from mutation.plan import Planner
 from mutation.scenarios import AT_COLLECTION, ROOT
 from tests.support.once import made_once
@@ -82,7 +83,7 @@ def _lines_of_function(function: Any) -> tuple[str, set[int]]:
     if source is None:
         raise LookupError(f"reach {function!r}: no source file")
     lines, first = inspect.getsourcelines(function)
-    return str(Path(source).resolve().relative_to(ROOT)), set(range(first, first + len(lines)))
+    return str(listed(Path(source), ROOT)), set(range(first, first + len(lines)))
 
 
 def _running(places: list[tuple[str, set[int]]], found: dict[str, Any]) -> set[str]:

@@ -4,7 +4,7 @@ fixtures and the documents the spec cites (`docs/decisions.md`), read as package
 conformance run (`RUN_INI`).
 
 `PACKAGE` is the installed `agent_tck` folder; in a checkout it is `src/agent_tck`, whose
-folders link to the repository's top-level ones. `CHECKOUT` is the repository root when
+data folders link to the repository's top-level ones. `CHECKOUT` is the repository root when
 agent-tck runs from one (the project's own tests and benchmarks), else None.
 """
 
