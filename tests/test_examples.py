@@ -82,8 +82,9 @@ def test_the_typescript_claude_agent_sdk_example_fails_exactly_its_baseline() ->
 
 
 def test_the_typescript_acp_client_example_passes_every_acp_requirement() -> None:
-    """A wrapper of `gemini --acp` written with the protocol's official TypeScript SDK: it
-    passes every ACP requirement, and nothing else applies to it (it declares gemini-acp)."""
+    """A wrapper of the three ACP agents (`gemini --acp`, `claude-agent-acp`, `codex-acp`)
+    written with the protocol's official TypeScript SDK: it passes every ACP requirement for
+    each, and nothing else applies to it."""
     verdicts = _node_example_verdicts("acp-client-ts", "@agentclientprotocol/sdk", baseline=False)
     _passes_every_acp_requirement(verdicts,
                                   f"node {ROOT / 'examples' / 'acp-client-ts' / 'adapter.mjs'}")
@@ -100,8 +101,8 @@ def test_the_python_acp_client_example_passes_every_acp_requirement() -> None:
 
 def _passes_every_acp_requirement(verdicts: dict[str, str], command: str) -> None:
     """An ACP example's agent `verdicts`: every AG-ACP requirement passed and nothing else
-    failed (it declares gemini-acp alone); and `smoke` of `command` made its request through
-    the fake ACP agent, the one backend it declares."""
+    failed (it declares the ACP backends alone); and `smoke` of `command` made its request
+    through the fake ACP agent of the first backend it declares."""
     acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
     assert len(acp) >= 11 and set(acp.values()) == {"passed"}, acp
     assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}

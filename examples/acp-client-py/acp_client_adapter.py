@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An agent-tck adapter for a wrapper written with the Agent Client Protocol's official Python
 SDK (`agent-client-protocol`, imported as `acp`), as a user would write one. It declares the
-`agent` component for the `gemini-acp` backend: each request starts `gemini --acp` (found on
-the PATH the suite hands it) with the SDK's `spawn_agent_process`, says `initialize`, opens a
+`agent` component for the backends `gemini-acp`, `claude-acp` and `codex-acp`: each request
+starts the agent (`gemini --acp`, `claude-agent-acp`, `codex-acp`, found on the PATH the suite
+hands it) with the SDK's `spawn_agent_process`, says `initialize`, opens a
 session (`session/new`, or `session/load` with the request's session id), sends the prompt and
 answers with the turn's message chunks, which the SDK hands to its `Client`'s `session_update`.
 
@@ -57,6 +58,9 @@ from acp.schema import (
 
 SDK_VERSION = version("agent-client-protocol")
 CODES = {"READY": 2, "BUSY": 3}
+# The agent each backend starts: its command and the options that make it speak ACP.
+AGENTS = {"gemini-acp": ["gemini", "--acp"], "claude-acp": ["claude-agent-acp"],
+          "codex-acp": ["codex-acp"]}
 
 
 def _state(name: str, previous: str | None, reason: str) -> dict[str, Any]:
@@ -156,13 +160,15 @@ class Agent:
         env = {**os.environ, **(settings.get("env") or {})}
         for name in settings.get("strip_env") or []:  # withheld from the agent
             env.pop(name, None)
-        response: dict[str, Any] = {"message": "", "status": 0, "backend": "gemini-acp",
+        backend = settings.get("backend") or "gemini-acp"
+        name, *options = AGENTS[backend]
+        response: dict[str, Any] = {"message": "", "status": 0, "backend": backend,
                                     "tool_calls": 0, "session_id": None, "error": None,
                                     "warnings": []}
-        cli = shutil.which("gemini", path=env.get("PATH") or "")
+        cli = shutil.which(name, path=env.get("PATH") or "")
         if cli is None:
-            return {**response, "status": 4, "message": "gemini: not found on PATH",
-                    "error": "gemini: not found on PATH"}
+            return {**response, "status": 4, "message": f"{name}: not found on PATH",
+                    "error": f"{name}: not found on PATH"}
         cwd = os.path.abspath(settings.get("working_dir") or os.getcwd())
         timeout = 300 if settings.get("timeout") is None else settings["timeout"]
         grace = 5 if settings.get("grace_period") is None else settings["grace_period"]
@@ -179,11 +185,11 @@ class Agent:
         stack = contextlib.AsyncExitStack()
         try:
             conn, process = await stack.enter_async_context(acp.spawn_agent_process(
-                wrapper, cli, "--acp", env=env, cwd=cwd,
+                wrapper, cli, *options, env=env, cwd=cwd,
                 transport_kwargs={"shutdown_timeout": grace}))
         except OSError as error:
-            return {**response, "status": 4, "message": f"cannot start gemini: {error}",
-                    "error": f"cannot start gemini: {error}"}
+            return {**response, "status": 4, "message": f"cannot start {name}: {error}",
+                    "error": f"cannot start {name}: {error}"}
 
         async def drain() -> None:  # the SDK pipes the agent's stderr and never reads it
             assert process.stderr is not None
@@ -239,14 +245,14 @@ class Agent:
                 response["error"] = f"{text}\nstderr: {tail}" if tail else text
             if timed_out:
                 response["status"] = 3
-                response["error"] = (f"gemini timed out after {timeout:g} s"
+                response["error"] = (f"{name} timed out after {timeout:g} s"
                                      + (": its turn was cancelled" if wrapper.prompted else ""))
         finally:
             leaving = time.monotonic()
             try:
                 await stack.aclose()
             except Exception as error:  # the SDK's close raises again a write that failed
-                wrapper.warnings.append(f"closing the connection to gemini: "
+                wrapper.warnings.append(f"closing the connection to {name}: "
                                         f"{type(error).__name__} {error}".rstrip())
             if killer is not None:
                 killer.cancel()
@@ -257,13 +263,13 @@ class Agent:
         # The agent's stdin is closed and the agent waited for.
         code = process.returncode
         if code is not None and code < 0 and not timed_out and response["status"] == 0:
-            name = _signal_name(-code)
+            signame = _signal_name(-code)
             if time.monotonic() - leaving >= grace:  # the SDK's shutdown sent it
-                wrapper.warnings.append(f"gemini did not end when its stdin closed: ended by "
-                                        f"{name} after {grace:g} s")
+                wrapper.warnings.append(f"{name} did not end when its stdin closed: ended by "
+                                        f"{signame} after {grace:g} s")
             else:
                 response["status"] = 2
-                response["error"] = f"gemini was killed by {name}"
+                response["error"] = f"{name} was killed by {signame}"
         response["tool_calls"] = len(wrapper.tools)
         response["warnings"] = wrapper.warnings
         response["message"] = (response["error"] or "").split("\n")[0] or said
@@ -291,14 +297,15 @@ class Adapter:
         if cmd == "start":
             return {"version": 1, "implementation": {
                 "name": "acp-client-py", "language": "python", "version": SDK_VERSION,
-                "components": ["agent"], "backends": ["gemini-acp"], "reports_events": False}}
+                "components": ["agent"], "backends": list(AGENTS), "reports_events": False}}
         if cmd == "stop":
             return {"stopped": True}
         if cmd == "agent.create":
             settings = request["settings"]
             backend = settings.get("backend") or "gemini-acp"
-            if backend != "gemini-acp":
-                raise ValueError(f'unknown backend "{backend}": this adapter serves gemini-acp')
+            if backend not in AGENTS:
+                raise ValueError(f'unknown backend "{backend}": this adapter serves '
+                                 f'{", ".join(AGENTS)}')
             agent_id = str(len(self.agents) + 1)
             self.agents[agent_id] = Agent(settings)
             return {"agent": agent_id, "states": [_state("READY", None, "agent created")]}

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // An agent-tck adapter for a wrapper written with the Agent Client Protocol's official
 // TypeScript SDK (`@agentclientprotocol/sdk`), as a user would write one. It declares the
-// `agent` component for the `gemini-acp` backend: each request starts `gemini --acp` (found
-// on the PATH the suite hands it), connects to it with the SDK's `client(...).connectWith`,
+// `agent` component for the backends `gemini-acp`, `claude-acp` and `codex-acp`: each request
+// starts the agent (`gemini --acp`, `claude-agent-acp`, `codex-acp`, found on the PATH the
+// suite hands it), connects to it with the SDK's `client(...).connectWith`,
 // says `initialize`, opens a session (`session/new`, or `session/load` with the request's
 // session id), sends the prompt and answers with the turn's message chunks.
 //
@@ -26,6 +27,9 @@ import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk
 const SDK_VERSION = JSON.parse(fs.readFileSync(new URL(
   "node_modules/@agentclientprotocol/sdk/package.json", import.meta.url), "utf8")).version;
 const CODES = { READY: 2, BUSY: 3 };
+// The agent each backend starts: its command and the options that make it speak ACP.
+const AGENTS = { "gemini-acp": ["gemini", "--acp"], "claude-acp": ["claude-agent-acp"],
+                 "codex-acp": ["codex-acp"] };
 const state = (name, previous, reason) =>
   ({ state: name, state_code: CODES[name], previous, reason });
 
@@ -52,15 +56,17 @@ class Agent {
     const { settings } = this;
     const env = { ...process.env, ...(settings.env || {}) };
     for (const name of settings.strip_env || []) delete env[name];  // withheld from the agent
-    const response = { message: "", status: 0, backend: "gemini-acp", tool_calls: 0,
+    const backend = settings.backend ?? "gemini-acp";
+    const [name, ...options] = AGENTS[backend];
+    const response = { message: "", status: 0, backend, tool_calls: 0,
                        session_id: null, error: null, warnings: [] };
-    const cli = onPath("gemini", env.PATH);
+    const cli = onPath(name, env.PATH);
     if (cli === null) {
-      return { ...response, status: 4, message: "gemini: not found on PATH",
-               error: "gemini: not found on PATH" };
+      return { ...response, status: 4, message: `${name}: not found on PATH`,
+               error: `${name}: not found on PATH` };
     }
     const cwd = path.resolve(settings.working_dir || process.cwd());
-    const child = spawn(cli, ["--acp"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(cli, options, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     const started = new Promise((resolve, reject) => {
       child.on("spawn", resolve);
       child.on("error", reject);
@@ -68,8 +74,8 @@ class Agent {
     try {
       await started;
     } catch (error) {
-      return { ...response, status: 4, message: `cannot start gemini: ${error.message}`,
-               error: `cannot start gemini: ${error.message}` };
+      return { ...response, status: 4, message: `cannot start ${name}: ${error.message}`,
+               error: `cannot start ${name}: ${error.message}` };
     }
     let stderr = "";
     child.stderr.on("data", (chunk) => { stderr = (stderr + chunk).slice(-4096); });
@@ -138,14 +144,14 @@ class Agent {
       const answer = await Promise.race([turn, ended]);
       if (timedOut) {
         response.status = 3;
-        response.error = `gemini timed out after ${timeout} s: its turn was cancelled`;
+        response.error = `${name} timed out after ${timeout} s: its turn was cancelled`;
       } else if (answer.stopReason !== "end_turn") {
         response.status = 1;
         response.error = `the turn stopped: ${answer.stopReason}`;
       }
     } catch (error) {
       response.status = timedOut ? 3 : 1;
-      response.error = timedOut ? `gemini timed out after ${timeout} s`
+      response.error = timedOut ? `${name} timed out after ${timeout} s`
         : `${error?.message ?? error}${stderr ? `\nstderr: ${stderr}` : ""}`;
     } finally {
       clearTimeout(timer);
@@ -157,10 +163,10 @@ class Agent {
     const { signal } = await exited;
     clearTimeout(signals);
     if (stopped) {
-      response.warnings.push(`gemini had not ended ${grace} s after its turn: it was stopped`);
+      response.warnings.push(`${name} had not ended ${grace} s after its turn: it was stopped`);
     } else if (signal && !timedOut && response.status === 0) {
       response.status = 2;
-      response.error = `gemini was killed by ${signal}`;
+      response.error = `${name} was killed by ${signal}`;
     }
     response.tool_calls = tools.size;
     response.message = (response.error || "").split("\n")[0] || said;
@@ -178,13 +184,14 @@ class Adapter {
     if (cmd === "start") {
       return { version: 1, implementation: {
         name: "acp-client-ts", language: "typescript", version: SDK_VERSION,
-        components: ["agent"], backends: ["gemini-acp"], reports_events: false } };
+        components: ["agent"], backends: Object.keys(AGENTS), reports_events: false } };
     }
     if (cmd === "stop") return { stopped: true };
     if (cmd === "agent.create") {
       const backend = request.settings.backend ?? "gemini-acp";
-      if (backend !== "gemini-acp") {
-        throw new Error(`unknown backend "${backend}": this adapter serves gemini-acp`);
+      if (!(backend in AGENTS)) {
+        throw new Error(`unknown backend "${backend}": this adapter serves ` +
+                        Object.keys(AGENTS).join(", "));
       }
       const id = String(this.agents.size + 1);
       this.agents.set(id, new Agent(request.settings));
