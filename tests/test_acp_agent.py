@@ -257,6 +257,21 @@ def test_a_script_in_an_order_no_agent_sends_or_without_its_prompt_is_an_error_o
         AcpScript(read_stdin=False)
 
 
+def test_claude_agent_acp_reports_a_tool_call_before_it_asks_leave_for_it(
+        rig: HarnessRig) -> None:
+    """claude-agent-acp makes sure the tool call a permission request names was reported
+    first; gemini asks first. Each agent's order is the fake's, and the other is refused."""
+    asked = AcpScript("claude").permission("call_1").done("x")
+    kinds = [next(iter(step)) for step in asked.steps]
+    assert kinds[:2] == ["line", "ask"], kinds
+    assert asked.steps[0]["line"]["params"]["update"]["sessionUpdate"] == "tool_call"
+    rig.use(asked)
+    unreported = AcpScript("claude").ask(lines.Shapes().permission_request("call_1", []))
+    with pytest.raises(SuiteError, match="before its tool_call: claude-agent-acp reports"):
+        rig.use(unreported.done("x"))
+    assert [next(iter(s)) for s in AcpScript().permission("call_1").steps] == ["ask"]
+
+
 @pytest.mark.parametrize("option", ["--experimental-acp", "--acp=true"])
 def test_gemini_is_an_acp_agent_by_each_option_that_makes_it_one(
         rig: HarnessRig, clients: list[Client], tmp_path: Path, option: str) -> None:

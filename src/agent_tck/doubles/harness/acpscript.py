@@ -33,6 +33,7 @@ class AcpScript(Script):
             raise SuiteError(f"error of the suite: {self.backend} runs as no ACP agent")
         self.acp: dict[str, Any] = agent.fake
         self.shapes = agent.shapes()
+        self.command = agent.command
         if not self.read_stdin:
             raise SuiteError("error of the suite: an ACP agent's turn begins with its prompt: "
                              "its script reads stdin")
@@ -69,7 +70,10 @@ class AcpScript(Script):
 
     def permission(self, tool_id: str) -> AcpScript:
         """The agent asks leave to run the call `tool_id` with its own options, and waits
-        for the answer (it reports the call after)."""
+        for the answer; an agent that reports a call before it asks (claude-agent-acp) first
+        reports it begun."""
+        if self.shapes.reports_before_asking:
+            self.updates(self.shapes.tool_call(tool_id)[:1])
         return self.ask(self.shapes.permission_request(tool_id, self.acp["permission"]))
 
     def done(self, text: str | None = None) -> AcpScript:
@@ -128,8 +132,10 @@ class AcpScript(Script):
         return problems
 
     def unfaithful(self) -> list[str]:
-        """An order no real agent sends its messages in: a permission asked for a tool call
-        it already reported (an agent asks first)."""
+        """An order the agent never sends its messages in: a permission asked for a tool call
+        it already reported, where it asks first (gemini), or for one it has not reported,
+        where it reports first (claude-agent-acp)."""
+        first = self.shapes.reports_before_asking
         reported: set[str] = set()
         wrong = []
         for step in self.steps:
@@ -138,7 +144,8 @@ class AcpScript(Script):
                 reported.add(update.get("toolCallId"))
             asked = step.get("ask", {})
             call = asked.get("params", {}).get("toolCall", {}).get("toolCallId")
-            if asked.get("method") == "session/request_permission" and call in reported:
-                wrong.append(f"permission asked for {call} after its tool_call: an agent asks "
-                             "before it reports the call")
+            if asked.get("method") == "session/request_permission" and (call in reported) != first:
+                wrong.append(f"permission asked for {call} {'before' if first else 'after'} "
+                             f"its tool_call: {self.command} "
+                             f"{'reports the call first' if first else 'asks first'}")
         return wrong

@@ -29,6 +29,10 @@ class Shapes:
     """A turn's messages as one agent sends them (these: as `gemini --acp` does). One instance
     tells one turn: an agent that numbers its messages counts them here."""
 
+    # Whether it reports a tool call before it asks leave to run it (gemini asks first, and
+    # reports a refused call never).
+    reports_before_asking = False
+
     def message_chunk(self, text: str) -> list[Message]:
         return [update("agent_message_chunk", content=text_block(text))]
 

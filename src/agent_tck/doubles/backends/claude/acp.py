@@ -79,7 +79,11 @@ START = {
 
 
 class ClaudeAcpShapes(Shapes):
-    """A turn's messages as claude-agent-acp sends them."""
+    """A turn's messages as claude-agent-acp sends them. It reports a tool call before it asks
+    leave to run it ("Some ACP clients expect the `tool_call` a permission request references
+    to already exist", its `requestPermissionFromClient`)."""
+
+    reports_before_asking = True
 
     def __init__(self) -> None:
         self.messages = 0
