@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent_tck.doubles.backends.acp import lines
-from agent_tck.doubles.backends.acp.schema import PACKAGE, PROTOCOL_VERSION, Conversation
+from agent_tck.doubles.backends.acp.schema import PACKAGE, PROTOCOL_VERSION
 from agent_tck.doubles.backends.gemini import acp as gemini_acp
 from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
@@ -24,47 +24,11 @@ from agent_tck.doubles.realcli.clis import clis_dir
 from agent_tck.doubles.realcli.sandbox import Sandbox, unavailable
 from agent_tck.kit.errors import SuiteError
 from agent_tck.kit.paths import ROOT
+from tests.support import acpclient
+from tests.support.acpclient import Client
 from tests.support.gemini import ask_before_commands
 
-
-class Client:
-    """A client of the agent at `command`: what it sends and receives, checked both ways."""
-
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.conversation = Conversation()
-        self.problems: list[str] = []
-        self.next_id = 0
-
-    def send(self, message: dict[str, Any]) -> None:
-        message = {"jsonrpc": "2.0", **message}
-        self.problems += self.conversation.check(message, "client")
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line, f"the agent closed stdout; stderr: {self.proc.stderr.read()!r}"  # type: ignore[union-attr]
-        message: dict[str, Any] = json.loads(line)
-        self.problems += self.conversation.check(message, "agent")
-        return message
-
-    def request(self, method: str, params: dict[str, Any]) -> Any:
-        """Send a request; its answer (result or error), with what came before it."""
-        rid, self.next_id = self.next_id, self.next_id + 1
-        self.send({"id": rid, "method": method, "params": params})
-        before = []
-        while "method" in (message := self.receive()) or message.get("id") != rid:
-            before.append(message)
-        return message, before
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
+clients = acpclient.clients  # the fixture
 
 
 @pytest.fixture
@@ -72,17 +36,6 @@ def rig(tmp_path: Path) -> Iterator[HarnessRig]:
     rig = HarnessRig(tmp_path / "harness")
     yield rig
     rig.close()
-
-
-@pytest.fixture
-def clients() -> Iterator[list[Client]]:
-    """The clients a test starts (`_start`), whose agents are killed whatever it said."""
-    started: list[Client] = []
-    yield started
-    for each in started:
-        each.proc.kill()
-        with each.proc:  # closes its pipes and waits for it
-            pass
 
 
 def _start(rig: HarnessRig, script: AcpScript, tmp_path: Path, started: list[Client],

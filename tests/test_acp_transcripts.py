@@ -7,7 +7,6 @@ where they cannot run."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,11 @@ from agent_tck.doubles.harness.acpscript import AcpScript
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.realcli.acprecord import AcpTranscript, index, main
 from agent_tck.reference.backends.acp import Conversation
+from tests.support import acpclient
+from tests.support.acpclient import Client
 
 TRANSCRIPTS = index()
+clients = acpclient.clients  # the fixture
 
 
 def test_each_agent_has_a_text_a_tools_and_an_api_error_conversation() -> None:
@@ -112,61 +114,49 @@ def _shape(message: dict[str, Any]) -> tuple[Any, ...]:
     return (kind,)
 
 
-def _fake_said(transcript: AcpTranscript, tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Every message of the conversation (its side, the message) when the recorded client's
-    messages are sent the fake agent (its session's id in place of the real one's), until it
-    answers the prompt."""
+def _fake_said(transcript: AcpTranscript, tmp_path: Path, clients: list[Client]
+               ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every message the fake agent sends when the recorded client's requests are sent it
+    (its session's id in place of the real one's), until it answers the prompt; and what
+    either side said off the protocol's schema."""
     cli = transcript.backend.removesuffix("-acp")
-    script = AcpScript(cli)
     kind = transcript.name.removeprefix(transcript.backend + "-")
     script = (FAKE_TURNS[kind] if kind in FAKE_TURNS else FAKE_FAILURES[transcript.backend])(
-        script)
+        AcpScript(cli))
     agent = PROFILES[cli].acp_agent
     assert agent is not None
     rig = HarnessRig(tmp_path / "harness")
-    said: list[tuple[str, dict[str, Any]]] = []
+    said: list[dict[str, Any]] = []
     try:
         rig.use(script)
-        proc = subprocess.Popen([str(rig.bin / agent.command), *agent.options], cwd=tmp_path,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        with proc:
-            assert proc.stdin is not None and proc.stdout is not None
-            session = None
-            for message in (s["message"] for s in transcript.said() if s["from"] == "client"):
-                params = message.get("params", {})
-                if message.get("method") == "session/new":
-                    params = {**params, "cwd": str(tmp_path)}
-                elif "sessionId" in params:
-                    params = {**params, "sessionId": session}
-                said.append(("client", {**message, "params": params}))
-                proc.stdin.write(json.dumps(said[-1][1]).encode() + b"\n")
-                proc.stdin.flush()
-                while True:
-                    line = proc.stdout.readline()
-                    assert line, "the fake agent closed its stdout"
-                    said.append(("agent", answer := json.loads(line)))
-                    if answer.get("id") == message["id"] and "method" not in answer:
-                        break
-                session = session or answer.get("result", {}).get("sessionId")
-            proc.stdin.close()
-            assert proc.wait(timeout=30) == 0
+        client = Client([str(rig.bin / agent.command), *agent.options], tmp_path)
+        clients.append(client)
+        session = None
+        for message in (s["message"] for s in transcript.said() if s["from"] == "client"):
+            params = message["params"]
+            if message["method"] == "session/new":
+                params = {**params, "cwd": str(tmp_path)}
+            elif "sessionId" in params:
+                params = {**params, "sessionId": session}
+            answer, before = client.request(message["method"], params)
+            said += [*before, answer]
+            session = session or answer.get("result", {}).get("sessionId")
+        assert client.close() == 0
     finally:
         rig.close()
-    return said
+    return said, client.problems
 
 
 @pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda t: t.name)
 def test_the_fake_says_what_the_real_agent_said_in_the_recorded_conversation(
-        transcript: AcpTranscript, tmp_path: Path) -> None:
+        transcript: AcpTranscript, tmp_path: Path, clients: list[Client]) -> None:
     """Fidelity, offline: the fake, told the recorded turn and sent the recorded client's
     messages, says what the real agent said, in the same order (what it says of itself as a
     turn goes, `ASIDES`, in kinds), every message valid against the protocol's schema; its
     handshake is the real agent's (capabilities, identity, protocol version)."""
     real = [s["message"] for s in transcript.said() if s["from"] == "agent"]
-    conversation = _fake_said(transcript, tmp_path)
-    checked = Checked()
-    assert [p for side, m in conversation for p in checked.check(m, side)] == []  # type: ignore[arg-type]
-    fake = [m for side, m in conversation if side == "agent"]
+    fake, problems = _fake_said(transcript, tmp_path, clients)
+    assert problems == []
 
     def ordered(said: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
         return [_shape(m) for m in said if _shape(m)[0] not in ASIDES]
