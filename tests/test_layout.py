@@ -3,7 +3,8 @@ pyproject.toml (CONTRIBUTING.md, "The map").
 
 steps -> doubles -> kit, never back; within the doubles, the harness -> the real-CLI tools ->
 the model servers -> the backends, each backend apart from the others; the reference imports
-nothing of the kit, and the kit reaches the reference only where it runs it; the product
+nothing of the kit, and the kit reaches the reference only where it runs it; the DDS wire
+contract, which both speak, imports neither; the product
 imports nothing of the workshop (`tests`, `mutation`, `benchmarks`). Each edge across a wall
 is an `ignore_imports` entry with its reason; an entry that no longer matches an import fails
 the check. And `steps/` holds step modules and their worlds only.
@@ -30,6 +31,7 @@ WRONG_WAY = {
     "steps/world.py": "from agent_tck.reference import agent",  # judge
     "doubles/backends/base.py": "from agent_tck.doubles.harness import fake",  # doubles
     "doubles/backends/claude/lines.py": "from agent_tck.doubles.backends.codex import lines",
+    "wire.py": "from agent_tck.kit import errors",  # wire
 }
 
 
@@ -52,7 +54,8 @@ def copy_of_the_code(tmp_path: Path) -> Path:
     """The project's Python code in `tmp_path`, links followed, to be broken there."""
     package = tmp_path / "agent_tck"
     package.mkdir()
-    shutil.copy(ROOT / "src" / "agent_tck" / "__init__.py", package)
+    for module in ("__init__.py", "wire.py"):
+        shutil.copy(ROOT / "src" / "agent_tck" / module, package)
     for name in PACKAGES:
         shutil.copytree(ROOT / name, package / name,
                         ignore=lambda _, names: [n for n in names if n == "__pycache__"
@@ -78,7 +81,8 @@ def test_each_contract_names_an_import_across_its_wall(tmp_path: Path) -> None:
                  "agent_tck.steps.world -> agent_tck.reference.agent",
                  "agent_tck.doubles.backends.base -> agent_tck.doubles.harness.fake",
                  "agent_tck.doubles.backends.claude.lines -> "
-                 "agent_tck.doubles.backends.codex.lines"):
+                 "agent_tck.doubles.backends.codex.lines",
+                 "agent_tck.wire -> agent_tck.kit.errors"):
         assert edge in said, f"{edge!r} not named:\n{done.stdout}"
 
 

@@ -37,13 +37,14 @@ from agent_tck.kit.drivers.base import (
     RequestResult,
     end_with_parent,
 )
-from agent_tck.kit.drivers.dds_wire import EVENT_TOPIC, Wire
+from agent_tck.kit.drivers.dds_wire import Wire
 from agent_tck.kit.drivers.forkserve import Forked, ForkServer
 from agent_tck.kit.drivers.protocol import ProtocolDriver
 from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
+from agent_tck.wire import EVENT_TOPIC
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
                 "service_instance_tag", "metadata")
