@@ -44,6 +44,8 @@ from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
+from agent_tck.reference.dds import cli as reference_serve
+from agent_tck.reference.dds import service as reference_service
 from agent_tck.wire import EVENT_TOPIC
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
@@ -60,8 +62,8 @@ MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 MAX_DOMAIN = domains.HIGHEST
-SERVE = [sys.executable, "-m", "agent_tck.reference.dds", "serve"]
-PRELOAD = ("agent_tck.reference.dds.cli", "agent_tck.reference.dds.service")
+SERVE = [sys.executable, "-m", str(reference_serve.__package__), "serve"]
+PRELOAD = (reference_serve.__name__, reference_service.__name__)
 
 
 Process = subprocess.Popen[bytes] | Forked  # a served agent: started anew, or forked
