@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -94,10 +95,13 @@ def test_a_harness_started_after_its_scenario_ended_plays_nothing_and_notes_itse
     assert (stray["rig"], stray["argv"], stray["cwd"]) == (rig.token, ["-p"], str(tmp_path))
 
 
-def test_the_signals_a_harness_caught_are_read_once_it_has_handled_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize("handler_late", [0.0, 2.5], ids=["at once", "held stopped"])
+def test_the_signals_a_harness_caught_are_read_once_it_has_handled_them(
+        tmp_path: Path, handler_late: float) -> None:
     """An implementation may answer the moment it has sent SIGTERM (the TypeScript Claude
     SDK's abort does), before the harness has run its handler: the scenario that then reads
-    the signals still finds the SIGTERM, on a busy machine too."""
+    the signals still finds the SIGTERM, on a busy machine too, where the harness gets the CPU
+    to run its handler seconds later (played by holding it stopped: SIGSTOP, then SIGCONT)."""
     rig = HarnessRig(tmp_path / "harness")
     rig.use(Script("claude", read_stdin=False).add("sleep_real", 120))
     running = subprocess.Popen([str(rig.bin / "claude")], stdout=subprocess.DEVNULL)
@@ -105,6 +109,9 @@ def test_the_signals_a_harness_caught_are_read_once_it_has_handled_them(tmp_path
         while not rig.began(0):
             assert running.poll() is None, "the harness ended before it began its script"
             time.sleep(0.01)
+        if handler_late:
+            running.send_signal(signal.SIGSTOP)
+            threading.Timer(handler_late, running.send_signal, [signal.SIGCONT]).start()
         running.send_signal(signal.SIGTERM)
         assert rig.signals(running.pid) == ["SIGTERM"]
     finally:
