@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from agent_tck.kit.cli import main
+from agent_tck.kit.cli import build_parser, main
 from agent_tck.kit.matrix import load
 
 REFERENCE = f"{sys.executable} -m agent_tck.reference.adapter"
@@ -28,8 +30,9 @@ def listing(where: Path, *entries: str) -> None:
     (where / "list.yaml").write_text("".join(entries))
 
 
-def entry(name: str, impl: str, baseline: str = "") -> str:
+def entry(name: str, impl: str, baseline: str = "", setup: str = "") -> str:
     more = f"  baseline: {baseline}\n" if baseline else ""
+    more += f"  setup: {setup}\n" if setup else ""
     return f"- name: {name}\n  impl: {impl}\n  components: [responses]\n{more}"
 
 
@@ -96,12 +99,37 @@ def test_a_run_that_ends_in_an_error_is_named_and_fails_the_matrix(tmp_path: Pat
     assert not (tmp_path / "out" / "gone.json").exists()
 
 
+def test_a_setup_runs_in_the_lists_folder_and_one_that_fails_is_its_entrys_error(
+        tmp_path: Path) -> None:
+    """What installs an implementation's pinned packages runs before its judgement; a setup
+    that fails leaves its implementation unjudged and fails the matrix, naming it."""
+    listing(tmp_path, entry("ref", REFERENCE, setup=f"{sys.executable} install.py"),
+            entry("broken-setup", REFERENCE, setup=f"{sys.executable} fail.py"),
+            entry("absent", REFERENCE, setup=str(tmp_path / "no-such-installer")))
+    (tmp_path / "install.py").write_text("open('installed', 'w').close()\n")
+    (tmp_path / "fail.py").write_text("import sys\nsys.exit('no such package: acme@9')\n")
+    failing = f"{sys.executable} fail.py"
+    code, out, _ = matrix(tmp_path, "--out", str(tmp_path / "out"), "-n", "1")
+    assert code == 1
+    assert (tmp_path / "installed").is_file()
+    assert "ref: exit 0" in out
+    assert f"broken-setup: its setup '{failing}' ended in an error (exit 1): no such package: " \
+           "acme@9" in out
+    assert f"absent: its setup '{tmp_path / 'no-such-installer'}' could not start: " in out
+    assert "1 of 3 implementations judged" in out
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["ref.badge.json",
+                                                                        "ref.json"]
+
+
 @pytest.mark.parametrize(("text", "error"), [
     ("- name: a\n", "entry 0: needs 'name' and 'impl'"),
     ("- name: ../a\n  impl: x\n", "entry 0: name '../a' is not a file name"),
     ("- name: a\n  impl: x\n- name: a\n  impl: y\n", "entry 1: the name 'a' is given twice"),
     ("- name: a\n  impl: x\n  components: agent\n", "entry 0: components 'agent' is not a list"),
     ("- name: a\n  impl: x\n  colour: red\n", "entry 0: unknown key 'colour'"),
+    ("- name: a\n  impl: x\n  setup: 5\n", "entry 0: setup 5 is not a command line"),
+    ("- name: a\n  impl: x\n  setup: ''\n", "entry 0: setup '' is not a command line"),
+    ("- name: a\n  impl: x\n  setup: npm 'ci\n", "entry 0: setup \"npm 'ci\" is not a command"),
     ("name: a\n", "expected a list of implementations"),
 ])
 def test_a_list_that_cannot_be_read_names_the_file_and_the_entry(
@@ -124,6 +152,43 @@ def test_the_examples_list_names_every_official_sdk_example_with_its_baseline() 
         assert entry.baseline is not None and entry.baseline.is_file(), entry
         assert (root / entry.impl.split()[1]).is_file(), entry
         assert entry.components == ("agent",)
+
+
+def test_each_node_example_is_set_up_from_its_own_lockfile() -> None:
+    """A Node example's setup installs the SDK its folder pins (its package-lock.json), in the
+    folder its adapter runs from; without it the matrix would judge whatever is installed."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    node = [e for e in load(root / "matrix.yaml") if e.impl.split()[0] == "node"]
+    assert sorted(e.name for e in node) == ["acp-client-ts", "claude-agent-sdk-ts", "codex-sdk"]
+    for each in node:
+        folder = Path(each.impl.split()[1]).parent
+        assert each.setup[:2] == ("npm", "ci") and "--omit=optional" in each.setup, each
+        assert each.setup[-2:] == ("--prefix", str(folder)), each
+        assert (root / folder / "package-lock.json").is_file(), each
+
+
+def test_ci_builds_the_examples_matrix_with_the_kit_installed_as_ci_installs_it(
+        tmp_path: Path) -> None:
+    """`.ci/matrix`: the install of `.ci/run` (the real CLIs and Chromium aside: the matrix
+    needs neither), then `agent-tck matrix` of examples/matrix.yaml, comparing with
+    MATRIX_PREVIOUS when it is set; its command line is one the kit's parser takes."""
+    root = Path(__file__).resolve().parent.parent
+    script = (root / ".ci" / "matrix").read_text().splitlines()
+    run = (root / ".ci" / "run").read_text().splitlines()[-1].split(" && ")
+    install, judge = script[-2], script[-1]
+    assert install.split(" && ") == [step for step in run
+                                     if "chromium" not in step and "install-clis" not in step
+                                     and "-m tests" not in step]
+    assert judge.startswith(".venv/bin/agent-tck ")
+    played = judge.replace(".venv/bin/agent-tck", "printf '%s\\0'", 1)  # its argv, as bash has it
+    for previous in (None, tmp_path / "old"):
+        env = {"PATH": os.environ["PATH"]} | ({"MATRIX_PREVIOUS": str(previous)} if previous
+                                              else {})
+        argv = subprocess.run(["bash", "-euo", "pipefail", "-c", played], env=env, check=True,
+                              capture_output=True, text=True).stdout.split("\0")[:-1]
+        args = build_parser().parse_args(argv)
+        assert (args.command, args.list, args.out, args.previous) == (
+            "matrix", Path("examples/matrix.yaml"), Path("matrix"), previous)
 
 
 def test_relative_paths_are_the_list_folders_and_the_callers(

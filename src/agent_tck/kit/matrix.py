@@ -7,8 +7,12 @@ LIST is a YAML list, an entry per implementation:
       components: [agent]                  # optional: the components judged (default: all)
       baseline: baseline.yaml              # optional: its known failures, each with the
                                            # implementation's behaviour behind it
+      setup: npm ci --prefix codex-sdk     # optional: what installs its pinned packages,
+                                           # run before it is judged
 
-Paths and command lines are taken from LIST's folder. Each implementation is judged by
+Paths and command lines are taken from LIST's folder. An entry's `setup` runs there before
+its judgement (no shell: one command line); one that cannot start or exits non-zero is
+that entry's error, as a run that ends in an error is. Each implementation is judged by
 `agent-tck run` in a process of its own, as a user runs it, which writes into DIR its
 NAME.json, NAME.html, NAME.md and NAME.badge.json (a shields.io endpoint). Then DIR gets
 index.html and index.md, the matrix of every report (`agent-tck report`), and bugs.md, the
@@ -17,8 +21,8 @@ implementation does there (else the first line of the evidence) and the public f
 requirement guards against. With `--previous DIR`, changes.md says what changed since the
 report of the same name there, regressions first.
 
-Exit code: 1 when an implementation regressed against `--previous` or its run ended in an
-error (its exit code 2 or more); else 0. A list that cannot be read is a usage error, naming
+Exit code: 1 when an implementation regressed against `--previous` or its setup or run ended
+in an error (its exit code 2 or more); else 0. A list that cannot be read is a usage error, naming
 the file and the entry.
 """
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -38,7 +43,7 @@ from agent_tck.kit.files import write_atomically
 from agent_tck.kit.text import printable
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-KEYS = {"name", "impl", "components", "baseline"}
+KEYS = {"name", "impl", "components", "baseline", "setup"}
 MAX_SAID = 400  # characters of what an implementation does, in the hall of bugs
 
 
@@ -48,6 +53,7 @@ class Entry:
     impl: str
     components: tuple[str, ...] = ()
     baseline: Path | None = None
+    setup: tuple[str, ...] = ()
 
 
 def load(path: Path) -> list[Entry]:
@@ -65,7 +71,7 @@ def load(path: Path) -> list[Entry]:
             raise UsageError(f"{where}: needs 'name' and 'impl'")
         if unknown := sorted(str(k) for k in set(entry) - KEYS):
             raise UsageError(f"{where}: unknown key {unknown[0]!r:.80} (it may have 'name', "
-                             "'impl', 'components' and 'baseline')")
+                             "'impl', 'components', 'baseline' and 'setup')")
         name, impl = entry["name"], entry["impl"]
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise UsageError(f"{where}: name {name!r:.80} is not a file name (letters, digits, "
@@ -80,12 +86,36 @@ def load(path: Path) -> list[Entry]:
         baseline = entry.get("baseline")
         if baseline is not None and not isinstance(baseline, str):
             raise UsageError(f"{where}: baseline {baseline!r:.80} is not a path")
+        setup = entry.get("setup", "")
+        try:
+            words = tuple(shlex.split(setup)) if isinstance(setup, str) else None
+        except ValueError:
+            words = None
+        if words is None or ("setup" in entry and not words):
+            raise UsageError(f"{where}: setup {setup!r:.80} is not a command line")
         found.append(Entry(name, impl, tuple(components),
-                           path.parent / baseline if baseline else None))
+                           path.parent / baseline if baseline else None, words))
     if len(found) > reports.MAX_REPORTS:
         raise UsageError(f"{path}: {len(found)} implementations; a matrix holds at most "
                          f"{reports.MAX_REPORTS}")
     return found
+
+
+def set_up(entry: Entry, cwd: Path) -> None:
+    """Run the entry's `setup` in `cwd`; _RunError when it cannot start or fails."""
+    if not entry.setup:
+        return
+    try:
+        done = subprocess.run(entry.setup, cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              errors="replace", check=False)
+    except OSError as exc:
+        raise _RunError(f"{entry.name}: its setup {shlex.join(entry.setup)!r} could not start: "
+                        f"{printable(str(exc))}") from None
+    if done.returncode != 0:
+        tail = printable(done.stderr.strip()[-MAX_SAID:])
+        raise _RunError(f"{entry.name}: its setup {shlex.join(entry.setup)!r} ended in an "
+                        f"error (exit {done.returncode}): {tail}")
 
 
 def judge(entry: Entry, out_dir: Path, cwd: Path, workers: str) -> int:
@@ -108,7 +138,8 @@ def judge(entry: Entry, out_dir: Path, cwd: Path, workers: str) -> int:
 
 
 class _RunError(Exception):
-    """An implementation's run that ended in an error: no report to put in the matrix."""
+    """An implementation's setup or run that ended in an error: no report to put in the
+    matrix."""
 
 
 def hall_of_bugs(entries: list[Entry], judged: list[reports.Judged], out_dir: Path) -> str:
@@ -166,6 +197,7 @@ def matrix(list_path: Path, out_dir: Path, previous: Path | None, workers: str,
             if old.suffix in (".json", ".html", ".md"):  # as this one's
                 old.unlink()
         try:
+            set_up(entry, list_path.parent)
             code = judge(entry, out_dir, list_path.parent, workers)
         except _RunError as exc:
             print(exc, file=out, flush=True)
