@@ -170,17 +170,22 @@ def test_each_node_example_is_set_up_from_its_own_lockfile() -> None:
 def test_ci_builds_the_examples_matrix_with_the_kit_installed_as_ci_installs_it(
         tmp_path: Path) -> None:
     """`.ci/matrix`: the install of `.ci/run` (the real CLIs and Chromium aside: the matrix
-    needs neither), then `agent-tck matrix` of examples/matrix.yaml, comparing with
-    MATRIX_PREVIOUS when it is set; its command line is one the kit's parser takes."""
+    needs neither), that environment first on PATH, then `agent-tck matrix` of
+    examples/matrix.yaml, comparing with MATRIX_PREVIOUS when it is set; its command line is
+    one the kit's parser takes."""
     root = Path(__file__).resolve().parent.parent
     script = (root / ".ci" / "matrix").read_text().splitlines()
     run = (root / ".ci" / "run").read_text().splitlines()[-1].split(" && ")
-    install, judge = script[-2], script[-1]
+    install, path, judge = script[-3:]
     assert install.split(" && ") == [step for step in run
                                      if "chromium" not in step and "install-clis" not in step
                                      and "-m tests" not in step]
-    assert judge.startswith(".venv/bin/agent-tck ")
-    played = judge.replace(".venv/bin/agent-tck", "printf '%s\\0'", 1)  # its argv, as bash has it
+    # the list runs `python ...`: the kit's own environment's, with the SDKs the extras install
+    found = subprocess.run(["bash", "-euo", "pipefail", "-c", f"{path}\ncommand -v python"],
+                           cwd=root, check=True, capture_output=True, text=True).stdout
+    assert Path(found.strip()) == root / ".venv" / "bin" / "python"
+    assert judge.startswith("agent-tck ")
+    played = judge.replace("agent-tck", "printf '%s\\0'", 1)  # its argv, as bash has it
     for previous in (None, tmp_path / "old"):
         env = {"PATH": os.environ["PATH"]} | ({"MATRIX_PREVIOUS": str(previous)} if previous
                                               else {})
