@@ -103,15 +103,17 @@ def test_a_setup_runs_in_the_lists_folder_and_one_that_fails_is_its_entrys_error
         tmp_path: Path) -> None:
     """What installs an implementation's pinned packages runs before its judgement; a setup
     that fails leaves its implementation unjudged and fails the matrix, naming it."""
-    listing(tmp_path, entry("ref", REFERENCE, setup=f"{sys.executable} install.py"),
-            entry("broken-setup", REFERENCE, setup=f"{sys.executable} fail.py"),
+    install, failing = f"{sys.executable} install.py", f"{sys.executable} fail.py"
+    listing(tmp_path, entry("ref", REFERENCE, setup=f"[{install}, {install} twice]"),
+            entry("broken-setup", REFERENCE, setup=f"[{failing}, {install} again]"),
             entry("absent", REFERENCE, setup=str(tmp_path / "no-such-installer")))
-    (tmp_path / "install.py").write_text("open('installed', 'w').close()\n")
+    (tmp_path / "install.py").write_text(
+        "import sys\nopen(' '.join(['installed', *sys.argv[1:]]), 'w').close()\n")
     (tmp_path / "fail.py").write_text("import sys\nsys.exit('no such package: acme@9')\n")
-    failing = f"{sys.executable} fail.py"
     code, out, _ = matrix(tmp_path, "--out", str(tmp_path / "out"), "-n", "1")
     assert code == 1
-    assert (tmp_path / "installed").is_file()
+    assert (tmp_path / "installed").is_file() and (tmp_path / "installed twice").is_file()
+    assert not (tmp_path / "installed again").exists()  # a failed command ends the setup
     assert "ref: exit 0" in out
     assert f"broken-setup: its setup '{failing}' ended in an error (exit 1): no such package: " \
            "acme@9" in out
@@ -130,6 +132,8 @@ def test_a_setup_runs_in_the_lists_folder_and_one_that_fails_is_its_entrys_error
     ("- name: a\n  impl: x\n  setup: 5\n", "entry 0: setup 5 is not a command line"),
     ("- name: a\n  impl: x\n  setup: ''\n", "entry 0: setup '' is not a command line"),
     ("- name: a\n  impl: x\n  setup: npm 'ci\n", "entry 0: setup \"npm 'ci\" is not a command"),
+    ("- name: a\n  impl: x\n  setup: []\n", "entry 0: setup [] is not a command line"),
+    ("- name: a\n  impl: x\n  setup: [npm ci, 5]\n", "entry 0: setup 5 is not a command line"),
     ("name: a\n", "expected a list of implementations"),
 ])
 def test_a_list_that_cannot_be_read_names_the_file_and_the_entry(
@@ -162,8 +166,9 @@ def test_each_node_example_is_set_up_from_its_own_lockfile() -> None:
     assert sorted(e.name for e in node) == ["acp-client-ts", "claude-agent-sdk-ts", "codex-sdk"]
     for each in node:
         folder = Path(each.impl.split()[1]).parent
-        assert each.setup[:2] == ("npm", "ci") and "--omit=optional" in each.setup, each
-        assert each.setup[-2:] == ("--prefix", str(folder)), each
+        [install] = each.setup
+        assert install[:2] == ("npm", "ci") and "--omit=optional" in install, each
+        assert install[-2:] == ("--prefix", str(folder)), each
         assert (root / folder / "package-lock.json").is_file(), each
 
 

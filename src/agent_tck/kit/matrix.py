@@ -8,11 +8,14 @@ LIST is a YAML list, an entry per implementation:
       baseline: baseline.yaml              # optional: its known failures, each with the
                                            # implementation's behaviour behind it
       setup: npm ci --prefix codex-sdk     # optional: what installs its pinned packages,
-                                           # run before it is judged
+                                           # run before it is judged: a command line, or a
+                                           # list of them run in turn
 
 Paths and command lines are taken from LIST's folder. An entry's `setup` runs there before
-its judgement (no shell: one command line); one that cannot start or exits non-zero is
-that entry's error, as a run that ends in an error is. Each implementation is judged by
+its judgement (no shell); a command that cannot start or exits non-zero ends it, and is that
+entry's error, as a run that ends in an error is. With a setup that installs another version
+into a folder of its own, one implementation is judged at several versions side by side
+(docs/ci.md). Each implementation is judged by
 `agent-tck run` in a process of its own, as a user runs it, which writes into DIR its
 NAME.json, NAME.html, NAME.md and NAME.badge.json (a shields.io endpoint). Then DIR gets
 index.html and index.md, the matrix of every report (`agent-tck report`), and bugs.md, the
@@ -53,7 +56,7 @@ class Entry:
     impl: str
     components: tuple[str, ...] = ()
     baseline: Path | None = None
-    setup: tuple[str, ...] = ()
+    setup: tuple[tuple[str, ...], ...] = ()  # command lines, each split into its words
 
 
 def load(path: Path) -> list[Entry]:
@@ -86,36 +89,46 @@ def load(path: Path) -> list[Entry]:
         baseline = entry.get("baseline")
         if baseline is not None and not isinstance(baseline, str):
             raise UsageError(f"{where}: baseline {baseline!r:.80} is not a path")
-        setup = entry.get("setup", "")
-        try:
-            words = tuple(shlex.split(setup)) if isinstance(setup, str) else None
-        except ValueError:
-            words = None
-        if words is None or ("setup" in entry and not words):
-            raise UsageError(f"{where}: setup {setup!r:.80} is not a command line")
         found.append(Entry(name, impl, tuple(components),
-                           path.parent / baseline if baseline else None, words))
+                           path.parent / baseline if baseline else None,
+                           _setup(entry["setup"], where) if "setup" in entry else ()))
     if len(found) > reports.MAX_REPORTS:
         raise UsageError(f"{path}: {len(found)} implementations; a matrix holds at most "
                          f"{reports.MAX_REPORTS}")
     return found
 
 
+def _setup(given: object, where: str) -> tuple[tuple[str, ...], ...]:
+    """An entry's setup: one command line or a non-empty list of them, each split in words."""
+    lines = given if isinstance(given, list) and given else [given]
+    commands = []
+    for line in lines:
+        try:
+            words = tuple(shlex.split(line)) if isinstance(line, str) else ()
+        except ValueError:
+            words = ()
+        if not words:
+            raise UsageError(f"{where}: setup {line!r:.80} is not a command line")
+        commands.append(words)
+    return tuple(commands)
+
+
 def set_up(entry: Entry, cwd: Path) -> None:
-    """Run the entry's `setup` in `cwd`; _RunError when it cannot start or fails."""
-    if not entry.setup:
-        return
-    try:
-        done = subprocess.run(entry.setup, cwd=cwd, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              errors="replace", check=False)
-    except OSError as exc:
-        raise _RunError(f"{entry.name}: its setup {shlex.join(entry.setup)!r} could not start: "
-                        f"{printable(str(exc))}") from None
-    if done.returncode != 0:
-        tail = printable(done.stderr.strip()[-MAX_SAID:])
-        raise _RunError(f"{entry.name}: its setup {shlex.join(entry.setup)!r} ended in an "
-                        f"error (exit {done.returncode}): {tail}")
+    """Run the entry's setup commands in `cwd`, in turn; _RunError at the first that cannot
+    start or fails."""
+    for command in entry.setup:
+        said = shlex.join(command)
+        try:
+            done = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                  errors="replace", check=False)
+        except OSError as exc:
+            raise _RunError(f"{entry.name}: its setup {said!r} could not start: "
+                            f"{printable(str(exc))}") from None
+        if done.returncode != 0:
+            tail = printable(done.stderr.strip()[-MAX_SAID:])
+            raise _RunError(f"{entry.name}: its setup {said!r} ended in an error "
+                            f"(exit {done.returncode}): {tail}")
 
 
 def judge(entry: Entry, out_dir: Path, cwd: Path, workers: str) -> int:
