@@ -150,7 +150,8 @@ def test_the_examples_list_names_every_official_sdk_example_with_its_baseline() 
     each against its baseline in tests/test_examples.py)."""
     root = Path(__file__).resolve().parent.parent / "examples"
     entries = load(root / "matrix.yaml")
-    sdks = {e.name: e for e in entries if e.baseline is not None}
+    sdks = {e.name: e for e in entries  # at the releases the examples pin
+            if e.baseline is not None and not e.impl.split()[1].startswith("versions/")}
     assert sorted(sdks) == ["claude-agent-sdk-python", "claude-agent-sdk-ts", "codex-sdk"]
     for entry in sdks.values():
         assert entry.baseline is not None and entry.baseline.is_file(), entry
@@ -162,7 +163,8 @@ def test_each_node_example_is_set_up_from_its_own_lockfile() -> None:
     """A Node example's setup installs the SDK its folder pins (its package-lock.json), in the
     folder its adapter runs from; without it the matrix would judge whatever is installed."""
     root = Path(__file__).resolve().parent.parent / "examples"
-    node = [e for e in load(root / "matrix.yaml") if e.impl.split()[0] == "node"]
+    node = [e for e in load(root / "matrix.yaml")  # at the releases the examples pin
+            if e.impl.split()[0] == "node" and not e.impl.split()[1].startswith("versions/")]
     assert sorted(e.name for e in node) == ["acp-client-ts", "claude-agent-sdk-ts", "codex-sdk"]
     for each in node:
         folder = Path(each.impl.split()[1]).parent
@@ -170,6 +172,24 @@ def test_each_node_example_is_set_up_from_its_own_lockfile() -> None:
         assert install[:2] == ("npm", "ci") and "--omit=optional" in install, each
         assert install[-2:] == ("--prefix", str(folder)), each
         assert (root / folder / "package-lock.json").is_file(), each
+
+
+def test_the_examples_list_judges_an_earlier_sdk_release_beside_the_pinned_one() -> None:
+    """codex-sdk at another release than its example pins, installed into a folder of its own
+    with a copy of the adapter (Node resolves a package from the importer's folder up), and
+    judged by the pinned release's baseline."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    entries = {e.name: e for e in load(root / "matrix.yaml")}
+    pinned = json.loads((root / "codex-sdk" / "package.json").read_text())["dependencies"]
+    earlier = entries["codex-sdk-0.160.0"]
+    folder = "versions/codex-sdk-0.160.0"
+    assert pinned["@openai/codex-sdk"] != "0.160.0"
+    assert earlier.impl == f"node {folder}/adapter.mjs"
+    assert earlier.baseline == entries["codex-sdk"].baseline
+    install, copy = earlier.setup
+    assert install[:2] == ("npm", "install") and install[-3:] == (
+        "--prefix", folder, "@openai/codex-sdk@0.160.0"), install
+    assert copy == ("cp", "codex-sdk/adapter.mjs", f"{folder}/")
 
 
 def test_ci_builds_the_examples_matrix_with_the_kit_installed_as_ci_installs_it(
