@@ -128,3 +128,12 @@ def _node_example_verdicts(example: str, package: str, baseline: bool = True) ->
     expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
     assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
     return verdicts
+
+
+def test_the_python_dds_agent_example_passes_every_transport_requirement() -> None:
+    """A DDS-native served agent written from docs/dds.md alone (its coding agent is the
+    reference's): every transport requirement passes, MUSTs and SHOULDs."""
+    pytest.importorskip("cyclonedds")
+    agent = ROOT / "examples" / "python-dds-agent" / "dds_agent.py"
+    verdicts = verdicts_for(f"dds:serve={sys.executable} {agent};fork=on", ["transport"])
+    assert verdicts and {rid: v for rid, v in verdicts.items() if v != "passed"} == {}
