@@ -282,6 +282,24 @@ def test_fork_on_needs_a_command_this_python_runs() -> None:
         DdsDriver(f"serve={sys.executable} -c pass;fork=on")
 
 
+def test_another_name_for_this_python_in_its_own_folder_is_this_python(tmp_path: Path) -> None:
+    """A virtual environment's `python` and `python3` are one interpreter in one environment:
+    either can be forked from the other's server, named as given or from the current folder.
+    The same interpreter linked from another folder may be another environment (a venv's
+    `python` is a link to its base interpreter, whose packages are not the venv's): refused."""
+    this = Path(sys.executable)
+    siblings = [this.with_name(n) for n in ("python", "python3", f"python3.{sys.version_info[1]}")
+                if n != this.name and this.with_name(n).exists()]
+    assert siblings, f"no other name for {this} in its folder"
+    for sibling in siblings:
+        assert forkserve.forkable([str(sibling), "-m", "agent_tck.reference.dds", "serve"])
+        assert forkserve.forkable([os.path.relpath(sibling), "agent.py"])
+    elsewhere = tmp_path / this.name
+    elsewhere.symlink_to(this.resolve())
+    assert not forkserve.forkable([str(elsewhere), "agent.py"])
+    assert not forkserve.forkable([str(tmp_path / "absent"), "agent.py"])
+
+
 def test_without_pidfds_the_driver_does_not_fork_served_agents(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel without pidfds cannot keep a forked child in sight once its server is gone

@@ -180,7 +180,8 @@ class DdsDriver(ProtocolDriver):
                              "this system does not offer")
         if fork == "on" and not forkserve.forkable(self.serve):
             raise UsageError(f"--impl dds: fork=on needs a serve command run by "
-                             f"{sys.executable} (a script or -m MODULE), got {self.serve}")
+                             f"{sys.executable} or another name for it in its folder (a "
+                             f"script or -m MODULE), got {self.serve}")
         # The reference's own command is forked unless told not to (kit.drivers.forkserve);
         # another implementation's starts as its author wrote it, unless told to fork.
         self.forks = fork == "on" or (fork is None and self.serve == SERVE

@@ -79,8 +79,19 @@ def supported() -> bool:
 def forkable(argv: Sequence[str]) -> bool:
     """Whether the server can run `argv`: this interpreter, with a module (`-m`) or a script,
     and no option of the interpreter's own."""
-    return (len(argv) >= 2 and argv[0] == sys.executable
+    return (len(argv) >= 2 and this_interpreter(argv[0])
             and ((argv[1] == "-m" and len(argv) >= 3) or not argv[1].startswith("-")))
+
+
+def this_interpreter(path: str) -> bool:
+    """`path` (absolute, or from the current folder) runs this interpreter in this environment:
+    it is `sys.executable`, or another name for the same interpreter in the same folder (a
+    virtual environment's `python` and `python3`). The same interpreter linked from another
+    folder is not: a venv's `python` links to its base interpreter, whose packages differ."""
+    given, this = os.path.abspath(path), os.path.abspath(sys.executable)
+    return given == this or (
+        os.path.realpath(os.path.dirname(given)) == os.path.realpath(os.path.dirname(this))
+        and os.path.exists(given) and os.path.realpath(given) == os.path.realpath(this))
 
 
 def startup(env: Mapping[str, str]) -> dict[str, str]:
