@@ -91,7 +91,8 @@ class AgentStatus(IdlStruct, typename="agent_tck::AgentStatus"):
     request_id: str  # the request that caused the change, "" when none
     sequence: int64  # 1, 2, ... per agent
     timestamp: float  # seconds since the epoch
-    metadata: str  # JSON object: backend, timeout, working_dir, pid, host
+    metadata: str  # JSON: backend, model, credentials, timeout, grace_period, working_dir,
+    # domain, pid, host (docs/dds.md, TR-10)
 
 
 @dataclass
