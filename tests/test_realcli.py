@@ -309,3 +309,17 @@ def test_the_real_cli_over_dds_resumes_a_conversation_and_publishes_its_tools(
     verdicts = verdicts_for(impl, ["real-cli"], keyword="claude and (resumes or published)")
     assert {rid: verdicts[rid] for rid in expected} == expected
     assert {v for rid, v in verdicts.items() if rid not in expected} == {"not run"}
+
+
+def test_a_failed_real_cli_scenario_tells_a_repeated_model_request_from_a_new_one() -> None:
+    """The model requests a real-CLI failure lists carry a digest of each body: a CLI that sent
+    one request twice (a retry, which plays the script's next turn) shows the same digest."""
+    from agent_tck.steps.realcli_steps import _summary
+
+    asked = [{"path": "/v1/responses", "turn": n, "answer": "say", "body": body}
+             for n, body in ((1, {"input": ["Remember 7."]}), (2, {"input": ["Remember 7."]}),
+                             (3, {"input": ["Remember 7.", "Noted.", "Which?"]}))]
+    digests = [r["body"] for r in _summary(asked)]
+    assert digests[0] == digests[1] != digests[2]
+    assert _summary(asked)[0] == {"path": "/v1/responses", "turn": 1, "answer": "say",
+                                  "body": digests[0]}

@@ -8,6 +8,7 @@ still alive), never from what the agent says about itself alone.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterator
@@ -284,8 +285,15 @@ def agent_ready(real: RealWorld) -> None:
 
 
 def _summary(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the model server was asked, a request a line: which turn answered, and a digest of
+    the request's body, so that a CLI that sent one request twice (a retry) shows as such."""
     keys = ("path", "turn", "answer", "tool", "problem")
-    return [{k: r[k] for k in keys if k in r} for r in requests]
+    return [{**{k: r[k] for k in keys if k in r}, "body": _digest(r.get("body"))}
+            for r in requests]
+
+
+def _digest(body: object) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
 
 
 def _cmdline(pid: int) -> str:
