@@ -105,6 +105,11 @@ class AgentEvent(IdlStruct, typename="agent_tck::AgentEvent"):
     event: str
 
 
+# Each topic's sample type.
+TOPICS = {REQUEST_TOPIC: AgentRequest, REPLY_TOPIC: AgentReply, OFFER_TOPIC: AgentOffer,
+          GRANT_TOPIC: AgentGrant, STATUS_TOPIC: AgentStatus, EVENT_TOPIC: AgentEvent}
+
+
 def _reliable() -> Policy.Reliability.Reliable:
     return Policy.Reliability.Reliable(duration(seconds=1))
 

@@ -24,26 +24,8 @@ from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 
-from agent_tck.wire import (
-    EVENT_QOS,
-    EVENT_TOPIC,
-    GRANT_TOPIC,
-    OFFER_TOPIC,
-    READER_QOS,
-    REPLY_TOPIC,
-    REQUEST_TOPIC,
-    STATUS_TOPIC,
-    WRITER_QOS,
-    AgentEvent,
-    AgentGrant,
-    AgentOffer,
-    AgentReply,
-    AgentRequest,
-    AgentStatus,
-)
+from agent_tck import wire
 
-TOPICS = {REQUEST_TOPIC: AgentRequest, REPLY_TOPIC: AgentReply, OFFER_TOPIC: AgentOffer,
-          GRANT_TOPIC: AgentGrant, STATUS_TOPIC: AgentStatus, EVENT_TOPIC: AgentEvent}
 ANY_SAMPLE = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
@@ -76,15 +58,15 @@ class Wire:
         that never meant to)."""
         self.participant = DomainParticipant(domain)
         self.domain, self.grants = domain, grants
-        topics = {n: Topic(self.participant, n, cls) for n, cls in TOPICS.items()}
+        topics = {n: Topic(self.participant, n, cls) for n, cls in wire.TOPICS.items()}
         self.waitset = WaitSet(self.participant)
         self.guard = GuardCondition(self.participant)
         self.waitset.attach(self.guard)
-        self.writers = {n: DataWriter(self.participant, topics[n], qos=WRITER_QOS)
-                        for n in (REQUEST_TOPIC, GRANT_TOPIC)}
+        self.writers = {n: DataWriter(self.participant, topics[n], qos=wire.WRITER_QOS)
+                        for n in (wire.REQUEST_TOPIC, wire.GRANT_TOPIC)}
         self.readers: dict[str, DataReader[Any]] = {}
-        for name in (OFFER_TOPIC, REPLY_TOPIC, STATUS_TOPIC, EVENT_TOPIC):
-            qos = EVENT_QOS if name == EVENT_TOPIC else READER_QOS
+        for name in (wire.OFFER_TOPIC, wire.REPLY_TOPIC, wire.STATUS_TOPIC, wire.EVENT_TOPIC):
+            qos = wire.EVENT_QOS if name == wire.EVENT_TOPIC else wire.READER_QOS
             reader: DataReader[Any] = DataReader(self.participant, topics[name], qos=qos)
             self.waitset.attach(ReadCondition(reader, ANY_SAMPLE))
             self.readers[name] = reader
@@ -99,9 +81,9 @@ class Wire:
         rid = str(uuid.uuid4())
         if metadata is None:
             metadata = json.dumps({"timeout": timeout, "client": "agent-tck suite"})
-        request = AgentRequest(rid, message, conversation_id, "", agent, metadata)
+        request = wire.AgentRequest(rid, message, conversation_id, "", agent, metadata)
         self.asks[rid] = Ask(request)
-        self.writers[REQUEST_TOPIC].write(request)
+        self.writers[wire.REQUEST_TOPIC].write(request)
         return rid
 
     def wait(self, done: Callable[[], bool], timeout: float) -> bool:
@@ -116,22 +98,22 @@ class Wire:
 
     def pump(self, seconds: float) -> None:
         self.waitset.wait(int(seconds * 1e9))
-        for sample in self._take(OFFER_TOPIC):
+        for sample in self._take(wire.OFFER_TOPIC):
             self._on_offer(sample)
-        for sample in self._take(REPLY_TOPIC):
+        for sample in self._take(wire.REPLY_TOPIC):
             ask = self.asks.get(sample.request_id)
             if ask is not None:
                 ask.replies.append(sample)
-        for sample in self._take(STATUS_TOPIC):
+        for sample in self._take(wire.STATUS_TOPIC):
             self.statuses.append(status_dict(sample))
-        for sample in self._take(EVENT_TOPIC):
+        for sample in self._take(wire.EVENT_TOPIC):
             entry = (int(sample.sequence), json.loads(sample.event))
             self.events.setdefault(sample.request_id, []).append(entry)
 
     def grant(self, rid: str, guid: str) -> None:
         """Grant request `rid` to the agent `guid`, whatever it offered (a peer that grants
         what it did not ask, or what another client asked)."""
-        self.writers[GRANT_TOPIC].write(AgentGrant(rid, guid))
+        self.writers[wire.GRANT_TOPIC].write(wire.AgentGrant(rid, guid))
 
     def retire(self, rid: str) -> None:
         """Drop a finished request from the writers' history (agents see it settled)."""
@@ -139,9 +121,9 @@ class Wire:
         if ask is None:
             return
         if ask.granted is None:
-            self.writers[GRANT_TOPIC].write(AgentGrant(rid, ""))
-        self.writers[REQUEST_TOPIC].unregister_instance(ask.request)
-        self.writers[GRANT_TOPIC].unregister_instance(AgentGrant(rid, ""))
+            self.writers[wire.GRANT_TOPIC].write(wire.AgentGrant(rid, ""))
+        self.writers[wire.REQUEST_TOPIC].unregister_instance(ask.request)
+        self.writers[wire.GRANT_TOPIC].unregister_instance(wire.AgentGrant(rid, ""))
 
     def close(self) -> None:
         self.participant.__del__()
@@ -154,7 +136,8 @@ class Wire:
         tag = ask.request.service_instance_tag
         if self.grants and ask.granted is None and tag in ("", offer.agent_name):
             ask.granted = offer.agent_guid
-            self.writers[GRANT_TOPIC].write(AgentGrant(offer.request_id, offer.agent_guid))
+            grant = wire.AgentGrant(offer.request_id, offer.agent_guid)
+            self.writers[wire.GRANT_TOPIC].write(grant)
 
     def _take(self, topic: str) -> list[Any]:
         """Valid samples; for the status topic, also note agents whose writer is gone."""
@@ -163,7 +146,7 @@ class Wire:
             for sample in samples:
                 if sample.sample_info.valid_data:
                     out.append(sample)
-                elif topic == STATUS_TOPIC:
+                elif topic == wire.STATUS_TOPIC:
                     self.gone.append(sample.key_sample.agent_guid)
             if len(samples) < 256:
                 break
