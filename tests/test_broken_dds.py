@@ -48,7 +48,7 @@ CASES = {
     "keeps-the-probe-quiet": ("asked_to_probe", "TR-10"),
 }
 MINIATURE = ROOT / "tests" / "miniatures" / "dds.py"
-DOMAIN = domain(8)  # and the one above it, which the driver takes too
+DOMAIN = domain(6)  # and the one above it, which the driver takes too
 
 
 def ran(serve: str, keyword: str) -> list[verdicts.ScenarioResult]:

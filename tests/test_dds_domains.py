@@ -151,12 +151,12 @@ def test_the_driver_serves_on_the_pair_it_claimed_and_lets_it_go_when_closed(
     pytest.importorskip("cyclonedds")
     from agent_tck.kit.drivers import dds
 
-    taken = domain(8)  # in the test's own lock folder only; the driver moves to offset 10
+    taken = domain(6)  # in the test's own lock folder only; the driver moves to offset 8
     monkeypatch.setattr(dds, "default_domain", lambda: taken)
     with held_elsewhere(locks, taken):
         driver = dds.DdsDriver()
         try:
-            assert (driver.domain, driver.wire.domain) == (domain(10), domain(10))
+            assert (driver.domain, driver.wire.domain) == (domain(8), domain(8))
             with pytest.raises(DriverError, match="parses no line"):  # no backends component
                 driver.parse_line("claude", "{}")
         finally:

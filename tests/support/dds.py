@@ -8,20 +8,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_tck.kit.drivers import domains
 from agent_tck.kit.drivers.dds import xdist_worker
 from agent_tck.reference.dds.config import LOOPBACK
 
 ROOT = Path(__file__).resolve().parents[2]
-# The suite's runs under xdist use 100..(100 + 2 x workers) (see kit.drivers.dds; `-n auto` is
-# at most 16 workers, so up to 131); tests take 137..232 (232 is the highest id of DDS's port
-# mapping): 12 per slot (module offsets 0..11), eight slots, one for each of `python -m tests`'s
-# eight workers, so their DDS tests never meet (with four slots, gw0 and gw4 shared one, and a
-# served agent of one test could take another test's request); a plain run takes the slot of
-# its pid.
-SLOTS, PER_SLOT = 8, 12
+# Each process of the project's tests takes a slot of PER_SLOT domain ids of its own (an xdist
+# worker by its number, a plain run by its pid) and claims them for its lifetime by the kit's
+# own locks (kit/drivers/domains.py), so that no two workers' DDS tests ever meet and no run of
+# the suite nested in a test can move onto them (a default pair that is held gives way to the
+# next free one). Slots 0..9 fill 133..232 from the top (232 is the highest id of DDS's port
+# mapping); 10..15 go below the kit's own pairs (100..132: up to 16 workers of a nested run),
+# down to 39 (above the CLIs' default, 0). A slot another process holds is an error at once,
+# naming it, rather than two tests answering each other's requests.
+SLOTS, PER_SLOT = 16, 10
 _WORKER = xdist_worker()
-BASE_DOMAIN = 233 - SLOTS * PER_SLOT + PER_SLOT * ((os.getpid() if _WORKER is None else _WORKER)
-                                                  % SLOTS)
+SLOT = (os.getpid() if _WORKER is None else _WORKER) % SLOTS
+BASE_DOMAIN = 223 - PER_SLOT * SLOT if SLOT < 10 else 89 - PER_SLOT * (SLOT - 10)
+for _first in range(BASE_DOMAIN, BASE_DOMAIN + PER_SLOT, 2):
+    domains.claim(_first, chosen=True)
 
 
 def domain(offset: int) -> int:
