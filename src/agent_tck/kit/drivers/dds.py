@@ -44,8 +44,6 @@ from agent_tck.kit.errors import DriverError, Refused, Unsendable, UsageError
 from agent_tck.kit.observe import Held, held_by
 from agent_tck.kit.paths import CHECKOUT, PACKAGE
 from agent_tck.kit.registry import ACP_BACKENDS, KNOWN_BACKENDS
-from agent_tck.reference.dds import cli as reference_serve
-from agent_tck.reference.dds import service as reference_service
 from agent_tck.wire import EVENT_TOPIC
 
 REPLY_FIELDS = ("request_id", "message", "status", "conversation_id", "replier_service_guid",
@@ -62,11 +60,26 @@ MAX_LIVE = 3  # served agents kept running; older ones are stopped to make room
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
 MAX_DOMAIN = domains.HIGHEST
-SERVE = [sys.executable, "-m", str(reference_serve.__package__), "serve"]
-PRELOAD = (reference_serve.__name__, reference_service.__name__)
 
 
 Process = subprocess.Popen[bytes] | Forked  # a served agent: started anew, or forked
+
+
+def reference_serve() -> list[str]:
+    """The reference's `serve` command line, the default served agent. The reference is
+    imported, to name it, only where the driver serves or forks it: judging another
+    implementation's `serve=CMD` started anew loads none of it into the judge's process."""
+    from agent_tck.reference.dds import cli
+
+    return [sys.executable, "-m", str(cli.__package__), "serve"]
+
+
+def preload() -> tuple[str, ...]:
+    """What a fork server imports before it forks served agents: the reference's command line
+    and service (most of an agent's start, and of the project's broken services')."""
+    from agent_tck.reference.dds import cli, service
+
+    return cli.__name__, service.__name__
 
 
 def default_domain() -> int:
@@ -171,7 +184,7 @@ class DdsDriver(ProtocolDriver):
         self.config = config = usable_config(Path(opts.get("config") or LOOPBACK).resolve())
         # Cyclone DDS reads this when the first participant is created, just below.
         os.environ["CYCLONEDDS_URI"] = f"file://{config}"
-        self.serve = shlex.split(opts.get("serve", "")) or list(SERVE)
+        self.serve = shlex.split(opts.get("serve", "")) or reference_serve()
         fork = opts.get("fork")
         if fork not in (None, "on", "off"):
             raise UsageError(f"--impl dds: fork must be on or off, got {fork!r}")
@@ -184,7 +197,7 @@ class DdsDriver(ProtocolDriver):
                              f"script or -m MODULE), got {self.serve}")
         # The reference's own command is forked unless told not to (kit.drivers.forkserve);
         # another implementation's starts as its author wrote it, unless told to fork.
-        self.forks = fork == "on" or (fork is None and self.serve == SERVE
+        self.forks = fork == "on" or (fork is None and self._serves_the_reference()
                                        and forkserve.supported())
         self.info = ImplInfo("agent-tck reference over DDS", "python", _version(),
                              ("agent", "transport"), served_backends(opts.get("backends")))
@@ -299,6 +312,12 @@ class DdsDriver(ProtocolDriver):
         self.wire.pump(0)
         last = self.states(agent)[-1]
         return {"state": last["state"], "timeout": last["metadata"].get("timeout")}
+
+    def _serves_the_reference(self) -> bool:
+        """The served command is the reference's own (named as it is, or left to the default):
+        only a `python -m` command of this interpreter can be, so no other loads the
+        reference to be compared with it."""
+        return self.serve[:2] == [sys.executable, "-m"] and self.serve == reference_serve()
 
     def close(self) -> None:
         for name in list(self.served):
@@ -504,7 +523,7 @@ class DdsDriver(ProtocolDriver):
         """The fork server to start `argv` with `env` from, or None: start it anew."""
         if not self.forks:
             return None
-        server = forkserve.shared(PRELOAD, self.cwd, self._env({}))
+        server = forkserve.shared(preload(), self.cwd, self._env({}))
         return server if server.fits(argv, env) else None
 
     def _up(self, served: Served) -> bool:

@@ -1,7 +1,8 @@
 """The judge's participant on the DDS wire contract (agent_tck.wire, docs/dds.md).
 
-The suite never imports the reference's DDS code: a DDS-native agent in any language is
-judged by this client, which speaks the contract's types, topics and QoS.
+This client imports nothing of the reference: a DDS-native agent in any language is judged
+by it, speaking the contract's types, topics and QoS (the DDS driver loads the reference
+only to serve or fork it).
 """
 
 import json
