@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for judging in (run, check):
         judging.add_argument("--jobs", type=int, default=6, metavar="N",
                              help="judges at a time (default 6: a judge mostly waits on its "
-                             "scenarios; each has DDS domains of its own, so at most 50)")
+                             "scenarios; each has DDS domains of its own, so at most 16)")
     run.add_argument("files", nargs="*", type=Path, metavar="FILE")
     check.add_argument("files", nargs="*", type=Path, metavar="FILE",
                        help="judge only the listed mutants of these files (one just changed)")

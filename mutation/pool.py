@@ -17,7 +17,8 @@ from cosmic_ray.work_item import MutationSpec, WorkResult
 from mutation.workers import Worker, make_copy, sandbox
 
 TIMEOUT = 300.0  # a judge stuck this long has hung: the mutant counts as killed
-MAX_JOBS = 50  # DDS domains 100..199, two for each judge (mutation.workers)
+MAX_JOBS = 16  # a judge's DDS pair, 100 + 2 x its slot (mutation.workers), and its slot of
+# the project's tests' domains (tests/support/dds.py: sixteen), each its own
 
 Item = TypeVar("Item")
 Tries = tuple[tuple[str, ...], ...]  # the scenarios to try in turn (mutation.plan)

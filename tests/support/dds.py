@@ -16,11 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # Each process of the project's tests takes a slot of PER_SLOT domain ids of its own (an xdist
 # worker by its number, a plain run by its pid) and claims them for its lifetime by the kit's
 # own locks (kit/drivers/domains.py), so that no two workers' DDS tests ever meet and no run of
-# the suite nested in a test can move onto them (a default pair that is held gives way to the
-# next free one). Slots 0..9 fill 133..232 from the top (232 is the highest id of DDS's port
-# mapping); 10..15 go below the kit's own pairs (100..132: up to 16 workers of a nested run),
-# down to 39 (above the CLIs' default, 0). A slot another process holds is an error at once,
-# naming it, rather than two tests answering each other's requests.
+# the suite nested in another process can move onto them (a default pair that is held gives
+# way to the next free one; a run nested in this process itself could, which only a plain run
+# risks: its default pair is 100 + pid % 100). Slots 0..9 fill 133..232 from the top (232 is
+# the highest id of DDS's port mapping); 10..15 go below the pairs of xdist workers and
+# mutation judges (100..131, sixteen of each at most), down to 39 (above the CLIs' default,
+# 0). A slot another process holds is an error at once, naming it, rather than two tests
+# answering each other's requests: so at most sixteen processes of the tests at a time.
 SLOTS, PER_SLOT = 16, 10
 _WORKER = xdist_worker()
 SLOT = (os.getpid() if _WORKER is None else _WORKER) % SLOTS
