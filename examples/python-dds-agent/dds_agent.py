@@ -84,7 +84,8 @@ def check_config(path: str) -> str:
         fail(f"{what}: {exc.strerror}")
     except ET.ParseError as exc:
         fail(f"{what}: it is no XML document with an element ({exc})")
-    asks_security = any(isinstance(e.tag, str) and e.tag.rpartition("}")[2] == "Security"
+    asks_security = any(isinstance(e.tag, str)
+                        and e.tag.rpartition("}")[2].lower() in ("security", "ddssecurity")
                         for e in root.iter())
     if asks_security and not has_security_plugins():
         fail(f"{what}: it asks for DDS Security, and this Cyclone DDS build has no DDS Security "
@@ -363,6 +364,7 @@ class Service:
         assert self.open_offer is not None
         rid, self.open_offer = self.open_offer[0], None
         self.pending[rid] = self.offered[rid]
+        self.unregister_offer(rid)
 
     def offer(self, now: float) -> None:
         for rid, p in self.pending.items():
