@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,20 @@ def test_a_setup_runs_in_the_lists_folder_and_one_that_fails_is_its_entrys_error
     assert "1 of 3 implementations judged" in out
     assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == ["ref.badge.json",
                                                                         "ref.json"]
+
+
+def test_a_setup_that_hangs_is_killed_and_named(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_tck.kit import matrix as matrix_module
+
+    monkeypatch.setattr(matrix_module, "SETUP_TIMEOUT", 0.5)
+    hangs = matrix_module.Entry("stuck", REFERENCE, setup=((sys.executable, "-c",
+                                                            "import time; time.sleep(30)"),))
+    started = time.monotonic()
+    with pytest.raises(matrix_module._RunError, match=r"stuck: its setup .* did not end "
+                                                      r"within 0.5 s; it was killed"):
+        matrix_module.set_up(hangs, tmp_path)
+    assert time.monotonic() - started < 20
 
 
 @pytest.mark.parametrize(("text", "error"), [

@@ -48,6 +48,7 @@ from agent_tck.kit.text import printable
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 KEYS = {"name", "impl", "components", "baseline", "setup"}
 MAX_SAID = 400  # characters of what an implementation does, in the hall of bugs
+SETUP_TIMEOUT = 1800.0  # seconds one setup command may take (an install stuck on its registry)
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,13 @@ def set_up(entry: Entry, cwd: Path) -> None:
         try:
             done = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                  errors="replace", check=False)
+                                  errors="replace", check=False, timeout=SETUP_TIMEOUT)
         except OSError as exc:
             raise _RunError(f"{entry.name}: its setup {said!r} could not start: "
                             f"{printable(str(exc))}") from None
+        except subprocess.TimeoutExpired:
+            raise _RunError(f"{entry.name}: its setup {said!r} did not end within "
+                            f"{SETUP_TIMEOUT:g} s; it was killed") from None
         if done.returncode != 0:
             tail = printable(done.stderr.strip()[-MAX_SAID:])
             raise _RunError(f"{entry.name}: its setup {said!r} ended in an error "
@@ -248,8 +252,8 @@ def _changes(entries: list[Entry], out_dir: Path, previous: Path) -> bool:
         regressed = regressed or any(c.kind == diff.REGRESSION for c in found)
         lines += ["", "```", *diff.lines(found, old, new), "```", ""]
     for gone in sorted(set(_names(previous)) - {e.name for e in entries}):
-        lines += [f"## {gone}", "", "No report of it in this matrix (its run ended in an "
-                  "error, or the list no longer names it).", ""]
+        lines += [f"## {gone}", "", "No report of it in this matrix (its setup or run ended "
+                  "in an error, or the list no longer names it).", ""]
     write_atomically(out_dir / "changes.md", "\n".join(lines))
     return regressed
 
