@@ -289,7 +289,8 @@ def test_another_name_for_this_python_in_its_own_folder_is_this_python(tmp_path:
     `python` is a link to its base interpreter, whose packages are not the venv's): refused."""
     this = Path(sys.executable)
     siblings = [this.with_name(n) for n in ("python", "python3", f"python3.{sys.version_info[1]}")
-                if n != this.name and this.with_name(n).exists()]
+                if n != this.name and this.with_name(n).exists()
+                and this.with_name(n).resolve() == this.resolve()]  # not another Python
     assert siblings, f"no other name for {this} in its folder"
     for sibling in siblings:
         assert forkserve.forkable([str(sibling), "-m", "agent_tck.reference.dds", "serve"])
