@@ -104,10 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
         "matrix", help="judge the implementations a list names, side by side, with their "
                        "badges and a hall of bugs",
         description="Run each implementation LIST names (a YAML list of {name, impl, "
-                    "components, baseline}) and write into --out its reports and badge, the "
-                    "matrix of them all (index.html, index.md) and the hall of bugs (bugs.md); "
-                    "with --previous, what changed since (changes.md). Exit code 1 when one "
-                    "regressed or its run ended in an error.",
+                    "components, baseline, setup}), after its setup, and write into --out its "
+                    "reports and badge, the matrix of them all (index.html, index.md) and the "
+                    "hall of bugs (bugs.md); with --previous, what changed since (changes.md). "
+                    "Exit code 1 when one regressed or its setup or run ended in an error.",
     )
     matrix.add_argument("list", type=Path, metavar="LIST", help="the implementations (YAML)")
     matrix.add_argument("--out", type=Path, required=True, metavar="DIR",
