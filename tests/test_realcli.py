@@ -313,13 +313,25 @@ def test_the_real_cli_over_dds_resumes_a_conversation_and_publishes_its_tools(
 
 def test_a_failed_real_cli_scenario_tells_a_repeated_model_request_from_a_new_one() -> None:
     """The model requests a real-CLI failure lists carry a digest of each body: a CLI that sent
-    one request twice (a retry, which plays the script's next turn) shows the same digest."""
-    from agent_tck.steps.realcli_steps import _summary
+    one request twice (a retry, which plays the script's next turn) shows the same digest; and
+    of each system prompt, with the end of the last message: a request of the CLI's own (a
+    summary, a title) shows another system prompt and its own last words."""
+    from agent_tck.steps.realcli_steps import LAST_WORDS, _summary
 
+    first = {"instructions": "You are Codex.", "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "Remember 7."}]}]}
+    second = {**first, "input": [*first["input"], {"role": "assistant", "content": "Noted."},
+                                 {"role": "user", "content": "Which?"}]}
+    own = {"system": [{"type": "text", "text": "Summarize."}],
+           "messages": [{"role": "user", "content": "x" * 100 + " Remember 7. Noted."}]}
     asked = [{"path": "/v1/responses", "turn": n, "answer": "say", "body": body}
-             for n, body in ((1, {"input": ["Remember 7."]}), (2, {"input": ["Remember 7."]}),
-                             (3, {"input": ["Remember 7.", "Noted.", "Which?"]}))]
-    digests = [r["body"] for r in _summary(asked)]
-    assert digests[0] == digests[1] != digests[2]
-    assert _summary(asked)[0] == {"path": "/v1/responses", "turn": 1, "answer": "say",
-                                  "body": digests[0]}
+             for n, body in ((1, first), (2, first), (3, second), (4, own))]
+    summary = _summary(asked)
+    assert summary[0]["body"] == summary[1]["body"] != summary[2]["body"]
+    assert summary[0] == {"path": "/v1/responses", "turn": 1, "answer": "say",
+                          "body": summary[0]["body"], "system": summary[2]["system"],
+                          "last": "Remember 7."}
+    assert summary[2]["last"] == "Which?"
+    assert summary[3]["system"] != summary[0]["system"]
+    assert summary[3]["last"] == ("x" * 100 + " Remember 7. Noted.")[-LAST_WORDS:]
+    assert "system" not in _summary([{"body": {"contents": []}}])[0]

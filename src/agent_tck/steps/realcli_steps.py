@@ -282,14 +282,44 @@ def agent_ready(real: RealWorld) -> None:
     assert real.driver.agent_info(real.agent)["state"] == "READY"
 
 
-
-
 def _summary(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the model server was asked, a request a line: which turn answered, and a digest of
-    the request's body, so that a CLI that sent one request twice (a retry) shows as such."""
+    """What the model server was asked, a request a line: which turn answered, a digest of the
+    request's body (a CLI that sent one request twice, a retry, shows the same digest), a
+    digest of its system prompt and the end of the conversation it carried (a request of the
+    CLI's own beside the turns, a summary or a title, shows another system prompt)."""
     keys = ("path", "turn", "answer", "tool", "problem")
-    return [{**{k: r[k] for k in keys if k in r}, "body": _digest(r.get("body"))}
-            for r in requests]
+    return [{**{k: r[k] for k in keys if k in r}, "body": _digest(r.get("body")),
+             **_conversation(r.get("body"))} for r in requests]
+
+
+SYSTEM_KEYS = ("instructions", "system", "systemInstruction")  # Responses, Messages, Gemini
+TURNS_KEYS = ("input", "messages", "contents")
+LAST_WORDS = 60  # characters of the conversation's last message
+LABELS = ("role", "type", "id", "call_id")  # a message's labels, not what it says
+
+
+def _conversation(body: object) -> dict[str, str]:
+    """The digest of a model request's system prompt and the end of its last message."""
+    if not isinstance(body, dict):
+        return {}
+    found = {}
+    system = next((body[k] for k in SYSTEM_KEYS if k in body), None)
+    if system is not None:
+        found["system"] = _digest(system)
+    turns = next((body[k] for k in TURNS_KEYS if k in body), None)
+    last = turns[-1] if isinstance(turns, list) and turns else turns
+    if last is not None:
+        found["last"] = " ".join(_strings(last))[-LAST_WORDS:]
+    return found
+
+
+def _strings(value: object) -> list[str]:
+    """The text values inside `value`, in order (its labels left out)."""
+    if isinstance(value, str):
+        return [value]
+    items = [v for k, v in value.items() if k not in LABELS] if isinstance(value, dict) \
+        else value if isinstance(value, list) else []
+    return [text for item in items for text in _strings(item)]
 
 
 def _digest(body: object) -> str:
