@@ -405,6 +405,27 @@ def test_a_request_for_json_by_a_schema_without_tools_is_answered_beside_the_scr
         (True, None), (None, 1), (None, None)]
 
 
+def test_claude_codes_request_for_a_suggestion_is_answered_beside_the_script(
+        start: Start) -> None:
+    """Through its SDK, Claude Code asks its model after a turn what the user will type next,
+    with the conversation and its tools: answered with no suggestion, no turn played, whenever
+    it comes; the marker anywhere but at the start of the user's last message is a turn."""
+    server = start("anthropic", [{"say": "first"}, {"say": "second"}])
+    conversation = {**request("anthropic"), "tools": tools("anthropic", "Bash")}
+    marker = "[SUGGESTION MODE: Suggest what the user might naturally type next.]"
+    for content in (marker + "\n\nReply with ONLY the suggestion.",
+                    [{"type": "text", "text": marker}]):
+        asked = {**conversation, "messages": [
+            {"role": "user", "content": "Remember 7."},
+            {"role": "assistant", "content": "first"}, {"role": "user", "content": content}]}
+        assert streamed_text("anthropic", server.ask(asked).events()) == ""
+    quoted = {**conversation, "messages": [{"role": "user", "content": "Say " + marker}]}
+    assert streamed_text("anthropic", server.ask(quoted).events()) == "first"
+    assert streamed_text("anthropic", server.ask(conversation).events()) == "second"
+    assert [(r.get("aside"), r.get("turn")) for r in server.records()] == [
+        (True, None), (True, None), (None, 1), (None, 2)]
+
+
 @pytest.mark.parametrize(
     ("api", "method", "path"),
     [

@@ -22,7 +22,9 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
   Each CLI also runs as an agent of the Agent Client Protocol (docs/acp.md): the Gemini CLI
   itself (`gemini --acp`, backend gemini-acp), Claude Code through `claude-agent-acp`
   (claude-acp: the Claude Agent SDK's own build of Claude Code, which asks its model for the
-  session's title beside the turn; the scripted model answers that aside out of script) and
+  session's title beside the turn, and after a turn for what the user will type next; the
+  scripted model answers those asides out of script, so that one coming before the next
+  prompt's request cannot take that request's turn) and
   Codex through `codex-acp` (codex-acp: `codex app-server` underneath; its sandbox names a
   model Codex knows, gpt-5.5, because codex-acp puts Codex's warning about an unknown model
   into the turn's text, where no wrapper can tell it from the model's words). An agent

@@ -36,11 +36,22 @@ def error_body(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message or kind}}
 
 
+SUGGESTION = "[SUGGESTION MODE:"  # how Claude Code's request for the user's next prompt opens
+
+
 def aside(request: dict[str, Any]) -> Turn | None:
     """The answer to a request the CLI makes for itself, beside the conversation, or None for
-    a turn of the script: a request that offers no tool and asks for JSON by a schema (Claude
-    Code run through its SDK asks one for the session's title once a prompt comes, at a moment
-    of its own). Each field the schema requires is given the text "Scripted session"."""
+    a turn of the script. Two, each at a moment of the CLI's own:
+    - a request that offers no tool and asks for JSON by a schema (Claude Code run through its
+      SDK asks one for the session's title once a prompt comes): each field the schema
+      requires is given the text "Scripted session";
+    - a request whose last message, the user's, opens with Claude Code's SUGGESTION marker
+      (through its SDK, after a turn it asks what the user will type next; it carries the
+      conversation and its tools, as a turn does): answered with no suggestion. Played from
+      the script, it took the next turn whenever it came before the next prompt's request,
+      and that request found the script exhausted."""
+    if _suggestion(request):
+        return Turn("say", "")
     config = request.get("output_config")
     wanted = config.get("format") if isinstance(config, dict) else None
     if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
@@ -49,6 +60,18 @@ def aside(request: dict[str, Any]) -> Turn | None:
     required = schema.get("required") if isinstance(schema, dict) else None
     fields = [str(name) for name in required] if isinstance(required, list) else []
     return Turn("say", json.dumps(dict.fromkeys(fields, "Scripted session")))
+
+
+def _suggestion(request: dict[str, Any]) -> bool:
+    messages = request.get("messages")
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return False
+    content = last.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    first = blocks[0] if blocks and isinstance(blocks[0], dict) else {}
+    text = first.get("text")
+    return isinstance(text, str) and text.startswith(SUGGESTION)
 
 
 def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:
