@@ -405,6 +405,25 @@ def test_a_request_for_json_by_a_schema_without_tools_is_answered_beside_the_scr
         (True, None), (None, 1), (None, None)]
 
 
+def test_codex_acps_request_for_a_title_is_answered_beside_the_script(start: Start) -> None:
+    """After a new session's first turn codex-acp asks its model for the session's title, with
+    no tool and JSON by a schema (`text.format`): answered with the schema's required fields,
+    no turn played, on record as an aside; one offering a tool, or asking no schema, plays
+    the script."""
+    server = start("openai", [{"say": "first"}])
+    titled = {**request("openai"), "text": {"verbosity": "low", "format": {
+        "type": "json_schema", "name": "codex_output_schema", "strict": True,
+        "schema": {"type": "object", "required": ["title"],
+                   "properties": {"title": {"type": "string"}}}}}}
+    assert json.loads(streamed_text("openai", server.ask(titled).events())) == {
+        "title": "Scripted session"}
+    assert streamed_text("openai", server.ask(
+        {**titled, "tools": tools("openai", "exec_command")}).events()) == "first"
+    assert server.ask({**request("openai"), "text": {"verbosity": "low"}}).status == 500
+    assert [(r.get("aside"), r.get("turn")) for r in server.records()] == [
+        (True, None), (None, 1), (None, None)]
+
+
 def test_claude_codes_request_for_a_suggestion_is_answered_beside_the_script(
         start: Start) -> None:
     """Through its SDK, Claude Code asks its model after a turn what the user will type next,

@@ -281,6 +281,23 @@ def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
     assert verdicts["RC-1"] == "not run"  # deselected by the keyword, not passed by default
 
 
+def test_an_acp_agent_that_lives_on_after_its_turn_still_resumes_its_session() -> None:
+    """RC-4 through claude-agent-acp and codex-acp, with the turn's end read 4 s late: each
+    asks its model something of its own after a turn (a title, the next prompt), and the
+    scripted model answers that beside the script; played from it, that request took the
+    second prompt's turn, and RC-4 failed with codex-acp every time."""
+    from agent_tck.doubles.realcli.sandbox import unavailable
+    from tests.support.runsuite import scenario_results
+
+    reason = next((r for r in map(unavailable, ("claude", "codex")) if r), None)
+    if reason:
+        pytest.skip(reason)
+    results = scenario_results("python:tests.miniatures.agent:LingersAfterEachTurn",
+                               ["real-cli"], "resumes and (claude-acp or codex-acp)")
+    judged = [(r.name, r.verdict, r.message) for r in results if r.verdict != "not run"]
+    assert [verdict for _, verdict, _ in judged] == ["passed", "passed"], judged
+
+
 @pytest.mark.parametrize(("defect", "expected"), [
     (None, {"RC-4": "passed", "RC-7": "passed"}),
     ("no-resume", {"RC-4": "failed", "RC-7": "passed"}),

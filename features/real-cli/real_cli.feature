@@ -22,20 +22,21 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
   Each CLI also runs as an agent of the Agent Client Protocol (docs/acp.md): the Gemini CLI
   itself (`gemini --acp`, backend gemini-acp), Claude Code through `claude-agent-acp`
   (claude-acp: the Claude Agent SDK's own build of Claude Code, which asks its model for the
-  session's title beside the turn, and after a turn for what the user will type next; the
-  scripted model answers those asides out of script, so that one coming before the next
-  prompt's request cannot take that request's turn) and
-  Codex through `codex-acp` (codex-acp: `codex app-server` underneath; its sandbox names a
-  model Codex knows, gpt-5.5, because codex-acp puts Codex's warning about an unknown model
-  into the turn's text, where no wrapper can tell it from the model's words). An agent
-  reports a 401 as the protocol's "Authentication required" error, without the API's text:
-  that is the text the wrapper can report (RC-5). None of them runs RC-7: each titles a tool
-  call with what it does (the command, "Terminal"), not with the tool's name. gemini-acp
-  does not run RC-3 and RC-4 either, for what the real agent does: it stores a session
-  of its own when it starts, beside the one the wrapper opens (RC-3 asks for the one session
-  stored); its `session/load` answers "No previous sessions found for this project" for the
-  session it stored in the same working directory, which the same CLI resumes with
-  `--resume` (RC-4).
+  session's title beside the turn, and after a turn for what the user will type next) and
+  Codex through `codex-acp` (codex-acp: `codex app-server` underneath, which asks its model
+  for a new session's title after its first turn; its sandbox names a model Codex knows,
+  gpt-5.5, because codex-acp puts Codex's warning about an unknown model into the turn's text,
+  where no wrapper can tell it from the model's words). The scripted model answers those
+  requests of the agents' own beside the script, as a real model answers each request: played
+  from it, codex-acp's title, sent while the wrapper was still reading the end of the turn on
+  a loaded machine, took the next prompt's turn. An agent reports a 401 as the protocol's
+  "Authentication required" error, without the API's text: that is the text the wrapper can
+  report (RC-5). None of them runs RC-7: each titles a tool call with what it does (the
+  command, "Terminal"), not with the tool's name. gemini-acp does not run RC-3 and RC-4
+  either, for what the real agent does: it stores a session of its own when it starts, beside
+  the one the wrapper opens (RC-3 asks for the one session stored); its `session/load` answers
+  "No previous sessions found for this project" for the session it stored in the same working
+  directory, which the same CLI resumes with `--resume` (RC-4).
 
   Where no loopback-only namespace can be made, or the pinned CLIs are not installed, these
   scenarios are reported "not run" with that reason; a real CLI never runs unisolated. That is

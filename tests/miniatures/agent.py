@@ -1290,6 +1290,38 @@ class TermsAfterItsOwnWait(_Supervised):
     supervisor = _TermsAfterItsOwnWait
 
 
+LINGER = 4.0  # seconds a turn's end waits before it is read on (a loaded machine's delay)
+
+
+def _lingering(on_line: Any) -> Any:
+    def read_on(line: str) -> None:
+        try:
+            said = json.loads(line)
+        except ValueError:
+            said = None
+        result = said.get("result") if isinstance(said, dict) else None
+        if isinstance(result, dict) and "stopReason" in result:
+            time.sleep(LINGER)
+        on_line(line)
+
+    return read_on
+
+
+class LingersAfterEachTurn(_Broken):
+    """Not broken: reads an ACP agent's answer to a prompt (its turn's end) LINGER seconds late,
+    as a loaded machine can, so the agent lives on after its turn for that long before its
+    stdin closes; what the agent does then of its own (a title, a suggestion for the next
+    prompt) reaches the model before the next request does."""
+
+    backends = ("claude-acp", "codex-acp")
+
+    def break_agent(self, agent: CodingAgent) -> None:
+        def linger(argv: Any, stdin: Any, on_line: Any, **options: Any) -> Any:
+            return run_process(argv, stdin, _lingering(on_line), **options)
+
+        agent.run_process = linger
+
+
 class _LinesUpTo64MiB(_Limited):
     limit = 64 << 20
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_tck.doubles.models.script import Turn
+from agent_tck.doubles.models.script import Turn, by_schema
 
 Event = tuple[str, dict[str, Any]]
 
@@ -48,18 +48,16 @@ def aside(request: dict[str, Any]) -> Turn | None:
     - a request whose last message, the user's, opens with Claude Code's SUGGESTION marker
       (through its SDK, after a turn it asks what the user will type next; it carries the
       conversation and its tools, as a turn does): answered with no suggestion. Played from
-      the script, it took the next turn whenever it came before the next prompt's request,
-      and that request found the script exhausted."""
+      the script, it took a turn of the script: the one after the last, so far, where it
+      found the script exhausted; before a later prompt's request it would take that
+      prompt's turn."""
     if _suggestion(request):
         return Turn("say", "")
     config = request.get("output_config")
     wanted = config.get("format") if isinstance(config, dict) else None
     if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
         return None
-    schema = wanted.get("schema")
-    required = schema.get("required") if isinstance(schema, dict) else None
-    fields = [str(name) for name in required] if isinstance(required, list) else []
-    return Turn("say", json.dumps(dict.fromkeys(fields, "Scripted session")))
+    return by_schema(wanted.get("schema"))
 
 
 def _suggestion(request: dict[str, Any]) -> bool:

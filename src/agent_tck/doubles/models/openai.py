@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_tck.doubles.models.script import Turn
+from agent_tck.doubles.models.script import Turn, by_schema
 
 Event = tuple[str, dict[str, Any]]
 
@@ -28,6 +28,19 @@ def serves(path: str) -> bool:
 def error_body(status: int, message: str) -> dict[str, Any]:
     code = ERROR_TYPES.get(status, "server_error")
     return {"error": {"message": message or code, "type": code, "code": code, "param": None}}
+
+
+def aside(request: dict[str, Any]) -> Turn | None:
+    """The answer to a request the CLI makes for itself, beside the conversation, or None for
+    a turn of the script: a request that offers no tool and asks for JSON by a schema
+    (`text.format`). codex-acp asks one, after a new session's first turn, for the session's
+    title (a turn of its own in an ephemeral thread); played from the script, it took the next
+    prompt's turn whenever it came before that prompt's request."""
+    text = request.get("text")
+    wanted = text.get("format") if isinstance(text, dict) else None
+    if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
+        return None
+    return by_schema(wanted.get("schema"))
 
 
 def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:

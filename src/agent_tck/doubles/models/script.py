@@ -124,3 +124,11 @@ def _seconds(value: Any) -> bool:
 def offered_tools(request: dict[str, Any]) -> list[str]:
     """The names of the tools a request offers the model (both APIs list them as `tools`)."""
     return [t["name"] for t in request.get("tools") or [] if isinstance(t, dict) and "name" in t]
+
+
+def by_schema(schema: object) -> Turn:
+    """The answer to a request of the CLI's own that asks for JSON by `schema` (a session's
+    title): each field the schema requires is given the text "Scripted session"."""
+    required = schema.get("required") if isinstance(schema, dict) else None
+    fields = [str(name) for name in required] if isinstance(required, list) else []
+    return Turn("say", json.dumps(dict.fromkeys(fields, "Scripted session")))
