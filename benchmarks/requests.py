@@ -101,6 +101,12 @@ def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
     harness_of = {e["ppid"]: e["pid"] for e in record if e["what"] == "start"}
     terms = {e["pid"]: e["t"] for e in record if e["what"] == "signal"}
     time.sleep(0.05)  # let the last watcher thread note its time
+    unnoted = [pid for pid in marks.deadline if harness_of.get(pid) not in terms]
+    if unnoted:
+        raise LookupError(
+            f"no SIGTERM noted by the harness of reaper {unnoted} before its grace of {grace:g} s "
+            f"ended: harnesses started, by reaper: {harness_of}; harnesses that noted a "
+            f"signal: {sorted(terms)}")
     term = [terms[harness_of[pid]] - deadline for pid, deadline in marks.deadline.items()]
     kill = [marks.died[pid] - d - grace for pid, d in marks.deadline.items()]
     return [
