@@ -48,16 +48,11 @@ def aside(request: dict[str, Any]) -> Turn | None:
     - a request whose last message, the user's, opens with Claude Code's SUGGESTION marker
       (through its SDK, after a turn it asks what the user will type next; it carries the
       conversation and its tools, as a turn does): answered with no suggestion. Played from
-      the script, it took a turn of the script: the one after the last, so far, where it
-      found the script exhausted; before a later prompt's request it would take that
-      prompt's turn."""
+      the script, it would take the turn of the next prompt whose request it came before."""
     if _suggestion(request):
         return Turn("say", "")
     config = request.get("output_config")
-    wanted = config.get("format") if isinstance(config, dict) else None
-    if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
-        return None
-    return by_schema(wanted.get("schema"))
+    return by_schema(request, config.get("format") if isinstance(config, dict) else None)
 
 
 def _suggestion(request: dict[str, Any]) -> bool:

@@ -34,13 +34,11 @@ def aside(request: dict[str, Any]) -> Turn | None:
     """The answer to a request the CLI makes for itself, beside the conversation, or None for
     a turn of the script: a request that offers no tool and asks for JSON by a schema
     (`text.format`). codex-acp asks one, after a new session's first turn, for the session's
-    title (a turn of its own in an ephemeral thread); played from the script, it took the next
-    prompt's turn whenever it came before that prompt's request."""
+    title (a turn of its own in an ephemeral thread), after the turn has ended: played from the
+    script, it would take the turn of the next prompt whose request it came before (as it does
+    where the wrapper reads the turn's end late)."""
     text = request.get("text")
-    wanted = text.get("format") if isinstance(text, dict) else None
-    if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
-        return None
-    return by_schema(wanted.get("schema"))
+    return by_schema(request, text.get("format") if isinstance(text, dict) else None)
 
 
 def events(turn: Turn, request: dict[str, Any], tool: str | None, n: int) -> list[Event]:

@@ -126,9 +126,13 @@ def offered_tools(request: dict[str, Any]) -> list[str]:
     return [t["name"] for t in request.get("tools") or [] if isinstance(t, dict) and "name" in t]
 
 
-def by_schema(schema: object) -> Turn:
-    """The answer to a request of the CLI's own that asks for JSON by `schema` (a session's
-    title): each field the schema requires is given the text "Scripted session"."""
+def by_schema(request: dict[str, Any], wanted: object) -> Turn | None:
+    """The answer to a request of the CLI's own that offers no tool and asks, by the format
+    `wanted` (where its API puts it), for JSON by a schema (a session's title): each field the
+    schema requires is given the text "Scripted session". None for any other request."""
+    if request.get("tools") or not isinstance(wanted, dict) or wanted.get("type") != "json_schema":
+        return None
+    schema = wanted.get("schema")
     required = schema.get("required") if isinstance(schema, dict) else None
     fields = [str(name) for name in required] if isinstance(required, list) else []
     return Turn("say", json.dumps(dict.fromkeys(fields, "Scripted session")))
