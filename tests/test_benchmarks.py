@@ -28,10 +28,10 @@ def test_the_request_benchmarks_time_requests_the_agent_made() -> None:
     """Each figure is read from the requests' own records: the timeout-precision rows find
     each request's harness through the reaper the agent supervised (looked up by the wrong
     pid, they find none: a LookupError). The deadline is three real seconds, so a loaded
-    machine starts the harness before it: with one second, a CLI still starting under a load
-    of 8 was signalled before it had noted its start. The grace is one real second, so the
-    harness, which ignores SIGTERM, runs its handler and notes the signal before the SIGKILL:
-    with 0.05 s a fresh clone's CI, on a busy machine, killed it first."""
+    machine (a load of 8) starts the harness and notes its start before it; the grace is one
+    real second, so the harness, which ignores SIGTERM, runs its handler and notes the signal
+    before the SIGKILL on a busy machine, which can run a handler later than 0.05 s after
+    the signal came."""
     _milliseconds(requests.overhead(2))
     term, kill = requests.precision(2, timeout=3.0, grace=1.0)
     assert term.what.startswith("timeout precision: deadline -> SIGTERM at the harness")

@@ -284,8 +284,8 @@ def test_an_agent_that_ignores_working_dir_fails_rc2_with_the_real_clis(
 def test_an_acp_agent_that_lives_on_after_its_turn_still_resumes_its_session() -> None:
     """RC-4 through claude-agent-acp and codex-acp, with the turn's end read 4 s late: each
     asks its model something of its own after a turn (a title, the next prompt), and the
-    scripted model answers that beside the script; played from it, that request took the
-    second prompt's turn, and RC-4 failed with codex-acp every time."""
+    scripted model answers that beside the script; played from the script, codex-acp's title
+    takes the second prompt's turn and RC-4 fails."""
     from agent_tck.doubles.realcli.sandbox import unavailable
     from tests.support.runsuite import scenario_results
 

@@ -28,11 +28,11 @@ Feature: Real CLIs: the agent drives the real claude, codex and gemini, and thei
   gpt-5.5, because codex-acp puts Codex's warning about an unknown model into the turn's text,
   where no wrapper can tell it from the model's words). The scripted model answers those
   requests of the agents' own beside the script, as a real model answers each request: played
-  from it, codex-acp's title, sent while the wrapper was still reading the end of the turn on
-  a loaded machine, took the next prompt's turn. An agent reports a 401 as the protocol's
-  "Authentication required" error, without the API's text: that is the text the wrapper can
-  report (RC-5). None of them runs RC-7: each titles a tool call with what it does (the
-  command, "Terminal"), not with the tool's name. gemini-acp does not run RC-3 and RC-4
+  from the script, one sent before the next prompt's request (codex-acp's title, where the
+  wrapper reads the turn's end late) would take that prompt's turn. An agent reports a 401 as
+  the protocol's "Authentication required" error, without the API's text: that is the text the
+  wrapper can report (RC-5). None of them runs RC-7: each titles a tool call with what it does
+  (the command, "Terminal"), not with the tool's name. gemini-acp does not run RC-3 and RC-4
   either, for what the real agent does: it stores a session of its own when it starts, beside
   the one the wrapper opens (RC-3 asks for the one session stored); its `session/load` answers
   "No previous sessions found for this project" for the session it stored in the same working
