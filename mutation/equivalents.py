@@ -1,5 +1,5 @@
-"""The listed equivalent mutants (`mutation/equivalent.yaml`): found again in today's source,
-and judged again on demand (`python -m mutation check`)."""
+"""The listed equivalent mutants (`mutation/equivalent.yaml`): found in today's source, and
+judged again on demand (`python -m mutation check`)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from agent_tck.kit.plainyaml import load as load_yaml
 from mutation.workers import ROOT, diff_of
 
 LIST = Path(__file__).resolve().parent / "equivalent.yaml"
-# Each listed file's source digest at the last check that found every listed mutant of it
-# surviving: tests/test_mutation.py fails for a file changed since, whose reasons may no longer
-# hold (a check of its session writes it again).
+# Each listed file's digest (its source and the entries that list its mutants) at the last
+# check that found every listed mutant of it surviving: tests/test_mutation.py fails for a file
+# or entry changed since, whose reasons may no longer hold (a check of its session writes it
+# again). A check fails on an entry today's source has not, so a file still checked has each.
 CHECKED = LIST.with_name("checked.json")
 Key = tuple[str, str, str, str]  # file, operator (without its provider), was, becomes
 
@@ -195,15 +196,24 @@ def checked() -> dict[str, str]:
 
 
 def unchecked(where: str) -> bool:
-    """`where` changed since a check last found its listed mutants all surviving."""
-    return checked().get(where) != _digest([ROOT / where])
+    """`where`, or an entry of the list for it, changed since a check last found its listed
+    mutants all surviving."""
+    return checked().get(where) != _checked_digest(where, load())
+
+
+def _checked_digest(where: str, entries: list[Listed]) -> str:
+    """What a check of `where` held for: its source and the entries of its mutants."""
+    names = sorted(json.dumps([*e.key, e.within, e.nth]) for e in entries if e.key[0] == where)
+    return hashlib.sha256(_digest([ROOT / where]).encode() + "\n".join(names).encode()).hexdigest()
 
 
 def _record_checked(files: list[str]) -> None:
-    """Note today's source of `files` as checked (written whole, then moved into place)."""
+    """Note today's source and entries of `files` as checked (written whole, then moved into
+    place)."""
     if not files:
         return
-    kept = checked() | {where: _digest([ROOT / where]) for where in files}
+    entries = load()
+    kept = checked() | {where: _checked_digest(where, entries) for where in files}
     text = json.dumps({"files": dict(sorted(kept.items()))}, indent=1) + "\n"
     partial = CHECKED.with_suffix(".json.part")
     partial.write_text(text)

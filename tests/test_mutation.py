@@ -3,6 +3,7 @@ scenarios judge each, how it classifies what it sees, and a mutant judged for re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import subprocess
@@ -647,6 +648,8 @@ def test_an_entry_within_a_function_lists_that_function_s_line_alone() -> None:
     kill = ("reference/supervisor.py", "DeleteCall", "self._signal(signal.SIGKILL)", "pass")
     lines = {within: equivalents.find(kill, within=within) for within in ("_enforce", "_finish")}
     assert all(lines.values()) and len({m.start_pos for m in lines.values() if m}) == 2
+    # named relative to the checkout, as sessions name their files
+    assert all(m is not None and not m.module_path.is_absolute() for m in lines.values())
     assert equivalents.find(kill, within="_loop") is None
 
 
@@ -1017,30 +1020,36 @@ LISTED_FILES = sorted({e.key[0] for e in equivalents.load()})
 
 
 @pytest.mark.parametrize("where", LISTED_FILES)
-def test_each_listed_equivalent_mutant_of_a_file_still_exists(where: str) -> None:
-    """One test a file: finding a file's mutants parses it (about a second), so its entries
-    are checked where that is done once."""
-    missing = []
-    for listed in equivalents.load():
-        if listed.key[0] != where:
-            continue
-        assert listed.reason.strip(), listed.key
-        found = equivalents.find(listed.key, within=listed.within, nth=listed.nth)
-        if found is None:
-            missing.append((listed.key, listed.within))
-        else:
-            assert not found.module_path.is_absolute()
-    assert missing == [], f"no such mutants in today's source of {where}: {missing}"
-
-
-@pytest.mark.parametrize("where", LISTED_FILES)
-def test_each_listed_file_was_checked_since_it_last_changed(where: str) -> None:
+def test_each_listed_file_was_checked_since_it_or_its_entries_last_changed(where: str) -> None:
     """A change to a file can make its listed mutants' reasons false: a check must have
-    judged them all surviving on today's source (mutation/checked.json, which it writes)."""
+    judged them all surviving on today's source and list (mutation/checked.json, which it
+    writes). A check fails on an entry today's source has not, so this also holds that each
+    listed mutant still exists, without finding them again."""
     assert not equivalents.unchecked(where), (
-        f"{where} changed since its listed equivalent mutants were last judged: judge them "
-        f"again (docs/mutation.md, 'Checking the list': `python -m mutation --session DIR "
-        f"init {where}` then `check`, and commit mutation/checked.json)")
+        f"{where} or its entries changed since its listed equivalent mutants were last judged: "
+        f"judge them again (docs/mutation.md, 'Checking the list': `python -m mutation "
+        f"--session DIR init {where}` then `check`, and commit mutation/checked.json)")
+
+
+def test_an_entry_added_or_changed_since_the_check_leaves_its_file_unchecked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    where = "reference/limits.py"
+    entries = equivalents.load()
+    assert where in LISTED_FILES and not equivalents.unchecked(where)
+    added = equivalents.Listed((where, "AddNot", "a", "not a"), "why")
+    monkeypatch.setattr(equivalents, "load", lambda: [*entries, added])
+    assert equivalents.unchecked(where)
+    mine = next(e for e in entries if e.key[0] == where)
+    moved = dataclasses.replace(mine, nth=(mine.nth or 1) + 1)
+    monkeypatch.setattr(equivalents, "load", lambda: [moved if e is mine else e for e in entries])
+    assert equivalents.unchecked(where)
+    other = next(e for e in entries if e.key[0] != where)
+    monkeypatch.setattr(equivalents, "load", lambda: [e for e in entries if e is not other])
+    assert not equivalents.unchecked(where)  # another file's entries are not this one's
+
+
+def test_each_listed_equivalent_mutant_says_why() -> None:
+    assert [e.key for e in equivalents.load() if not e.reason.strip()] == []
 
 
 def test_each_equivalent_mutant_is_listed_once() -> None:
