@@ -61,6 +61,7 @@ class _Marks:
     def __init__(self) -> None:
         self.deadline: dict[int, float] = {}
         self.died: dict[int, float] = {}
+        self.watchers: list[threading.Thread] = []
 
     def supervisor(self) -> type[Supervisor]:
         """The agent's supervisor, noting its deadline and watching the pid it supervises."""
@@ -72,7 +73,9 @@ class _Marks:
             ) -> None:
                 super().__init__(proc, timeout, grace, run_id)
                 marks.deadline[proc.pid] = self.deadline
-                threading.Thread(target=marks._watch, args=(proc.pid,), daemon=True).start()
+                watcher = threading.Thread(target=marks._watch, args=(proc.pid,), daemon=True)
+                marks.watchers.append(watcher)
+                watcher.start()
 
         return Marked
 
@@ -100,13 +103,16 @@ def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
     # start names it as its ppid.
     harness_of = {e["ppid"]: e["pid"] for e in record if e["what"] == "start"}
     terms = {e["pid"]: e["t"] for e in record if e["what"] == "signal"}
-    time.sleep(0.05)  # let the last watcher thread note its time
+    for watcher in marks.watchers:  # each reaper was reaped: its watcher notes it soon
+        watcher.join(timeout=10.0)
     unnoted = [pid for pid in marks.deadline if harness_of.get(pid) not in terms]
     if unnoted:
         raise LookupError(
             f"no SIGTERM noted by the harness of reaper {unnoted} before its grace of {grace:g} s "
             f"ended: harnesses started, by reaper: {harness_of}; harnesses that noted a "
             f"signal: {sorted(terms)}")
+    if alive := [pid for pid in marks.deadline if pid not in marks.died]:
+        raise LookupError(f"reapers {alive} noted alive 10 s after their requests answered")
     term = [terms[harness_of[pid]] - deadline for pid, deadline in marks.deadline.items()]
     kill = [marks.died[pid] - d - grace for pid, d in marks.deadline.items()]
     return [
