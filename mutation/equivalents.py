@@ -24,7 +24,8 @@ LIST = Path(__file__).resolve().parent / "equivalent.yaml"
 # Each listed file's digest (its source and the entries that list its mutants) at the last
 # check that found every listed mutant of it surviving: tests/test_mutation.py fails for a file
 # or entry changed since, whose reasons may no longer hold (a check of its session writes it
-# again). A check fails on an entry today's source has not, so a file still checked has each.
+# again). A check fails on an entry the source has not, so a file still checked has each, as
+# the cosmic-ray of that check writes its mutants.
 CHECKED = LIST.with_name("checked.json")
 Key = tuple[str, str, str, str]  # file, operator (without its provider), was, becomes
 
@@ -141,7 +142,11 @@ def check(session: Path, jobs: int, again: bool = False, only: set[str] | None =
                             if p.is_file() and "__pycache__" not in p.parts))
     judging: list[tuple[Listed, MutationSpec, pool.Tries, str]] = []
     held: dict[str, bool] = {}  # a listed file: every listed mutant of it survived
-    for listed in load():
+    entries = load()
+    # what a file's note will hold for: its source and entries as judged, not as they may be
+    # by the time the judges are done
+    noted = {where: _checked_digest(where, entries) for where in {e.key[0] for e in entries}}
+    for listed in entries:
         where = listed.key[0]
         if only and where not in only:
             continue
@@ -183,12 +188,13 @@ def check(session: Path, jobs: int, again: bool = False, only: set[str] | None =
     # a listed mutant survives: each judge runs every scenario of its plan, a whole component
     pool.judge_all(session / "check", jobs, judging, lambda job: (job[1], job[2], []), judged,
                    timeout=600.0)
-    _record_checked(sorted(where for where, ok in held.items() if ok))
+    _record_checked({where: noted[where] for where, ok in held.items() if ok})
     return 0 if all(held.values()) else 1
 
 
 def checked() -> dict[str, str]:
-    """Each file's source digest when a check last found its listed mutants all surviving."""
+    """Each file's digest (`_checked_digest`) when a check last found its listed mutants all
+    surviving."""
     if not CHECKED.exists():
         return {}
     files: dict[str, str] = json.loads(CHECKED.read_text())["files"]
@@ -202,18 +208,17 @@ def unchecked(where: str) -> bool:
 
 
 def _checked_digest(where: str, entries: list[Listed]) -> str:
-    """What a check of `where` held for: its source and the entries of its mutants."""
+    """What a check of `where` holds for: its source and the entries of its mutants (file,
+    operator, was, becomes, `in`, `nth`; not the reason, which no judge reads)."""
     names = sorted(json.dumps([*e.key, e.within, e.nth]) for e in entries if e.key[0] == where)
     return hashlib.sha256(_digest([ROOT / where]).encode() + "\n".join(names).encode()).hexdigest()
 
 
-def _record_checked(files: list[str]) -> None:
-    """Note today's source and entries of `files` as checked (written whole, then moved into
-    place)."""
-    if not files:
+def _record_checked(digests: dict[str, str]) -> None:
+    """Note each file's `digests` as checked (written whole, then moved into place)."""
+    if not digests:
         return
-    entries = load()
-    kept = checked() | {where: _checked_digest(where, entries) for where in files}
+    kept = checked() | digests
     text = json.dumps({"files": dict(sorted(kept.items()))}, indent=1) + "\n"
     partial = CHECKED.with_suffix(".json.part")
     partial.write_text(text)

@@ -580,8 +580,20 @@ def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or
 
     monkeypatch.setattr(Worker, "judge", judge)
     monkeypatch.setattr(equivalents, "CHECKED", tmp_path / "checked.json")
-    monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
+    # An entry added while the judges run was not judged: the note holds for the list read
+    # when the check started.
+    current = [listed[1:]]
+    monkeypatch.setattr(equivalents, "load", lambda: current[0])
+
+    def judge_while_one_is_added(worker: Worker, spec: MutationSpec, tries: object,
+                                 first: object) -> WorkResult:
+        current[0] = [*listed[1:], gone]
+        return judge(worker, spec, tries, first)
+
+    monkeypatch.setattr(Worker, "judge", judge_while_one_is_added)
     assert main(["--session", str(folder), "check", "--jobs", "2", "--again"]) == 0
+    monkeypatch.setattr(Worker, "judge", judge)
+    monkeypatch.setattr(equivalents, "load", lambda: listed[1:])
     assert not equivalents.unchecked(str(where))  # all its listed mutants survived: noted
     judges.clear()
     equivalents.CHECKED.unlink()
@@ -1033,19 +1045,31 @@ def test_each_listed_file_was_checked_since_it_or_its_entries_last_changed(where
 
 def test_an_entry_added_or_changed_since_the_check_leaves_its_file_unchecked(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its reason aside, which no judge reads; another file's entries are not its own."""
     where = "reference/limits.py"
     entries = equivalents.load()
-    assert where in LISTED_FILES and not equivalents.unchecked(where)
-    added = equivalents.Listed((where, "AddNot", "a", "not a"), "why")
-    monkeypatch.setattr(equivalents, "load", lambda: [*entries, added])
-    assert equivalents.unchecked(where)
     mine = next(e for e in entries if e.key[0] == where)
-    moved = dataclasses.replace(mine, nth=(mine.nth or 1) + 1)
-    monkeypatch.setattr(equivalents, "load", lambda: [moved if e is mine else e for e in entries])
-    assert equivalents.unchecked(where)
+    noted = equivalents._checked_digest(where, entries)
+    monkeypatch.setattr(equivalents, "checked", lambda: {where: noted})
     other = next(e for e in entries if e.key[0] != where)
-    monkeypatch.setattr(equivalents, "load", lambda: [e for e in entries if e is not other])
-    assert not equivalents.unchecked(where)  # another file's entries are not this one's
+    lists = {
+        "added": [*entries, equivalents.Listed((where, "AddNot", "a", "not a"), "why")],
+        "another nth": [dataclasses.replace(mine, nth=(mine.nth or 1) + 1)
+                        if e is mine else e for e in entries],
+        "another function": [dataclasses.replace(mine, within="elsewhere")
+                             if e is mine else e for e in entries],
+        "removed": [e for e in entries if e is not mine],
+        "another reason": [dataclasses.replace(mine, reason="another")
+                           if e is mine else e for e in entries],
+        "another file's removed": [e for e in entries if e is not other],
+    }
+    found = {}
+    for change, listed in lists.items():
+        monkeypatch.setattr(equivalents, "load", lambda listed=listed: listed)
+        found[change] = equivalents.unchecked(where)
+    assert found == {"added": True, "another nth": True, "another function": True,
+                     "removed": True, "another reason": False,
+                     "another file's removed": False}
 
 
 def test_each_listed_equivalent_mutant_says_why() -> None:
