@@ -103,8 +103,9 @@ def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
     # start names it as its ppid.
     harness_of = {e["ppid"]: e["pid"] for e in record if e["what"] == "start"}
     terms = {e["pid"]: e["t"] for e in record if e["what"] == "signal"}
-    for watcher in marks.watchers:  # each reaper was reaped: its watcher notes it soon
-        watcher.join(timeout=10.0)
+    noted_by = time.monotonic() + 10.0  # each reaper was reaped: its watcher notes it soon
+    for watcher in marks.watchers:
+        watcher.join(timeout=max(0.0, noted_by - time.monotonic()))
     unnoted = [pid for pid in marks.deadline if harness_of.get(pid) not in terms]
     if unnoted:
         raise LookupError(
@@ -112,7 +113,8 @@ def precision(runs: int, timeout: float = 0.3, grace: float = 0.1) -> list[Row]:
             f"ended: harnesses started, by reaper: {harness_of}; harnesses that noted a "
             f"signal: {sorted(terms)}")
     if alive := [pid for pid in marks.deadline if pid not in marks.died]:
-        raise LookupError(f"reapers {alive} noted alive 10 s after their requests answered")
+        raise LookupError(f"reapers {alive}: no watcher noted their end within 10 s of the "
+                          "last request's answer")
     term = [terms[harness_of[pid]] - deadline for pid, deadline in marks.deadline.items()]
     kill = [marks.died[pid] - d - grace for pid, d in marks.deadline.items()]
     return [
