@@ -53,12 +53,18 @@ def entries(where: Path) -> list[dict[str, Any]]:
 
 def durations(where: Path) -> dict[str, dict[str, float]]:
     """The tests' wall times in kit/schedule.py's form (each test of a second or more, each
-    module's mean), which tests/conftest.py deals the tests to the workers by."""
+    module's mean) and the CPU of each of those tests, which tests/conftest.py deals the
+    tests to the workers by (tests/support/dealing.py)."""
     from benchmarks.durations import durations as of_report
 
+    found = entries(where)
     report: dict[str, object] = {
-        "scenarios": [{"nodeid": e["test"], "duration": e["wall"]} for e in entries(where)]}
-    return of_report(report)
+        "scenarios": [{"nodeid": e["test"], "duration": e["wall"]} for e in found]}
+    recorded = of_report(report)
+    long = recorded["scenarios"]
+    recorded["cpu"] = {e["test"]: round(e["cpu"], 1) for e in sorted(found, key=lambda e: e["test"])
+                       if e["test"] in long}
+    return recorded
 
 
 def table(where: Path) -> str:

@@ -1,8 +1,9 @@
 """The project's own tests, as CI runs them: `python -m tests [PYTEST ARGS]`.
 
-pytest on eight workers (pytest-xdist). The machines have two cores, but much of the time goes
-to nested conformance runs that wait on subprocesses and deadlines, so workers beyond the
-cores fill the waits (docs/benchmarks.md). Branch coverage of `reference/` is measured in
+pytest on twelve workers (pytest-xdist). The machines have two cores, but many of the longest
+tests mostly wait (nested conformance runs on subprocesses and deadlines): they are dealt to
+workers of their own (tests/support/dealing.py), and the other workers keep both cores busy
+beside them (docs/benchmarks.md). Branch coverage of `reference/` is measured in
 every worker (pytest-cov), in the tests that reach it (`MEASURED`, tests/conftest.py). The
 coverage report is printed whatever the tests said, and the exit code is pytest's: non-zero
 when a test failed, when nothing was collected (5), or when coverage is under `fail_under`.
@@ -22,7 +23,7 @@ import sys
 
 from agent_tck.kit.run import private_basetemp
 
-WORKERS = ["-n", "8", "--dist", "worksteal"]
+WORKERS = ["-n", "12", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 
 

@@ -3,8 +3,9 @@ is slow" health check measure how busy the machine is, not the property under te
 tests dealt to the workers longest first, as `agent-tck run -n N` deals its scenarios
 (kit/schedule.py), by the times tests/durations.json records (`python -m benchmarks.testcpu
 DIR --durations tests/durations.json` writes it), so that the workers do not end on one
-long test alone: sorting the slowest modules to the front would give them all to the first
-worker's slice, from which the others steal them late. Coverage of `reference/` (the gate of
+long test alone (sorting the slowest modules to the front would give them all to the first
+worker's slice, from which the others steal them late), and the tests that mostly wait
+apart from those that compute (tests/support/dealing.py). Coverage of `reference/` (the gate of
 `python -m tests`) is measured in the tests that reach it in their own process: the
 conformance scenarios and the tests of the reference's parts (`MEASURED`); in the others
 (reports, packaging, the mutation tool, nested runs) the tracer would only add its cost. And
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from agent_tck.kit.schedule import Scheduler
+from tests.support.dealing import WaitingApart
 from tests.support.nested import unmeasured
 
 DURATIONS = Path(__file__).with_name("durations.json")
@@ -48,7 +50,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    return Scheduler(DURATIONS).pytest_xdist_make_scheduler(config, log)
+    return Scheduler(DURATIONS, WaitingApart).pytest_xdist_make_scheduler(config, log)
 
 
 def pytest_collection_finish() -> None:

@@ -42,7 +42,7 @@ def test_ci_runs_exactly_the_readme_s_second_command() -> None:
     assert commands[0].endswith("agent-tck run -n auto") and "install-clis" in commands[0]
 
 
-def test_the_runner_deals_to_eight_workers_unless_told_otherwise(
+def test_the_runner_deals_to_twelve_workers_unless_told_otherwise(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What CI runs; the tests below give their own number of workers."""
     import tests.__main__ as runner
@@ -51,8 +51,8 @@ def test_the_runner_deals_to_eight_workers_unless_told_otherwise(
     monkeypatch.setattr(runner.subprocess, "run", lambda argv, **_: started.append(argv)
                         or subprocess.CompletedProcess(argv, 0))
     assert runner.main(["-k", "x"]) == 0 and runner.main(["-n", "2"]) == 0
-    assert started[0][3:7] == ["-n", "8", "--dist", "worksteal"], started[0]
-    assert started[1].count("-n") == 1 and "8" not in started[1], started[1]
+    assert started[0][3:7] == ["-n", "12", "--dist", "worksteal"], started[0]
+    assert started[1].count("-n") == 1 and "12" not in started[1], started[1]
 
 
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,7 @@ import pytest
 from agent_tck.kit import schedule
 from agent_tck.kit.run import hermetic, pytest_args
 from benchmarks import durations, testcpu
+from tests.support import dealing
 
 SUITE = "steps/suite/"
 
@@ -111,5 +112,54 @@ def test_the_tests_times_are_written_from_what_each_worker_noted(tmp_path: Path)
     out = tmp_path / "durations.json"
     assert testcpu.main([str(tmp_path), "--durations", str(out)]) == 0
     assert json.loads(out.read_text()) == {"scenarios": {"tests/test_a.py::test_long": 2.5},
-                                           "modules": {"test_a.py": 1.5}}
+                                           "modules": {"test_a.py": 1.5},
+                                           "cpu": {"tests/test_a.py::test_long": 1.0}}
     assert testcpu.main([str(tmp_path), "--durations"]) == 2
+
+
+def _recorded(tmp_path: Path, walls: dict[str, float], cpu: dict[str, float],
+              name: str = "durations.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({"scenarios": walls, "modules": {"test_a.py": 1.0}, "cpu": cpu}))
+    return path
+
+
+def test_the_waiting_tests_go_to_workers_of_their_own_as_many_as_their_share(
+        tmp_path: Path) -> None:
+    """tests/support/dealing.py: a test whose CPU is under 15% of its wall time waits; the
+    waiting tests are dealt longest first to as many workers as their share of the recorded
+    time (here half: two of four), the others to the rest."""
+    collection = [f"tests/test_a.py::test_{i}" for i in range(8)]
+    walls = {collection[0]: 40.0, collection[1]: 30.0, collection[2]: 20.0,
+             collection[3]: 30.0, collection[4]: 20.0, collection[5]: 20.0}
+    cpu = {collection[0]: 1.0, collection[1]: 4.4, collection[2]: 2.9,
+           collection[3]: 4.5, collection[4]: 20.0, collection[5]: 3.0}
+    path = _recorded(tmp_path, walls, cpu)
+    assert dealing.waiting(path) == set(collection[:3])
+    # waiting, 90 s: 40 | 30 + 20; the others, 70 s and two of 1 s: 30 + 1 + 1 | 20 + 20
+    assert dealing.deal(collection, 4, path) == [[0], [1, 2], [3, 6, 7], [4, 5]]
+
+
+def test_without_waiting_tests_or_a_second_worker_the_tests_are_dealt_longest_first(
+        tmp_path: Path) -> None:
+    collection = [f"tests/test_a.py::test_{i}" for i in range(5)]
+    walls = {collection[0]: 10.0, collection[3]: 30.0}
+    computing = _recorded(tmp_path, walls, {collection[0]: 9.0, collection[3]: 30.0})
+    assert dealing.deal(collection, 2, computing) == [[3], [0, 1, 2, 4]]
+    waiting = _recorded(tmp_path, walls, {collection[0]: 0.1, collection[3]: 0.2}, "w.json")
+    assert dealing.deal(collection, 1, waiting) == [[3, 0, 1, 2, 4]]
+    # All waiting but the unrecorded: one worker is left for those
+    assert dealing.deal(collection, 3, waiting) == [[3], [0], [1, 2, 4]]
+
+
+def test_every_test_is_dealt_once_and_both_kinds_start_at_once(tmp_path: Path) -> None:
+    collection = [f"tests/test_a.py::test_{i}" for i in range(60)]
+    walls = {nodeid: float(i % 7 + 1) for i, nodeid in enumerate(collection) if i % 3}
+    path = _recorded(tmp_path, walls, {nodeid: (i % 2) * wall for i, (nodeid, wall)
+                                       in enumerate(walls.items())})
+    slow = dealing.waiting(path)
+    for workers in (2, 3, 8, 12):
+        hands = dealing.deal(collection, workers, path)
+        assert sorted(i for hand in hands for i in hand) == list(range(len(collection)))
+        kinds = [{collection[i] in slow for i in hand} for hand in hands if hand]
+        assert {True} in kinds and {False} in kinds, workers

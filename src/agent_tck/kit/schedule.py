@@ -67,7 +67,7 @@ class LongestFirst(WorkStealingScheduling):  # type: ignore[misc]
         if not self.dealt and self.pending and self.collection:
             self.dealt = True
             nodes = [node for node in self.node2pending if not node.shutting_down]
-            hands = deal(self.collection, len(nodes), self.durations)
+            hands = self.hands(len(nodes))
             for node, hand in zip(nodes, hands, strict=True):
                 if hand:
                     self.node2pending[node].extend(hand)
@@ -76,18 +76,25 @@ class LongestFirst(WorkStealingScheduling):  # type: ignore[misc]
             return
         super().check_schedule()
 
+    def hands(self, workers: int) -> list[list[int]]:
+        """The first slice of each of `workers`: `deal`'s."""
+        return deal(self.collection, workers, self.durations)
+
 
 class Scheduler:
-    """A pytest plugin for the run's controller: `LongestFirst` where work stealing was asked,
-    by the times `durations` records (the project's own tests have theirs)."""
+    """A pytest plugin for the run's controller: `scheduling` (`LongestFirst`) where work
+    stealing was asked, by the times `durations` records (the project's own tests have theirs,
+    and their own dealing)."""
 
-    def __init__(self, durations: Path = DURATIONS) -> None:
+    def __init__(self, durations: Path = DURATIONS,
+                 scheduling: type[LongestFirst] = LongestFirst) -> None:
         self.durations = durations
+        self.scheduling = scheduling
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") != "worksteal":
             return None
-        scheduler = LongestFirst(config, log)
+        scheduler = self.scheduling(config, log)
         scheduler.durations = self.durations
         return scheduler
