@@ -66,3 +66,23 @@ def test_a_process_that_has_ended_has_no_pidfd(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(os, "pidfd_open", gone)
     with pytest.raises(ProcessLookupError):
         observe.pidfd(os.getpid())
+
+
+def test_a_loop_that_spins_wants_a_cpu_all_the_time_and_a_sleeper_next_to_never() -> None:
+    """TR-20's measure: time on a CPU or runnable, whatever else the machine runs (the loop's
+    whole second is one or the other; the sleeper wakes never)."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen(["sleep", "30"])
+    try:
+        time.sleep(0.5)  # past the interpreter's start
+        before = [observe.cpu_wanted(p.pid) for p in (spinner, idle)]
+        time.sleep(1.0)
+        after = [observe.cpu_wanted(p.pid) for p in (spinner, idle)]
+    finally:
+        for proc in (spinner, idle):
+            proc.kill()
+            proc.wait()
+    assert None not in before and None not in after, (before, after)
+    spun, slept = (a - b for a, b in zip(after, before, strict=True))  # type: ignore[operator]
+    assert spun > 0.5 and slept < 0.1, (spun, slept)
+    assert observe.cpu_wanted(spinner.pid) is None  # reaped: no such process

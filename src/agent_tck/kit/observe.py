@@ -48,6 +48,24 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_wanted(pid: int) -> float | None:
+    """The seconds `pid`'s threads have spent on a CPU or runnable, waiting for one (Linux's
+    schedstat): what a busy machine does not take from a process that never waits, as it
+    takes the CPU time. None when `pid` no longer exists or the kernel keeps no schedstat."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    total = 0
+    for task in tasks:
+        try:
+            running, waiting, _ = Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that has ended
+        total += int(running) + int(waiting)
+    return total / 1e9 if tasks else None
+
+
 def started_at(pid: int) -> int | None:
     """When `pid` started, in clock ticks since boot (its stat's 22nd field): with the pid,
     what tells a process from a later one given the same pid. None when it no longer
