@@ -53,8 +53,8 @@ def entries(where: Path) -> list[dict[str, Any]]:
 
 def durations(where: Path) -> dict[str, dict[str, float]]:
     """The tests' wall times in kit/schedule.py's form (each test of a second or more, each
-    module's mean) and the CPU of each of those tests, which tests/conftest.py deals the
-    tests to the workers by (tests/support/dealing.py)."""
+    module's mean of the others) and the CPU of each of those tests, which tests/conftest.py
+    deals the tests to the workers by (tests/support/dealing.py)."""
     from benchmarks.durations import durations as of_report
 
     found = entries(where)

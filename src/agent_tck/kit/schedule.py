@@ -26,8 +26,8 @@ DURATIONS = Path(__file__).with_name("durations.json")
 
 @cache
 def recorded(path: Path = DURATIONS) -> tuple[dict[str, float], dict[str, float]]:
-    """Seconds a scenario took (those of a second or more) and a module's mean, by node id and
-    by module file name (`benchmarks/durations.py` writes them)."""
+    """Seconds a scenario took (those of a second or more) and a module's mean of the others,
+    by node id and by module file name (`benchmarks/durations.py` writes them)."""
     data: dict[str, dict[str, float]] = json.loads(path.read_text(encoding="utf-8"))
     return data["scenarios"], data["modules"]
 
