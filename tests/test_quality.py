@@ -44,15 +44,18 @@ def test_ci_runs_exactly_the_readme_s_second_command() -> None:
 
 def test_the_runner_deals_to_twelve_workers_unless_told_otherwise(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """What CI runs; the tests below give their own number of workers."""
+    """What CI runs, after one collection that writes pytest's cache of rewritten modules; the
+    tests below give their own number of workers."""
     import tests.__main__ as runner
 
     started: list[list[str]] = []
     monkeypatch.setattr(runner.subprocess, "run", lambda argv, **_: started.append(argv)
                         or subprocess.CompletedProcess(argv, 0))
     assert runner.main(["-k", "x"]) == 0 and runner.main(["-n", "2"]) == 0
-    assert started[0][3:7] == ["-n", "12", "--dist", "worksteal"], started[0]
-    assert started[1].count("-n") == 1 and "12" not in started[1], started[1]
+    assert started[0] == runner.WARM and "--collect-only" in started[0], started[0]
+    assert started[1][3:7] == ["-n", "12", "--dist", "worksteal"], started[1]
+    assert started[2].count("-n") == 1 and "12" not in started[2], started[2]
+    assert len(started) == 3  # no collection first where the workers are given
 
 
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
