@@ -86,3 +86,19 @@ def test_a_loop_that_spins_wants_a_cpu_all_the_time_and_a_sleeper_next_to_never(
     spun, slept = (a - b for a, b in zip(after, before, strict=True))  # type: ignore[operator]
     assert spun > 0.5 and slept < 0.1, (spun, slept)
     assert observe.cpu_wanted(spinner.pid) is None  # reaped: no such process
+
+
+def test_without_schedstat_what_a_process_wanted_is_not_known(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel that keeps no schedstat: None, and TR-20 judges by the CPU used alone."""
+    real = observe.Path
+
+    def without(path: str) -> object:
+        if str(path).endswith("/schedstat"):
+            raise FileNotFoundError(path)
+        return real(path)
+
+    monkeypatch.setattr(observe, "Path", without)
+    assert observe.cpu_wanted(os.getpid()) is None
+    monkeypatch.setattr(observe, "Path", real)
+    assert observe.cpu_wanted(os.getpid()) is not None

@@ -56,14 +56,14 @@ def cpu_wanted(pid: int) -> float | None:
         tasks = os.listdir(f"/proc/{pid}/task")
     except (FileNotFoundError, ProcessLookupError):
         return None
-    total = 0
+    counts = []
     for task in tasks:
         try:
             running, waiting, _ = Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()
         except (FileNotFoundError, ProcessLookupError):
-            continue  # a thread that has ended
-        total += int(running) + int(waiting)
-    return total / 1e9 if tasks else None
+            continue  # a thread that has ended, or a kernel without schedstat
+        counts.append(int(running) + int(waiting))
+    return sum(counts) / 1e9 if counts else None
 
 
 def started_at(pid: int) -> int | None:
