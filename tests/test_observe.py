@@ -68,9 +68,14 @@ def test_a_process_that_has_ended_has_no_pidfd(monkeypatch: pytest.MonkeyPatch) 
         observe.pidfd(os.getpid())
 
 
+SCHEDSTAT = pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"),
+                               reason="needs Linux's schedstat")
+
+
+@SCHEDSTAT
 def test_a_loop_that_spins_wants_a_cpu_all_the_time_and_a_sleeper_next_to_never() -> None:
-    """TR-20's measure: time on a CPU or runnable, whatever else the machine runs (the loop's
-    whole second is one or the other; the sleeper wakes never)."""
+    """TR-20's measure: time running or waiting to run, whatever else the machine runs (the
+    loop's whole second is one or the other; the sleeper wakes never)."""
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     idle = subprocess.Popen(["sleep", "30"])
     try:
@@ -83,22 +88,50 @@ def test_a_loop_that_spins_wants_a_cpu_all_the_time_and_a_sleeper_next_to_never(
             proc.kill()
             proc.wait()
     assert None not in before and None not in after, (before, after)
-    spun, slept = (a - b for a, b in zip(after, before, strict=True))  # type: ignore[operator]
+    spun, slept = (observe.wanted_between(b, a)  # type: ignore[arg-type]
+                   for b, a in zip(before, after, strict=True))
     assert spun > 0.5 and slept < 0.1, (spun, slept)
     assert observe.cpu_wanted(spinner.pid) is None  # reaped: no such process
 
 
+def _schedstat(monkeypatch: pytest.MonkeyPatch, threads: dict[str, str]) -> None:
+    """`/proc/PID/task` as `threads` says: thread id -> its schedstat line."""
+    monkeypatch.setattr(observe.os, "listdir", lambda path: list(threads))
+
+    class Fake:
+        def __init__(self, path: str) -> None:
+            self.task = str(path).split("/")[-2]
+
+        def read_text(self) -> str:
+            if self.task not in threads:
+                raise FileNotFoundError(self.task)
+            return threads[self.task]
+
+    monkeypatch.setattr(observe, "Path", Fake)
+
+
+def test_what_a_process_wanted_is_each_threads_running_and_waiting_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both of schedstat's times count (a starved spinner mostly waits); a thread that ended
+    between two readings is left out, not its whole life taken off; one started since counts
+    whole."""
+    _schedstat(monkeypatch, {"10": "100000000 900000000 5\n", "11": "5000000 0 2\n"})
+    before = observe.cpu_wanted(10)
+    assert before == {"10": 1_000_000_000, "11": 5_000_000}
+    _schedstat(monkeypatch, {"10": "200000000 2800000000 9\n", "12": "1000000 1000000 1\n"})
+    after = observe.cpu_wanted(10)
+    assert after is not None
+    assert observe.wanted_between(before, after) == pytest.approx(2.0 + 0.002)
+
+
 def test_without_schedstat_what_a_process_wanted_is_not_known(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kernel that keeps no schedstat: None, and TR-20 judges by the CPU used alone."""
-    real = observe.Path
-
-    def without(path: str) -> object:
-        if str(path).endswith("/schedstat"):
-            raise FileNotFoundError(path)
-        return real(path)
-
-    monkeypatch.setattr(observe, "Path", without)
-    assert observe.cpu_wanted(os.getpid()) is None
-    monkeypatch.setattr(observe, "Path", real)
-    assert observe.cpu_wanted(os.getpid()) is not None
+    """A kernel that keeps no schedstat (no file, or zeros where its accounting is off, or a
+    line it cannot read): None, and TR-20 judges by the CPU used alone."""
+    _schedstat(monkeypatch, {"10": "0 0 0\n", "11": "0 0 0\n"})
+    assert observe.cpu_wanted(10) is None
+    _schedstat(monkeypatch, {"10": "not a number\n"})
+    assert observe.cpu_wanted(10) is None
+    _schedstat(monkeypatch, {})
+    monkeypatch.setattr(observe.os, "listdir", lambda path: ["10"])
+    assert observe.cpu_wanted(10) is None

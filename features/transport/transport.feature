@@ -447,10 +447,10 @@ Feature: Transport: the agent served over DDS
     or does not wait at all, spins through its loop and burns a core while idle; every request
     is still answered, so no other scenario shows it. Found by mutation testing
     (docs/mutation.md). The bound, a tenth of one CPU, is 25 times what the reference uses
-    idle (0.4%). On a busy machine a loop that spins can get less than that, but it still
-    wants a CPU all the time: where the kernel says how long a process was on a CPU or
-    runnable, waiting for one (Linux), the agent must also want one less than half the time,
-    which an agent that waits does only in the moments it wakes, however busy the machine.
+    idle (0.4%). On a busy machine a loop that spins can get less than that, but it is
+    running or waiting its turn to run all the time. Linux records how long a program was
+    doing either; there the agent must also be doing one or the other less than half of those
+    seconds, which an agent that waits properly does only for the moments it wakes.
 
     @req:TR-20
     Scenario: A served agent that has answered a request and has nothing more to do uses next to no CPU.
@@ -458,4 +458,4 @@ Feature: Transport: the agent served over DDS
       Given the harness answers every request with its prompt.
       When one client sends 1 request.
       Then every request gets exactly one reply with its own request_id.
-      Then agent "A" uses less than a tenth of one CPU, and wants one less than half the time, over the next 2 real seconds.
+      Then agent "A" uses less than a tenth of one CPU, and is running or waiting its turn to run less than half the time, over the next 2 real seconds.

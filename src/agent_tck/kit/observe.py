@@ -48,22 +48,31 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_wanted(pid: int) -> float | None:
-    """The seconds `pid`'s threads have spent on a CPU or runnable, waiting for one (Linux's
-    schedstat): what a busy machine does not take from a process that never waits, as it
-    takes the CPU time. None when `pid` no longer exists or the kernel keeps no schedstat."""
+def cpu_wanted(pid: int) -> dict[str, int] | None:
+    """The nanoseconds each thread of `pid` has spent on a CPU or runnable, waiting for one
+    (Linux's schedstat), by thread id: what a busy machine does not take from a process that
+    never waits, as it takes the CPU time. None when `pid` no longer exists or the kernel
+    keeps no schedstat (no file, or none of the threads ever counted as running)."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except (FileNotFoundError, ProcessLookupError):
         return None
-    counts = []
+    counts: dict[str, int] = {}
+    running_at_all = False
     for task in tasks:
         try:
             running, waiting, _ = Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()
-        except (FileNotFoundError, ProcessLookupError):
+            counts[task] = int(running) + int(waiting)
+        except (FileNotFoundError, ProcessLookupError, ValueError):
             continue  # a thread that has ended, or a kernel without schedstat
-        counts.append(int(running) + int(waiting))
-    return sum(counts) / 1e9 if counts else None
+        running_at_all = running_at_all or int(running) > 0
+    return counts if running_at_all else None
+
+
+def wanted_between(before: dict[str, int], after: dict[str, int]) -> float:
+    """The seconds of `cpu_wanted` between two readings: each thread's growth, a thread
+    started since counted whole, one ended since left out (not its whole life subtracted)."""
+    return sum(ns - before.get(task, 0) for task, ns in after.items()) / 1e9
 
 
 def started_at(pid: int) -> int | None:

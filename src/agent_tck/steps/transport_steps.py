@@ -26,7 +26,13 @@ from agent_tck.doubles.backends import profile
 from agent_tck.doubles.harness.rig import HarnessRig
 from agent_tck.doubles.harness.script import Script
 from agent_tck.kit.drivers import dds_available
-from agent_tck.kit.observe import cpu_seconds, cpu_wanted, group_members, process_state
+from agent_tck.kit.observe import (
+    cpu_seconds,
+    cpu_wanted,
+    group_members,
+    process_state,
+    wanted_between,
+)
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.world import World
 
@@ -430,12 +436,13 @@ def wrote_the_trace(transport: TransportWorld, interface: str) -> None:
     assert said in trace.read_text(errors="replace"), f"{trace} does not say {said!r}"
 
 
-@then(parsers.parse('agent "{label}" uses less than a tenth of one CPU, and wants one less than '
-                    'half the time, over the next {seconds:g} real seconds.'))
+@then(parsers.parse('agent "{label}" uses less than a tenth of one CPU, and is running or '
+                    'waiting its turn to run less than half the time, over the next '
+                    '{seconds:g} real seconds.'))
 def idles(transport: TransportWorld, label: str, seconds: float) -> None:
-    """Wanted: on a CPU or runnable, waiting for one (where the kernel says, Linux's
-    schedstat). A loop that spins on a busy machine gets less than a tenth of a CPU, but wants
-    one all the time; an agent that waits wants one only when it wakes."""
+    """Running or waiting its turn: where the kernel says (Linux's schedstat). A loop that
+    spins on a busy machine gets less than a tenth of a CPU, but is one or the other all the
+    time; an agent that waits is so only when it wakes."""
     pid = transport.dds.pid(transport.names[label])
     before, wanted_before = cpu_seconds(pid), cpu_wanted(pid)
     time.sleep(seconds)
@@ -445,10 +452,11 @@ def idles(transport: TransportWorld, label: str, seconds: float) -> None:
     assert used < seconds / 10, (
         f"agent {label} (pid {pid}) used {used:.2f} s of CPU in {seconds:g} s with nothing to do")
     if wanted_before is not None and wanted_after is not None:
-        wanted = wanted_after - wanted_before
+        wanted = wanted_between(wanted_before, wanted_after)
         assert wanted < seconds / 2, (
-            f"agent {label} (pid {pid}) was on a CPU or waiting for one {wanted:.2f} s of "
-            f"{seconds:g} s with nothing to do (it got {used:.2f} s of CPU: the machine is busy)")
+            f"agent {label} (pid {pid}) was running or waiting its turn to run {wanted:.2f} s "
+            f"of {seconds:g} s with nothing to do (it got {used:.2f} s of CPU: the machine is "
+            "busy)")
 
 
 @then(parsers.parse("the harness ran {count:d} times."))
