@@ -7,8 +7,8 @@ The main job (`agent-tck run -n auto`, in-process, every component) runs once on
 machine and once beside the busy loops: the loaded run must give the same report apart from
 times, every scenario passing. `--self-tests` also runs the suites of broken implementations
 (tests/test_broken*.py, each asserting that its one-defect implementation fails the
-requirements it breaks) beside the loop, with pytest's eight workers as `python -m tests`
-runs them: every test passing means every defect was still caught. That part is by far
+requirements it breaks) beside the loop, on eight pytest workers: every test passing means
+every defect was still caught. That part is by far
 the longer. `--out FILE` writes the table between the `load` markers of FILE.
 """
 

@@ -62,7 +62,7 @@ def durations(where: Path) -> dict[str, dict[str, float]]:
         "scenarios": [{"nodeid": e["test"], "duration": e["wall"]} for e in found]}
     recorded = of_report(report)
     long = recorded["scenarios"]
-    recorded["cpu"] = {e["test"]: round(e["cpu"], 1) for e in sorted(found, key=lambda e: e["test"])
+    recorded["cpu"] = {e["test"]: round(e["cpu"], 2) for e in sorted(found, key=lambda e: e["test"])
                        if e["test"] in long}
     return recorded
 

@@ -26,9 +26,9 @@ from agent_tck.kit.run import private_basetemp
 WORKERS = ["-n", "12", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
 # One collection first writes the cache of what pytest rewrites (the test modules and the
-# steps): in a fresh clone the workers, starting together, would each write it (a
-# collection takes 8 s cold, 4 s warm). Its errors are the run's to report.
-WARM = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+# steps): in a fresh clone the workers, starting together, would each write it. Its errors
+# are the run's to report.
+WARM = [sys.executable, "-m", "pytest", "--collect-only", "-q"]
 
 
 def main(argv: list[str]) -> int:
@@ -36,11 +36,11 @@ def main(argv: list[str]) -> int:
     with private_basetemp() as basetemp:
         if any(a.startswith("--basetemp") for a in argv):
             basetemp = []
-        argv = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         if workers:
-            subprocess.run(WARM, env=env, stdout=subprocess.DEVNULL, check=False)
-        return subprocess.run(argv, env=env).returncode
+            subprocess.run([*WARM, *argv], env=env, stdout=subprocess.DEVNULL, check=False)
+        command = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
+        return subprocess.run(command, env=env).returncode
 
 
 if __name__ == "__main__":

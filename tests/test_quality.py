@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,13 +50,23 @@ def test_the_runner_deals_to_twelve_workers_unless_told_otherwise(
     import tests.__main__ as runner
 
     started: list[list[str]] = []
-    monkeypatch.setattr(runner.subprocess, "run", lambda argv, **_: started.append(argv)
-                        or subprocess.CompletedProcess(argv, 0))
+    envs: list[dict[str, str]] = []
+
+    def run(argv: list[str], env: dict[str, str], **_: Any) -> subprocess.CompletedProcess[str]:
+        started.append(argv)
+        envs.append(env)
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(runner.subprocess, "run", run)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     assert runner.main(["-k", "x"]) == 0 and runner.main(["-n", "2"]) == 0
-    assert started[0] == runner.WARM and "--collect-only" in started[0], started[0]
+    assert started[0] == [*runner.WARM, "-k", "x"], started[0]
     assert started[1][3:7] == ["-n", "12", "--dist", "worksteal"], started[1]
     assert started[2].count("-n") == 1 and "12" not in started[2], started[2]
     assert len(started) == 3  # no collection first where the workers are given
+    # pytest writes no cache of rewritten modules where this is set: the collection first
+    # would be for nothing
+    assert all("PYTHONDONTWRITEBYTECODE" not in env for env in envs)
 
 
 def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:

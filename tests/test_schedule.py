@@ -66,12 +66,17 @@ def test_the_recorded_times_are_those_of_a_reports_long_scenarios_and_the_others
         {"nodeid": f"{SUITE}test_real_cli.py::test_a[gemini-30]", "duration": 30.24},
         {"nodeid": f"{SUITE}test_real_cli.py::test_b", "duration": 0.5},
         {"nodeid": f"{SUITE}test_agent.py::test_c", "duration": 0.25},
+        {"nodeid": f"{SUITE}test_transport.py::test_d", "duration": 3.0},
+        {"nodeid": f"{SUITE}test_transport.py::test_e", "duration": 5.0},
     ]}
     (tmp_path / "r.json").write_text(json.dumps(report))
     assert durations.main([str(tmp_path / "r.json"), str(tmp_path / "d.json")]) == 0
     assert json.loads((tmp_path / "d.json").read_text()) == {
-        "scenarios": {f"{SUITE}test_real_cli.py::test_a[gemini-30]": 30.2},
-        "modules": {"test_agent.py": 0.25, "test_real_cli.py": 0.5},
+        "scenarios": {f"{SUITE}test_real_cli.py::test_a[gemini-30]": 30.2,
+                      f"{SUITE}test_transport.py::test_d": 3.0,
+                      f"{SUITE}test_transport.py::test_e": 5.0},
+        # the mean of those not recorded by name; of all where each is
+        "modules": {"test_agent.py": 0.25, "test_real_cli.py": 0.5, "test_transport.py": 4.0},
     }
 
 
@@ -128,7 +133,7 @@ def test_the_waiting_tests_go_to_workers_of_their_own_as_many_as_their_share(
         tmp_path: Path) -> None:
     """tests/support/dealing.py: a test whose CPU is under 15% of its wall time waits; the
     waiting tests are dealt longest first to as many workers as their share of the recorded
-    time (here half: two of four), the others to the rest."""
+    time (here 90 s of 162: two of four), the others to the rest."""
     collection = [f"tests/test_a.py::test_{i}" for i in range(8)]
     walls = {collection[0]: 40.0, collection[1]: 30.0, collection[2]: 20.0,
              collection[3]: 30.0, collection[4]: 20.0, collection[5]: 20.0}
@@ -163,3 +168,4 @@ def test_every_test_is_dealt_once_and_both_kinds_start_at_once(tmp_path: Path) -
         assert sorted(i for hand in hands for i in hand) == list(range(len(collection)))
         kinds = [{collection[i] in slow for i in hand} for hand in hands if hand]
         assert {True} in kinds and {False} in kinds, workers
+        assert all(len(kind) == 1 for kind in kinds), workers  # no hand holds both

@@ -2,8 +2,8 @@
 
 Many of the longest tests mostly wait (an SDK's fixed delays, served DDS agents, a deadline
 that must pass) and use little CPU; most of the others compute. Dealt longest first together
-(kit/schedule.py), the waiting tests open every worker's hand, and for the first minutes the
-CPU is half idle while the computing tests queue behind them. Here the tests tests/durations.json
+(kit/schedule.py), the waiting tests open every worker's hand, and the cores are left idle
+while the computing tests queue behind them. Here the tests tests/durations.json
 records as waiting (their CPU under `WAITING` of their wall time) are dealt longest first to
 some of the workers, as many as their share of the recorded time asks, and the rest to the
 others, so that both kinds run from the start. Idle workers steal as before; a test with no
