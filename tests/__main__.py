@@ -25,10 +25,6 @@ from agent_tck.kit.run import private_basetemp
 
 WORKERS = ["-n", "12", "--dist", "worksteal"]
 COVERAGE = ["--cov", "--cov-report", "term-missing:skip-covered"]
-# One collection first writes the cache of what pytest rewrites (the test modules and the
-# steps): in a fresh clone the workers, starting together, would each write it. Its errors
-# are the run's to report.
-WARM = [sys.executable, "-m", "pytest", "--collect-only", "-q"]
 
 
 def main(argv: list[str]) -> int:
@@ -37,8 +33,6 @@ def main(argv: list[str]) -> int:
         if any(a.startswith("--basetemp") for a in argv):
             basetemp = []
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        if workers:
-            subprocess.run([*WARM, *argv], env=env, stdout=subprocess.DEVNULL, check=False)
         command = [sys.executable, "-m", "pytest", *workers, *COVERAGE, *basetemp, *argv]
         return subprocess.run(command, env=env).returncode
 
