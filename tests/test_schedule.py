@@ -131,14 +131,15 @@ def _recorded(tmp_path: Path, walls: dict[str, float], cpu: dict[str, float],
 
 def test_the_waiting_tests_go_to_workers_of_their_own_as_many_as_their_share(
         tmp_path: Path) -> None:
-    """tests/support/dealing.py: a test whose CPU is under 15% of its wall time waits; the
-    waiting tests are dealt longest first to as many workers as their share of the recorded
-    time (here 90 s of 162: two of four), the others to the rest."""
+    """tests/support/dealing.py: a test whose CPU is under `WAITING` of its wall time waits;
+    the waiting tests are dealt longest first to as many workers as their share of the
+    recorded time (here 90 s of 162: two of four), the others to the rest."""
     collection = [f"tests/test_a.py::test_{i}" for i in range(8)]
     walls = {collection[0]: 40.0, collection[1]: 30.0, collection[2]: 20.0,
              collection[3]: 30.0, collection[4]: 20.0, collection[5]: 20.0}
-    cpu = {collection[0]: 1.0, collection[1]: 4.4, collection[2]: 2.9,
-           collection[3]: 4.5, collection[4]: 20.0, collection[5]: 3.0}
+    under, at = dealing.WAITING - 0.01, dealing.WAITING  # of the wall time
+    cpu = {collection[0]: 1.0, collection[1]: under * 30, collection[2]: under * 20,
+           collection[3]: at * 30, collection[4]: 20.0, collection[5]: at * 20}
     path = _recorded(tmp_path, walls, cpu)
     assert dealing.waiting(path) == set(collection[:3])
     # waiting, 90 s: 40 | 30 + 20; the others, 70 s and two of 1 s: 30 + 1 + 1 | 20 + 20
