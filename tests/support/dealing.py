@@ -16,7 +16,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from agent_tck.kit.schedule import LongestFirst, expected
+from agent_tck.kit.schedule import LongestFirst, expected, lpt
 
 WAITING = 0.15  # CPU seconds per second of wall time below which a test mostly waits
 
@@ -28,17 +28,6 @@ def waiting(path: Path) -> frozenset[str]:
     walls: dict[str, float] = data["scenarios"]
     cpu: dict[str, float] = data.get("cpu", {})
     return frozenset(t for t, s in cpu.items() if s < WAITING * walls.get(t, 0.0))
-
-
-def lpt(indexes: list[int], times: list[float], workers: int) -> list[list[int]]:
-    """`indexes` dealt longest first, each to the worker expected to be free first."""
-    hands: list[list[int]] = [[] for _ in range(workers)]
-    loads = [0.0] * workers
-    for index in sorted(indexes, key=lambda i: -times[i]):
-        worker = min(range(workers), key=lambda w: (loads[w], len(hands[w])))
-        hands[worker].append(index)
-        loads[worker] += times[index]
-    return hands
 
 
 def deal(collection: list[str], workers: int, path: Path) -> list[list[int]]:

@@ -47,9 +47,15 @@ def deal(collection: list[str], workers: int, path: Path = DURATIONS) -> list[li
     times `path` records), each to the worker whose hand is expected to take least so far
     (fewest scenarios on a tie)."""
     times = [expected(nodeid, path) for nodeid in collection]
+    return lpt(list(range(len(collection))), times, workers)
+
+
+def lpt(indexes: list[int], times: list[float], workers: int) -> list[list[int]]:
+    """`indexes` dealt longest first by `times` (indexed as they are), each to the worker
+    expected to be free first (fewest on a tie)."""
     hands: list[list[int]] = [[] for _ in range(workers)]
     loads = [0.0] * workers
-    for index in sorted(range(len(collection)), key=lambda i: -times[i]):
+    for index in sorted(indexes, key=lambda i: -times[i]):
         worker = min(range(workers), key=lambda w: (loads[w], len(hands[w])))
         hands[worker].append(index)
         loads[worker] += times[index]
