@@ -10,8 +10,10 @@ import io
 import json
 import os
 import re
+import select
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -431,6 +433,34 @@ def test_an_adapters_tree_ends_when_the_kit_is_killed(tmp_path: Path) -> None:
         kit.wait()
         if kit.stdout is not None:
             kit.stdout.close()
+        _end(_pids(target))
+
+
+def test_a_driver_gone_with_the_keepers_last_line_unread_still_ends_the_tree(
+        tmp_path: Path) -> None:
+    """A kit killed just as its adapter exits leaves the keeper's `exit` line unread, and its
+    socket then reads as reset rather than ended: the keeper takes that as the kit's end too,
+    and ends the tree (it once died of the reset, leaving the tree to outlive the kit)."""
+    target = tmp_path / "target"
+    adapter = [PY, "-c", "import sys; from tests.miniatures.fake_adapter import leave_session; "
+               "leave_session(sys.argv[1])", str(target)]
+    ours, theirs = socket.socketpair()
+    keeper = subprocess.Popen([PY, "-I", "-S", str(stdio.SUBREAPER), str(theirs.fileno()),
+                               *adapter], cwd=ROOT, pass_fds=(theirs.fileno(),),
+                              start_new_session=True)
+    theirs.close()
+    try:
+        assert ours.recv(64).startswith(b"pid "), "the adapter never started"
+        assert select.select([ours], [], [], 30)[0], "the keeper never told the adapter's exit"
+        pids = _pids(target)
+        ours.close()  # the `exit` line unread
+        assert keeper.wait(timeout=10) == 0
+        assert pids and still_running(pids, within=5) == {}, f"{pids} outlived the keeper"
+    finally:
+        ours.close()
+        if keeper.poll() is None:
+            keeper.kill()
+            keeper.wait()
         _end(_pids(target))
 
 

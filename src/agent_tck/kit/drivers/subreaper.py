@@ -328,22 +328,32 @@ class Keeper:
         """The descendants still there, the adapter's zombie aside."""
         return [p for p in descendants() if p != self.adapter or not self.told_exit]
 
+    def _heard(self) -> bool:
+        """Whether the driver's socket is still open. A driver that ends with a line of ours
+        unread (an `exit` told as it died) resets the socket: that is its end too."""
+        try:
+            return bool(os.read(self.control, 64))
+        except OSError:
+            return False
+
     def keep(self, wakeup: int) -> None:
         """Reap as children end until the driver's socket ends (or SIGTERM, and the tree has
         ended or its grace is over), then empty the tree."""
         until: float | None = None
-        while until is None or time.monotonic() < until:
-            left = None if until is None else max(0.0, until - time.monotonic())
-            ready, _, _ = select.select([self.control, wakeup], [], [], left)
-            if wakeup in ready and signal.SIGTERM in os.read(wakeup, 64) and until is None:
-                signal_tree(signal.SIGTERM)
-                until = time.monotonic() + GRACE
-            self.reap()
-            if self.control in ready and not os.read(self.control, 64):
-                break
-            if until is not None and not self.left():
-                break
-        kill_all()
+        try:
+            while until is None or time.monotonic() < until:
+                left = None if until is None else max(0.0, until - time.monotonic())
+                ready, _, _ = select.select([self.control, wakeup], [], [], left)
+                if wakeup in ready and signal.SIGTERM in os.read(wakeup, 64) and until is None:
+                    signal_tree(signal.SIGTERM)
+                    until = time.monotonic() + GRACE
+                self.reap()
+                if self.control in ready and not self._heard():
+                    break
+                if until is not None and not self.left():
+                    break
+        finally:  # whatever ended the watch, the tree ends with it
+            kill_all()
 
 
 def start(control: int, argv: list[str]) -> int:
