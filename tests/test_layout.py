@@ -13,6 +13,7 @@ the check. And `steps/` holds step modules and their worlds only.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import shutil
 import subprocess
@@ -125,3 +126,9 @@ def test_every_world_has_the_same_shape() -> None:
     assert odd == {}
     assert [f.name for f in world.World.__dataclass_fields__.values()] == [
         "driver", "root", "time_scale"]
+    # and each keeps the world's short repr, not a dataclass's of every field (`World`)
+    modules = {path.stem: importlib.import_module(f"agent_tck.steps.{path.stem}")
+               for path in sorted((ROOT / "steps").glob("*.py")) if path.stem != "__init__"}
+    long = [name for name in found if getattr(modules[name.split(".")[0]], name.split(":")[1])
+            .__repr__ is not world.World.__repr__]
+    assert long == []

@@ -26,7 +26,7 @@ from agent_tck.kit.errors import Refused, SuiteError, Unsendable
 from agent_tck.kit.observe import unreaped
 from agent_tck.kit.paths import FIXTURES
 from agent_tck.kit.verdicts import not_applicable, require_backend, step_not_judged
-from agent_tck.steps.world import NO_EVENTS, AgentWorld
+from agent_tck.steps.world import NO_EVENTS, AgentWorld, sized
 
 # The steps of an ACP wrapper's scenarios (features/agent/acp.feature), registered with these.
 pytest_plugins = ["agent_tck.steps.acp_steps"]
@@ -514,7 +514,8 @@ def response_failed(world: AgentWorld) -> None:
 
 @then(parsers.parse('the response contains key "message" with text containing "{text}".'))
 def response_message_contains(world: AgentWorld, text: str) -> None:
-    assert text in str(world.response.get("message")), world.response
+    found = text in str(world.response.get("message"))  # `sized`
+    assert found, sized(world.response)
 
 
 @then("the response contains error information.")
@@ -802,14 +803,16 @@ def two_requests(world: AgentWorld) -> None:
 
 @then(parsers.parse("the response status is {status:d}"))
 def status_is(world: AgentWorld, status: int) -> None:
-    assert world.response.get("status") == status, world.response
+    got = world.response.get("status")  # `sized`
+    assert got == status, sized(world.response)
 
 
 @then(parsers.parse('the response message contains "{text}"'))
 def message_contains(world: AgentWorld, text: str, request: pytest.FixtureRequest) -> None:
     message = str(world.response.get("message"))
     if text in message or not _answers_with_the_last_message(world):
-        assert text in message, world.response
+        found = text in message  # `sized`
+        assert found, sized(world.response)
         return
     texts = _reported_texts(world, request)
     assert texts is None or any(text in t for t in texts), (
@@ -905,7 +908,9 @@ def _says_completed(message: str) -> bool:
 
 @then(parsers.parse("the response message is {size:d} bytes long"))
 def message_size(world: AgentWorld, size: int) -> None:
-    assert len(str(world.response.get("message")).encode()) == size
+    message = str(world.response.get("message"))
+    got = len(message.encode())
+    assert got == size, f"the message is {got} bytes, not {size}, ending {message[-80:]!r}"
 
 
 @then(parsers.parse("the response message is the {count:d} numbered texts in order"))
@@ -921,7 +926,9 @@ def message_numbered(world: AgentWorld, count: int, request: pytest.FixtureReque
             f"the answer is the last message, {message!r}; the text events reported are "
             f"{len(texts or [])}, not the {count} numbered texts in order")
         return
-    assert message == expected, f"message of {len(message)} chars starts {message[:80]!r}"
+    same = message == expected  # `sized`
+    assert same, (f"message of {len(message)} chars starts {message[:80]!r}, not the "
+                  f"{len(expected)} expected ({expected[:40]!r}...)")
 
 
 def _warnings(world: AgentWorld) -> list[str]:
@@ -960,13 +967,15 @@ def read_whole_or_skipped(world: AgentWorld, size: int, text: str, alone: str, c
     if message == alone and _answers_with_the_last_message(world) and not any(
             "skipped" in w for w in _warnings(world)):
         texts = _reported_texts(world, request)
-        assert texts is None or "x" * size in texts, (
+        found = texts is None or "x" * size in texts  # `sized`
+        assert found, (
             f"the answer is the turn's last message {alone!r} (decisions D-33, D-34) and no "
             f"warning says a line was skipped, but no text event it reported is the long "
             f"line's {size} bytes: it was neither read whole nor skipped with a warning")
         return
     if message != alone:
-        assert message == "x" * size + text, (
+        whole = message == "x" * size + text  # `sized`
+        assert whole, (
             f"the message is neither the long line's {size} bytes of text then {text!r} (read "
             f"whole) nor {alone!r} (skipped): {len(message)} characters, ending "
             f"{message[-80:]!r}")
@@ -1125,14 +1134,17 @@ def no_warning_incomplete(world: AgentWorld) -> None:
 
 @then(parsers.parse('the response error contains "{text}"'))
 def error_contains(world: AgentWorld, text: str) -> None:
-    assert text in str(world.response.get("error")), world.response
+    error = str(world.response.get("error"))
+    found = text in error  # `sized`
+    assert found, f"the error does not carry {text!r}: {sized(world.response)}"
 
 
 @then(parsers.parse('the response error contains "{text}" and is at most {size:d} bytes'))
 def error_tail(world: AgentWorld, text: str, size: int) -> None:
     error = str(world.response.get("error"))
-    assert text in error, f"the error does not carry {text!r}: {error[-200:]!r}"
-    assert len(error.encode()) <= size, f"the error is {len(error.encode())} bytes"
+    found, got = text in error, len(error.encode())  # `sized`
+    assert found, f"the error does not carry {text!r}: {error[-200:]!r}"
+    assert got <= size, f"the error is {got} bytes, ending {error[-200:]!r}"
 
 
 @when("the agent is created")

@@ -22,7 +22,7 @@ from agent_tck.kit.errors import OwnedElsewhere, SuiteError
 from agent_tck.kit.observe import still_running, unobservable, unreaped
 from agent_tck.kit.verdicts import not_applicable
 from agent_tck.steps.agent_steps import START_SLACK, agent_with_running_timeout, creation_refused
-from agent_tck.steps.world import AgentWorld
+from agent_tck.steps.world import AgentWorld, sized
 
 
 @pytest.fixture(scope="session")
@@ -123,7 +123,8 @@ def session_as_recorded(world: AgentWorld) -> None:
     reported = [line.get("session_id") or line.get("thread_id") for line in world.script.emitted
                 if line.get("subtype") == "init" or line.get("type") == "thread.started"]
     assert reported, "the transcript has no init or thread.started line"
-    assert world.response.get("session_id") == reported[0], world.response
+    got = world.response.get("session_id")  # `sized`
+    assert got == reported[0], sized(world.response)
 
 
 @given(parsers.parse("the harness then exits with code {code:d}"))

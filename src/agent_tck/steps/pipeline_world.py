@@ -25,7 +25,7 @@ def _default_agents() -> dict[str, dict[str, Any]]:
     return {name: {"name": name, "response": "status: success\n"} for name in AGENTS}
 
 
-@dataclass
+@dataclass(repr=False)
 class PipelineWorld(World):
     """`root` is the project the pipeline runs in."""
     document: str | None = None

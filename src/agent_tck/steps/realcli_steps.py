@@ -31,7 +31,7 @@ TIMEOUT_STATUS = 3
 LEFTOVER_WAIT = 2.0  # seconds a signalled process may take to be gone from /proc
 
 
-@dataclass
+@dataclass(repr=False)
 class RealWorld(World):
     """The real CLI in its sandbox: `root` holds its HOME and working directory."""
 

@@ -19,7 +19,7 @@ from agent_tck.kit.drivers import Driver
 from agent_tck.steps.world import World
 
 
-@dataclass
+@dataclass(repr=False)
 class ResponsesWorld(World):
     """A Responses API payload, a pristine copy of it, and what the parser answered."""
 

@@ -27,7 +27,7 @@ DEFAULT_PROMPT = "Work on the next ball."
 
 # --- ParseSignal --------------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False)
 class SignalWorld(World):
     """ParseSignal: the agent's output and what was parsed from it."""
 
@@ -72,7 +72,7 @@ def signal_with_block_reason(signal_world: SignalWorld, signal: str, docstring: 
 
 # --- The Claude runner --------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False)
 class RunWorld(World):
     """The Claude runner: the fake `claude` it runs, and what it answered."""
 
@@ -267,7 +267,7 @@ def runner_cannot_start(run_world: RunWorld, command: str) -> None:
 
 # --- The agent loop -----------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False)
 class LoopWorld(World):
     """The agent loop: the session, the scripted runner, and the loop's answer."""
 

@@ -58,7 +58,7 @@ BAD_CONFIGS: dict[str, object] = {  # what the file holds; None: there is none, 
 }
 
 
-@dataclass
+@dataclass(repr=False)
 class TransportWorld(World):
     """`driver` is the DDS driver: served agents and the clients that ask them."""
 

@@ -25,7 +25,19 @@ NO_EVENTS = ("the implementation does not report the normalized events it parsed
              "(reports_events: false), and this step checks its parser by them")
 
 
-@dataclass
+def sized(value: object, limit: int = 2000) -> str:
+    """`value`'s repr, its middle cut past `limit` characters. A step whose values can be
+    megabytes (a 20 MiB line, an error carrying all of stderr) asserts a name it compared them
+    into, and shows them through this: a run asks pytest for a failed assertion's values in
+    full (kit/run.ini), and it would print them whole, for a report that keeps a few
+    kilobytes of them."""
+    shown = repr(value)
+    cut = len(shown) - limit
+    return shown if cut <= 0 else (
+        f"{shown[:limit // 2]}[... {cut} characters cut ...]{shown[-limit // 2:]}")
+
+
+@dataclass(repr=False)
 class World:
     """The shape of every component's world: the implementation under test (`driver`), the
     scenario's own folder (`root`) and the factor applied to the spec's durations
@@ -37,8 +49,15 @@ class World:
     root: Path
     time_scale: float
 
+    def __repr__(self) -> str:
+        """Short, for every world (`repr=False` on each): a run shows a failed assertion's
+        values in full (kit/run.ini), the world among them when a step asserts on one of its
+        attributes, and a world holds its scenario's scripts and results, megabytes where a
+        scenario's line is."""
+        return f"<{type(self).__name__} of {self.root}>"
 
-@dataclass
+
+@dataclass(repr=False)
 class AgentWorld(World):
     rig: HarnessRig
     backend: str = "claude"
@@ -136,7 +155,7 @@ def _json_line(value: dict[str, Any]) -> str:
     return json.dumps(value) + "\n"
 
 
-@dataclass
+@dataclass(repr=False)
 class ParseWorld(World):
     """The backends component: lines handed to a backend's parse_line and the events each
     one gave."""
