@@ -489,6 +489,47 @@ def test_when_the_agent_dies_the_reaper_ends_the_cli(cli: str) -> None:
     assert not _alive(pid), f"the CLI {pid} outlived its agent"
 
 
+NOTES_TERM = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, lambda *_: open(sys.argv[1], "a").write("TERM\\n"))
+print(os.getpid(), flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
+def test_a_cli_gets_one_sigterm_when_a_second_comes_as_its_agent_dies(tmp_path: Path) -> None:
+    """A multithreaded agent killed with SIGKILL can signal the reaper twice: when the thread
+    that started it dies (its parent is then another thread of the agent) and when the rest
+    of the agent does (it has no parent left). Here the first is sent by hand, after which the
+    agent is killed: the CLI is sent SIGTERM once (AG-D6.2), then SIGKILL at the end of the
+    orphan's grace."""
+    from agent_tck.kit.observe import process_state
+
+    notes = tmp_path / "notes"
+    cli = NOTES_TERM.replace("sys.argv[1]", repr(str(notes)))
+    with subprocess.Popen([sys.executable, "-c", AGENT, cli], stdout=subprocess.PIPE) as agent:
+        pid = None
+        try:
+            assert agent.stdout is not None
+            pid = int(agent.stdout.readline())
+            reaper = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            os.kill(reaper, signal.SIGTERM)  # the first: its parent is still the agent
+            end = time.monotonic() + 10
+            while not notes.exists() and time.monotonic() < end:
+                time.sleep(0.01)
+            assert notes.exists(), "the CLI never got the first SIGTERM"
+        finally:
+            agent.send_signal(signal.SIGKILL)
+        end = time.monotonic() + 15  # SIGKILL after the reaper's 5 s
+        while pid is not None and _alive(pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        if pid is not None and process_state(pid) not in (None, "Z"):
+            os.kill(pid, signal.SIGKILL)
+    assert not _alive(pid), f"the CLI {pid} outlived its agent"
+    assert notes.read_text().splitlines() == ["TERM"]
+
+
 @pytest.mark.skipif(not Supervisor.reaped, reason="the reaper needs Linux")
 def test_a_reaper_whose_supervisor_is_already_gone_starts_nothing(tmp_path: Path) -> None:
     """The reaper arms its own parent-death signal; a supervisor that died before it could

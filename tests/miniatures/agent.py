@@ -6,6 +6,7 @@ runs the suite against each one and checks it fails exactly the requirements its
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tck.kit.drivers.inprocess import InProcessDriver
+from agent_tck.kit.observe import children
 from agent_tck.kit.registry import KNOWN_BACKENDS
 from agent_tck.reference.adapter import Adapter
 from agent_tck.reference.agent import PROBE_MARK, CodingAgent, NodeEvent, create_agent, judge
@@ -1431,14 +1433,17 @@ class LeavesStdinOpen(_Supervised):
 class _TermsTwice(Supervisor):
     def _signal(self, sig: signal.Signals) -> None:
         super()._signal(sig)
-        if sig == signal.SIGTERM:  # once more, a moment later, as a second relay would
+        if sig == signal.SIGTERM:  # once more, a moment later, straight to the CLI's group
             time.sleep(0.2)
-            super()._signal(sig)
+            for cli in children(self.proc.pid) if self.reaped else [self.proc.pid]:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(cli, sig)
 
 
 class TermsTwice(_Supervised):
-    """Sends the CLI a second SIGTERM at the deadline, as an agent whose reaper relayed it to
-    the CLI's group and again to every descendant, the CLI among them, would."""
+    """Sends the CLI a second SIGTERM at the deadline, straight to its process group, as an
+    agent that signals the group itself as well as through its reaper would. (Sent to the
+    reaper twice, it would be relayed once: the reaper sends the tree one SIGTERM.)"""
 
     reach = (  # SIGTERM at the deadline
         "reference/supervisor.py:Supervisor._enforce:self._signal(signal.SIGTERM)",

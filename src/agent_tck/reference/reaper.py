@@ -18,7 +18,8 @@ The supervisor (reference/supervisor.py) talks to it by signals:
   outcome. After a SIGTERM, the descendants it reached are given until they are gone, or until
   SIGUSR1, to stop on their own, even when the CLI ends first.
 If the supervisor's thread dies (SIGTERM from the kernel, PR_SET_PDEATHSIG), every
-descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds. The reaper asks the kernel
+descendant gets SIGTERM, and SIGKILL after ORPHAN_GRACE seconds. The tree is sent SIGTERM once
+whatever the order: a later SIGTERM only starts that grace. The reaper asks the kernel
 for that signal itself, first thing, and ends at once if PARENT_PID (the supervisor's process)
 is no longer its parent: the supervisor starts it without code between fork and exec, so
 Python can vfork instead of copying the agent's whole process (a `preexec_fn` forks it, and
@@ -241,11 +242,16 @@ def supervise(cli: int, parent: int) -> None:
             got = signal.sigtimedwait(WATCHED, ORPHAN_GRACE)
             sig = got.si_signo if got is not None else signal.SIGUSR1
         if sig == signal.SIGTERM:
-            terminating = True
+            # The tree gets one SIGTERM (AG-D6.2), however many come here: the deadline's and
+            # then the supervisor's death, or two deaths of one multithreaded agent (the kernel
+            # signals a child when the thread that started it dies, and again when the last
+            # of its process does).
+            told, terminating = terminating, True
             if os.getppid() != parent:  # the supervisor is gone: nobody else will signal
                 orphaned_at = 0.0
-                signal_tree(signal.SIGTERM)
-            else:
+                if not told:
+                    signal_tree(signal.SIGTERM)
+            elif not told:
                 try:
                     os.killpg(cli, signal.SIGTERM)
                 except OSError:
