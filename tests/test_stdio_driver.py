@@ -440,7 +440,7 @@ def test_a_driver_gone_with_the_keepers_last_line_unread_still_ends_the_tree(
         tmp_path: Path) -> None:
     """A kit killed just as its adapter exits leaves the keeper's `exit` line unread, and its
     socket then reads as reset rather than ended: the keeper takes that as the kit's end too,
-    and ends the tree (it once died of the reset, leaving the tree to outlive the kit)."""
+    and ends the tree."""
     target = tmp_path / "target"
     adapter = [PY, "-c", "import sys; from tests.miniatures.fake_adapter import leave_session; "
                "leave_session(sys.argv[1])", str(target)]

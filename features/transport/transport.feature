@@ -446,9 +446,9 @@ Feature: Transport: the agent served over DDS
     next to no CPU. An agent whose wait returns at once, because it never clears what woke it
     or does not wait at all, spins through its loop and burns a core while idle; every request
     is still answered, so no other scenario shows it. Found by mutation testing
-    (docs/mutation.md). The bound, a tenth of one CPU, is 25 times what the reference uses
-    idle (0.4%). On a busy machine a loop that spins can get less than that, but it is
-    running or waiting its turn to run all the time. Linux records how long a program was
+    (docs/mutation.md). The bound, a tenth of one CPU, is far above what an agent that waits
+    uses. On a busy machine a loop that spins can get less than that, but it is running or
+    waiting its turn to run all the time. Linux records how long a program was
     doing either; there the agent must also be doing one or the other less than half of those
     seconds, which an agent that waits properly does only for the moments it wakes.
 
