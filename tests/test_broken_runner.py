@@ -80,7 +80,7 @@ def test_broken_runner_fails_exactly_its_requirements(name: str,
 
 def test_reference_passes_every_requirement() -> None:
     verdicts = verdicts_for("reference", ["runner"])
-    assert set(verdicts.values()) == {"passed"}, verdicts
+    assert set(verdicts.values()) == {"passed"}, verdicts.failures
 
 
 def test_every_requirement_has_a_broken_implementation_that_fails_it() -> None:

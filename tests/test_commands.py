@@ -65,7 +65,7 @@ def test_a_request_without_its_fields_raises_for_the_adapter_to_report(cmd: str)
 def test_the_reference_adapter_passes_responses_and_runner_over_stdio() -> None:
     impl = f"{sys.executable} -m agent_tck.reference.adapter"
     verdicts = verdicts_for(impl, ["responses", "runner"])
-    assert set(verdicts.values()) == {"passed"}, verdicts
+    assert set(verdicts.values()) == {"passed"}, verdicts.failures
 
 
 def test_a_broken_answer_is_told_in_json_not_in_python() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from agent_tck.kit import registry, reports
 from agent_tck.kit.paths import ROOT
-from tests.support.runsuite import verdicts_for
+from tests.support.runsuite import Verdicts, verdicts_for
 from tests.test_stdio_driver import smoke
 
 # Nested conformance runs of the SDK examples: each scenario has its own deadline in it; the
@@ -42,7 +42,8 @@ def test_an_example_adapter_passes_every_requirement_of_its_component(example: s
                                                                       component: str) -> None:
     """Every requirement, MUSTs and SHOULDs: what `--strict` asks."""
     verdicts = verdicts_for(f"{sys.executable} {ROOT / 'examples' / example}", [component])
-    assert verdicts and {rid: v for rid, v in verdicts.items() if v != "passed"} == {}
+    assert verdicts and {rid: v for rid, v in verdicts.items() if v != "passed"} == {}, \
+        verdicts.failures
 
 
 def test_the_claude_agent_sdk_example_fails_exactly_its_baseline() -> None:
@@ -99,18 +100,19 @@ def test_the_python_acp_client_example_passes_every_acp_requirement() -> None:
     _passes_every_acp_requirement(verdicts_for(command, ["agent"], adapter_timeout=30), command)
 
 
-def _passes_every_acp_requirement(verdicts: dict[str, str], command: str) -> None:
+def _passes_every_acp_requirement(verdicts: Verdicts, command: str) -> None:
     """An ACP example's agent `verdicts`: every AG-ACP requirement passed and nothing else
     failed (it declares the ACP backends alone); and `smoke` of `command` made its request
     through the fake ACP agent of the first backend it declares."""
     acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
-    assert len(acp) >= 11 and set(acp.values()) == {"passed"}, acp
-    assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}
+    assert len(acp) >= 11 and set(acp.values()) == {"passed"}, (acp, verdicts.failures)
+    assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}, \
+        verdicts.failures
     code, text = smoke(command)
     assert code == 0 and "ok   request: the fake gemini-acp answered" in text, text
 
 
-def _node_example_verdicts(example: str, package: str, baseline: bool = True) -> dict[str, str]:
+def _node_example_verdicts(example: str, package: str, baseline: bool = True) -> Verdicts:
     """The agent verdicts of the Node adapter in examples/`example`, its `package` installed
     from its lockfile first where it is not; they fail exactly what its baseline names (with
     `baseline`)."""
@@ -126,7 +128,8 @@ def _node_example_verdicts(example: str, package: str, baseline: bool = True) ->
     if not baseline:
         return verdicts
     expected = reports.load_baseline(folder / "baseline.yaml", registry.load())
-    assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected)
+    assert {rid for rid, v in verdicts.items() if v in ("failed", "errored")} == set(expected), \
+        verdicts.failures
     return verdicts
 
 
@@ -136,4 +139,5 @@ def test_the_python_dds_agent_example_passes_every_transport_requirement() -> No
     pytest.importorskip("cyclonedds")
     agent = ROOT / "examples" / "python-dds-agent" / "dds_agent.py"
     verdicts = verdicts_for(f"dds:serve={sys.executable} {agent};fork=on", ["transport"])
-    assert verdicts and {rid: v for rid, v in verdicts.items() if v != "passed"} == {}
+    assert verdicts and {rid: v for rid, v in verdicts.items() if v != "passed"} == {}, \
+        verdicts.failures

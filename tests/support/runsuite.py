@@ -27,16 +27,34 @@ CLAUDE_ONLY = "not codex and not gemini"  # claude's scenarios and the backend-n
 CROSS_DRIVER = None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all" else CLAUDE_ONLY
 
 
+class Verdicts(dict[str, str]):
+    """Requirement ID -> verdict, and `failures`: what each failed or errored scenario said,
+    for an assertion's message (a comparison that fails shows why, not only which)."""
+
+    failures = ""
+
+
 def verdicts_for(
     impl: str,
     components: list[str],
     keyword: str | None = None,
     adapter_timeout: float = DEFAULT_TIMEOUT,
-) -> dict[str, str]:
+) -> Verdicts:
     """Requirement ID -> verdict for a run of `components` against `impl` ("not run" for a
     requirement none of whose scenarios `keyword` selects)."""
     results = scenario_results(impl, components, keyword, adapter_timeout)
-    return folded(results, components, selected=keyword is not None)
+    found = Verdicts(folded(results, components, selected=keyword is not None))
+    found.failures = failures(results, impl)
+    return found
+
+
+def failures(results: list[verdicts.ScenarioResult], impl: str, limit: int = 3000) -> str:
+    """Each failed or errored scenario of `results`, its requirements and what it said (cut
+    at `limit` characters), as the run against `impl` found them."""
+    said = [f"{r.verdict}: {r.title or r.name} ({', '.join(r.reqs)})\n"
+            f"{(r.message or r.error or r.evidence)[:limit]}"
+            for r in results if r.verdict in (verdicts.FAILED, verdicts.ERRORED)]
+    return f"what failed against {impl}:\n\n" + "\n\n".join(said) if said else ""
 
 
 def folded(results: list[verdicts.ScenarioResult], components: list[str],
