@@ -120,6 +120,39 @@ def test_the_signals_a_harness_caught_are_read_once_it_has_handled_them(
         running.wait()
 
 
+@pytest.mark.parametrize("reads_stdin", [True, False], ids=["reads stdin", "no stdin"])
+def test_a_harness_in_its_last_step_has_noted_it_as_last_step_with_every_line_printed(
+        tmp_path: Path, reads_stdin: bool) -> None:
+    """A scenario that kills the agent once its harness is in its last, silent step
+    (AG-D6.6, TR-8) waits for `began(script.last_step)`: the number the harness notes, its
+    read of stdin counted, and only once every earlier line is in its stdout's pipe. Waiting
+    for one step too early let the agent die while the harness still had its init line to
+    write, and the harness ended on the closed pipe before any SIGTERM came."""
+    rig = HarnessRig(tmp_path / "harness")
+    script = Script("claude", read_stdin=reads_stdin).init().add("sleep_real", 120)
+    rig.use(script)
+    running = subprocess.Popen([str(rig.bin / "claude"), "-p"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE)
+    try:
+        assert running.stdin is not None and running.stdout is not None
+        running.stdin.close()
+        deadline = time.monotonic() + 60
+        while not rig.began(script.last_step):
+            assert running.poll() is None and time.monotonic() < deadline, rig.record()
+            time.sleep(0.01)
+        noted = [e["n"] for e in rig.record() if e["what"] == "step"]
+        assert noted == list(range(script.last_step + 1))
+        assert json.loads(running.stdout.readline()) == script.emitted[0]
+        assert [next(iter(step)) for step in script.to_json()["steps"]][script.last_step] == \
+            "sleep_real"
+    finally:
+        rig.close()
+        running.kill()
+        running.wait()
+        assert running.stdout is not None
+        running.stdout.close()
+
+
 def _send(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(message).encode() + b"\n")

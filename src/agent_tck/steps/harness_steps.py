@@ -386,7 +386,7 @@ def agent_killed(world: AgentWorld) -> None:
     agent = world.ensure_agent()  # an agent that runs its CLI when created has done so now
     earlier = len(world.rig.grandchildren())
     assert world.script is not None
-    silent = len(world.script.steps) - 1  # its last step, which never ends, prints nothing
+    silent = world.script.last_step  # its last step, which never ends, prints nothing
 
     def started() -> bool:
         # Its process started, and every line written: a harness that wrote after the agent

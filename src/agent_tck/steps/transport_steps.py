@@ -134,7 +134,7 @@ class TransportWorld(World):
         silent one: a harness that printed after its agent stopped reading would meet a
         closed pipe and end on it, before the agent's SIGTERM came."""
         assert self.script is not None
-        silent = len(self.script.steps) - 1
+        silent = self.script.last_step
         end = time.monotonic() + timeout
         while not (self.rig.starts() and self.rig.began(silent)):
             assert time.monotonic() < end, ("the harness never started" if not self.rig.starts()

@@ -83,8 +83,9 @@ class HarnessRig:
         return starts[-1]
 
     def began(self, step: int) -> bool:
-        """A harness of this rig began step `step` of its script (0: the first), every step
-        before it done: what it printed there is in its stdout's pipe."""
+        """A harness of this rig began step `step` of its script as it plays it (0: the
+        first, its read of stdin where it reads it: `Script.last_step` is its last), every
+        step before it done: what it printed there is in its stdout's pipe."""
         return any(e["what"] == "step" and e.get("n") == step for e in self.record())
 
     def signals(self, pid: int) -> list[str]:

@@ -150,6 +150,12 @@ class Script:
         head = [{"read_stdin": True}] if self.read_stdin else []
         return {"steps": head + self.steps, "time_scale": self.time_scale}
 
+    @property
+    def last_step(self) -> int:
+        """The number the harness gives its last step as it notes it (`HarnessRig.began`),
+        counted from 0 over the steps it plays: its read of stdin first, when it reads it."""
+        return len(self.to_json()["steps"]) - 1
+
 
 def harness_command() -> list[str]:
     """How a shim starts the fake harness: this Python, isolated (-I: no PYTHON* variable of
