@@ -3,7 +3,7 @@ against the project's tests: docs/mutation.md."""
 
 from pathlib import Path
 
-FIRST = "AGENT_TCK_MUTATION_FIRST"  # what a cold judge runs first (a JSON list of node ids)
+FIRST = "AGENT_TCK_MUTATION_FIRST"  # what a judge runs first (a JSON list of node ids)
 PACKAGE = ("src", "agent_tck")  # where the code lives; the repository's top-level links reach it
 
 

@@ -8,7 +8,6 @@
     python -m mutation run [--jobs N] [FILE ...]  # judge what is pending (resumes a session;
                                           # the listed equivalent mutants are not judged)
     python -m mutation run --survivors    # judge the survivors again (after new tests)
-    python -m mutation run --cold         # a process per mutant (no warm judges)
     python -m mutation report [--out F]   # the table per file and component, and survivors
     python -m mutation check [--jobs N] [--again] [FILE ...]  # the listed equivalent mutants
                                           # (of FILEs only, if given) still survive? (resumes;
@@ -66,8 +65,6 @@ def main(argv: list[str] | None = None) -> int:
                        help="judge only the listed mutants of these files (one just changed)")
     run.add_argument("--survivors", action="store_true", help="judge the survivors again too "
                      "(after a new scenario or test)")
-    run.add_argument("--cold", action="store_true", help="a process per mutant, no warm judges "
-                     "(slower; to compare with them)")
     out = sub.add_parser("report", help="print the report (and write it into --out)")
     out.add_argument("--out", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
@@ -90,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                          "mutation/equivalent.yaml names it)")
         return equivalents.check(args.session, args.jobs, args.again, only)
     if args.command == "run":
-        return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors,
-                    warm=not args.cold)
+        return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors)
     text = report.render(db_path, args.session)
     print(text)
     if args.out:
@@ -143,8 +139,7 @@ def _init(folder: Path, files: list[Path], components: tuple[str, ...] = COMPONE
     return 0
 
 
-def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
-         warm: bool = True) -> int:
+def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False) -> int:
     planner = Planner.load(folder)
     equivalent = equivalents.load()  # judged by `check`, not again by every session
     with use_db(str(folder / "session.sqlite"), WorkDB.Mode.open) as db:
@@ -175,7 +170,7 @@ def _run(folder: Path, jobs: int, files: set[str], survivors: bool = False,
             print(f"[{done}/{total} {time.monotonic() - started:.0f}s] "
                   f"{report.describe(job[0], result)}", flush=True)
 
-        pool.judge_all(folder, jobs, judging, task, judged, warm)
+        pool.judge_all(folder, jobs, judging, task, judged)
     return 0
 
 

@@ -13,7 +13,7 @@ passed, so only SHOULDs can fail. The rest would only cost time. `failed` is the
 until there, and `by` the scenario that failed first.
 
 Within each level the scenarios that caught the last mutants of the same file run first (the
-worker names them: `AGENT_TCK_MUTATION_FIRST`, a JSON list of node ids, for a cold judge), then
+worker names them: `AGENT_TCK_MUTATION_FIRST`, a JSON list of node ids), then
 the rest, shortest first by the times `kit/durations.json` records: a mutant is caught by the
 first scenario that fails, and one that caught the mutant before on the next line is the likeliest
 to catch this one. The order decides no verdict, only how soon the run stops.
@@ -105,11 +105,11 @@ class Judging:
         self.stop = StopAtFirstFailure(self.collector, self.reqs, first)
         self.plugins: list[object] = [self.collector, self.stop]
 
-    def run_suite(self, basetemp: list[str], *plugins: object) -> int | pytest.ExitCode:
-        """The suite's run as `agent-tck run` starts it, quiet, with its plugins and these."""
+    def run_suite(self, basetemp: list[str]) -> int | pytest.ExitCode:
+        """The suite's run as `agent-tck run` starts it, quiet, with the judge's plugins."""
         with run.hermetic(), contextlib.redirect_stdout(io.StringIO()):
             return pytest.main([*run.pytest_args(self.args), *basetemp, "-o",
-                                f"timeout={HANG:g}"], plugins=[*self.plugins, *plugins])
+                                f"timeout={HANG:g}"], plugins=self.plugins)
 
     def record(self, code: int | pytest.ExitCode) -> dict[str, object]:
         components = self.args.component

@@ -27,8 +27,7 @@ Task = tuple[MutationSpec, Tries, list[str]]
 
 
 def judge_all(folder: Path, jobs: int, items: list[Item], task: Callable[[Item], Task],
-              judged: Callable[[Item, WorkResult], None], warm: bool = True,
-              timeout: float = TIMEOUT) -> None:
+              judged: Callable[[Item, WorkResult], None], timeout: float = TIMEOUT) -> None:
     """Judge each of `items`, `jobs` at a time, in the order given. `task` says what to judge
     for an item when a judge is free (so it can learn from the results so far); `judged`
     hears each result as it comes. A judge past `timeout` seconds counts its mutant killed.
@@ -46,7 +45,7 @@ def judge_all(folder: Path, jobs: int, items: list[Item], task: Callable[[Item],
               "beside your other processes, which a mutant of the code that signals "
               "processes (reference/strays.py, reference/reaper.py) may reach",
               file=sys.stderr, flush=True)
-    workers = [Worker(make_copy(copies), timeout, warm, slot, isolated) for slot in range(jobs)]
+    workers = [Worker(make_copy(copies), timeout, slot, isolated) for slot in range(jobs)]
     idle, pending = list(workers), list(items)
     running: dict[Future[WorkResult], tuple[Item, Worker]] = {}
     signal.signal(signal.SIGTERM, _interrupt)
@@ -70,8 +69,7 @@ def _interrupt(signum: int, _frame: object) -> None:
 
 @contextlib.contextmanager
 def _stopping(workers: list[Worker]) -> Iterator[None]:
-    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending.
-    Either way the workers' warm judges end with the session."""
+    """Interrupted (Ctrl-C, SIGTERM): the running judges end; their mutants stay pending."""
     try:
         yield
     except KeyboardInterrupt:
@@ -79,6 +77,3 @@ def _stopping(workers: list[Worker]) -> Iterator[None]:
             worker.stop()
         print("interrupted: the same command resumes", file=sys.stderr)
         raise SystemExit(130) from None
-    finally:
-        for worker in workers:
-            worker.close()

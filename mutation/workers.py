@@ -3,10 +3,8 @@ one mutant at a time. A copy holds its own `src/` (the code) and the top-level l
 (`reference`, `kit`, pointing into the copy); every other top-level entry links to the
 checkout. A judge runs
 with the copy's `src/` first on `PYTHONPATH`, so the suite, and every process it starts,
-imports the mutant. A worker judges a mutant of the reference with a warm judge of its
-components (`mutation.warm`: Python, pytest and the collected suite started once, forked per
-mutant), and cold (`mutation.judge`, a process per mutant) where that server cannot serve, and
-for the kit's files, which the server itself imports.
+imports the mutant. A judge is a process per mutant: `mutation.judge` for the reference,
+`mutation.kit judge` for the kit's files.
 
 Every judge runs in PID and mount namespaces of its own (`sandbox`), where it sees and can
 signal only the processes it started: a mutant of the code that finds processes to signal (the
@@ -36,7 +34,6 @@ from cosmic_ray.work_item import MutationSpec, TestOutcome, WorkerOutcome, WorkR
 
 from agent_tck.reference import strays
 from mutation import FIRST
-from mutation.warm import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("src",)  # the code; the top-level links into it are copied as links, into the copy
@@ -76,12 +73,10 @@ def make_copy(parent: Path) -> Path:
 
 
 class Worker:
-    def __init__(self, copy: Path, timeout: float, warm: bool = True, slot: int = 0,
+    def __init__(self, copy: Path, timeout: float, slot: int = 0,
                  sandbox: tuple[str, ...] = ()) -> None:
-        self.copy, self.timeout, self.warm, self.sandbox = copy, timeout, warm, sandbox
+        self.copy, self.timeout, self.sandbox = copy, timeout, sandbox
         self.proc: subprocess.Popen[bytes] | None = None
-        self.servers: dict[tuple[str, ...], Server] = {}  # components -> their warm judge
-        self.server: Server | None = None  # the one judging now
         self.stopped = False
         self.run_id = uuid.uuid4().hex
         # The judge's temporary folders live here: what a judge killed mid-run leaves (its
@@ -133,13 +128,6 @@ class Worker:
         keyword = _keyword(judge_args)
         timeout = self.timeout if keyword is None else \
             min(self.timeout, 60 + 5 * (keyword.count(" or ") + 1))
-        # (a warm judge serves the reference in-process: a run through an adapter is cold)
-        if judge_args[:1] != ["--tests"] and "--impl" not in judge_args and self.warm:
-            found = self._judge_warm(judge_args, timeout, first or [])
-            if self.stopped:  # its child or server ended by the interrupt: no record, and
-                return STOPPED  # no cold judge in its place
-            if found is not None:
-                return found
         judge = ["mutation.kit", "judge", *judge_args[1:]] if judge_args[:1] == ["--tests"] \
             else ["mutation.judge", *judge_args]  # a mutant of the kit: the project's tests
         proc = subprocess.Popen([*self.sandbox, sys.executable, "-m", *judge], cwd=self.copy,
@@ -155,45 +143,16 @@ class Worker:
             return TestOutcome.KILLED, json.dumps({"code": "timeout", "failed": []})
         finally:
             self._end()
+        if self.stopped:  # its group ended by the interrupt: no verdict
+            return STOPPED
         last = out.decode(errors="replace").strip().rsplit("\n", 1)[-1]
         return (TestOutcome.SURVIVED if proc.returncode == 0 else TestOutcome.KILLED), last
-
-    def _judge_warm(self, judge_args: list[str], timeout: float, first: list[str]
-                    ) -> tuple[TestOutcome, str] | None:
-        """Judged by the warm judge of its components; None where that cannot serve."""
-        components = tuple(judge_args[i + 1] for i, arg in enumerate(judge_args)
-                           if arg == "--component")
-        keyword = _keyword(judge_args)
-        server = self.servers.get(components)
-        if server is None:
-            server = self.servers[components] = Server(self.copy, self.env, TAG, components,
-                                                       self.sandbox)
-        if self.stopped:  # interrupted while it started: not closed by the stop
-            server.close()
-        if not server.usable:
-            return None
-        self.server = server
-        try:
-            found = server.judge(keyword, timeout, first)
-        finally:
-            self._end()
-        if found is None:
-            return None
-        return (TestOutcome.SURVIVED if found["code"] == 0 else TestOutcome.KILLED,
-                json.dumps(found))
-
-    def close(self) -> None:
-        """The warm judges end."""
-        for server in self.servers.values():
-            server.close()
-        self.servers.clear()
 
     def stop(self) -> None:
         """No more judging: the running judge's process group ends (an interrupted session
         leaves no judge behind)."""
         self.stopped = True
         self._end()
-        self.close()
 
     def _end(self) -> None:
         """The judge's process group ends, and every process its run left outside it (a
@@ -201,9 +160,6 @@ class Worker:
         worker in their environment, as the reference finds a CLI's strays. Then what it left
         in its temporary folder goes."""
         proc, self.proc = self.proc, None
-        server, self.server = self.server, None
-        if server is not None:  # the child's group: what its scenarios left in it
-            server.kill_child()
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -222,8 +222,9 @@ def test_a_module_finds_modules_in_its_own_directory_as_python_m_does(
 
 def test_a_forked_process_lets_go_of_its_parents_servers(
         server: forkserve.ForkServer, tmp_path: Path, env: dict[str, str]) -> None:
-    """A warm mutation judge forks: its copies of the pipes go to /dev/null (what it writes
-    reaches no server of its parent's), and it starts servers of its own."""
+    """A process forked from the suite (a test runner that forks per test): its copies of the
+    pipes go to /dev/null (what it writes reaches no server of its parent's), and it starts
+    servers of its own."""
     before = dict(forkserve._SHARED)
     mine = forkserve.shared(["json"], str(tmp_path), env)
     try:

@@ -22,7 +22,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import MutationSpec, WorkerOutcome, WorkItem, WorkResult
 from cosmic_ray.work_item import TestOutcome as Outcome  # not a test class
 
-from mutation import equivalents, kit, operators, plan, report, scenarios, session, warm, workers
+from mutation import equivalents, kit, operators, plan, report, scenarios, session, workers
 from mutation import listed as listed_as
 from mutation.__main__ import main, to_judge
 from mutation.plan import Planner
@@ -688,7 +688,7 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
     worker = Worker(make_copy(tmp_path_factory.mktemp("copies")), timeout=120,
                     sandbox=workers.sandbox())  # as a session's judges run
     yield worker
-    worker.close()  # its warm judges
+    worker.stop()
 
 
 def test_a_judge_sees_and_can_signal_only_what_it_started() -> None:
@@ -770,20 +770,16 @@ def test_a_mutant_is_caught_in_its_copy_and_the_copy_restored(worker: Worker) ->
     assert (Path(__file__).parent.parent / where).read_text() == original  # the checkout
 
 
-def test_a_warm_judge_finds_what_a_cold_judge_finds(worker: Worker) -> None:
-    """Forked from a server that collected the suite before the mutant was applied, a warm
-    judge still runs the mutant: no module of the reference is loaded before the fork. Both
-    run first the scenarios they are given (those that caught the file's last mutants), and
-    say which one caught it."""
-    cold = Worker(worker.copy, timeout=120, warm=False)
+def test_a_judge_runs_the_scenarios_it_is_given_first_and_says_which_caught_it(
+        worker: Worker) -> None:
+    """The scenarios that caught the file's last mutants run first; the record names the
+    scenario that caught this one."""
     tries = (("--component", "responses"),)
-    records = [json.loads(judging.judge(_usage_dropped(worker.copy), tries, first).output)
-               for judging in (worker, cold) for first in ([], [LATER_CATCH])]
+    records = [json.loads(worker.judge(_usage_dropped(worker.copy), tries, first).output)
+               for first in ([], [LATER_CATCH])]
     for record in records:
         assert record.pop("seconds") > 0 and record["code"] == 1, record
-    assert records[0] == records[2] and records[1] == records[3], records
     assert records[0]["by"] == FIRST_CATCH and records[1]["by"] == LATER_CATCH, records
-    assert ("responses",) in worker.servers and cold.servers == {}
 
 
 # the usage message's append deleted: both fail, and the first is run first unless told
@@ -840,56 +836,30 @@ def test_the_scenario_that_caught_a_mutant_goes_first_for_the_next_of_its_file()
     assert set(killers) == {"reference/a.py"}
 
 
-@pytest.mark.parametrize(("component", "keyword"), [
-    ("transport", "each_reply_carries"),  # served agents: started by the child, not the server
-    ("agent", "timeout"),  # the fake harness's stray log, the reaper, deadlines
-    ("runner", "scripted"),
-    ("pipeline", "offending_value"),
-])
-def test_the_unmutated_reference_survives_a_warm_judge_of_each_kind(
-        worker: Worker, component: str, keyword: str) -> None:
-    """What a child inherits from its server must not fail a scenario a cold judge passes: a
-    served DDS agent took the child for a dead suite and ended itself (kit/drivers/base.py)."""
-    if component == "transport":
-        pytest.importorskip("cyclonedds")
-    outcome, output = worker._run(["--component", component, "-k", keyword])
-    assert (outcome, json.loads(output)["pytest"]) == (Outcome.SURVIVED, 0), output
-    assert (component,) in worker.servers and worker.servers[(component,)].usable
-
-
-def test_a_warm_judge_past_its_deadline_is_killed_and_its_server_judges_on(
-        tmp_path: Path) -> None:
+def test_a_judge_past_its_deadline_is_killed_and_its_mutant_caught(tmp_path: Path) -> None:
     worker = Worker(make_copy(tmp_path), timeout=5)
     where = worker.copy / "reference" / "responses.py"
     original = where.read_text()
     try:
-        assert worker._run(["--component", "responses"])[0] == Outcome.SURVIVED
-        server = worker.servers[("responses",)]
         where.write_text(original + "\nimport time\n\ntime.sleep(120)\n")  # hangs at import
         outcome, output = worker._run(["--component", "responses"])
         assert (outcome, json.loads(output)["code"]) == (Outcome.KILLED, "timeout")
-        where.write_text(original)
-        outcome, output = worker._run(["--component", "responses"])
-        assert (outcome, json.loads(output)["code"]) == (Outcome.SURVIVED, 0)
-        assert worker.servers[("responses",)] is server and server.proc.poll() is None
-        assert (worker.copy / "warm" / "responses").is_dir()  # its children's folder
+        assert worker.proc is None
     finally:
         where.write_text(original)
-        worker.close()
-    assert server.proc.poll() == 0  # told to end, it ended by itself
-    assert not (worker.copy / "warm" / "responses").exists()  # and left nothing
 
 
-def test_what_a_warm_judge_left_running_ends_with_it_and_its_folder_goes(
-        tmp_path: Path) -> None:
+def test_what_a_judge_left_running_ends_with_it_and_its_folder_goes(tmp_path: Path) -> None:
     """A mutant that leaves a process running (a stuck fake harness) must not reach the next
-    mutant's run: the child ends its process group as it ends, and its folder is removed."""
+    mutant's run: the judge's process group ends as it ends, and its temporary folder is
+    emptied."""
     worker = Worker(make_copy(tmp_path), timeout=120)
     where = worker.copy / "reference" / "responses.py"
     original = where.read_text()
     pid_file = tmp_path / "left.pid"
-    leaves = ("\nimport subprocess as _sp\n\n"  # started in the child's process group
-              f"open({str(pid_file)!r}, 'w').write(str(_sp.Popen(['sleep', '300']).pid))\n")
+    leaves = ("\nimport subprocess as _sp, tempfile as _tf\n\n"  # in the judge's group
+              f"open({str(pid_file)!r}, 'w').write(str(_sp.Popen(['sleep', '300']).pid))\n"
+              "open(_tf.mkstemp()[1], 'w').write('left')\n")
     try:
         where.write_text(original + leaves)
         assert worker._run(["--component", "responses", "-k", "single_text_item"])[0] \
@@ -897,42 +867,15 @@ def test_what_a_warm_judge_left_running_ends_with_it_and_its_folder_goes(
         left = int(pid_file.read_text())
         assert not Path(f"/proc/{left}").exists() or \
             Path(f"/proc/{left}/stat").read_text().split()[2] == "Z", "it outlived its judge"
-        assert list((worker.copy / "warm" / "responses").iterdir()) == []  # its folder went
+        assert list(worker.tmp.iterdir()) == []  # its folder went
     finally:
         where.write_text(original)
-        worker.close()
 
 
-def test_a_read_of_the_warm_judge_ends_soon_when_the_server_is_closed_under_it() -> None:
-    """The race behind an interrupted session that hung to its judge's deadline: the server's
-    output closed while a thread waits on it, with no end of file (here a process that still
-    holds the pipe; there a thread that got to its select() after the server's end)."""
-    import threading
-    import time
-
-    server = warm.Server.__new__(warm.Server)
-    server.buffer = b""
-    server.proc = subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE)
-    got: list[object] = []
-    reading = threading.Thread(target=lambda: got.append(server._read(300.0)), daemon=True)
-    try:
-        reading.start()
-        time.sleep(0.5)
-        assert server.proc.stdout is not None
-        server.proc.stdout.close()
-        closed_at = time.monotonic()
-        reading.join(timeout=30)
-        assert not reading.is_alive() and got == [None]
-        assert time.monotonic() - closed_at < 10  # POLL, on a busy machine
-    finally:
-        server.proc.kill()
-        server.proc.wait()
-
-
-def test_an_interrupted_worker_ends_its_warm_judge_at_once_and_starts_no_cold_one(
+def test_an_interrupted_worker_ends_its_judge_at_once_and_keeps_no_verdict(
         tmp_path: Path) -> None:
-    """Ctrl-C while a warm judge runs: the judge's thread returns within seconds (not at its
-    deadline), with no record kept and no cold judge started in its place."""
+    """Ctrl-C while a judge runs: the judge's thread returns within seconds (not at its
+    deadline), with no record kept."""
     import threading
     import time
 
@@ -941,39 +884,21 @@ def test_an_interrupted_worker_ends_its_warm_judge_at_once_and_starts_no_cold_on
     original = where.read_text()
     found: list[tuple[Outcome, str]] = []
     try:
-        assert worker._run(["--component", "responses"])[0] == Outcome.SURVIVED  # warm now
-        server = worker.servers[("responses",)]
         where.write_text(original + "\nimport time\n\ntime.sleep(300)\n")
         judging = threading.Thread(target=lambda: found.append(
             worker._run(["--component", "responses"])))
         judging.start()
-        time.sleep(2)
+        deadline = time.monotonic() + 60
+        while worker.proc is None:  # its judge started
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         stopped_at = time.monotonic()
         worker.stop()
         judging.join(timeout=60)
         assert not judging.is_alive() and time.monotonic() - stopped_at < 30
         assert json.loads(found[0][1])["stopped"] is True and worker.proc is None
-        assert server.proc.poll() is not None
     finally:
         where.write_text(original)
-        worker.close()
-
-
-def test_a_server_that_finds_the_reference_loaded_refuses_and_the_judge_runs_cold(
-        tmp_path: Path) -> None:
-    """A module of the reference loaded before the fork would be the unmutated one in every
-    child: the server says so instead of serving, and the worker judges in a process."""
-    (tmp_path / "early").mkdir()
-    (tmp_path / "early" / "sitecustomize.py").write_text("import agent_tck.reference.limits\n")
-    worker = Worker(make_copy(tmp_path), timeout=120)
-    worker.env["PYTHONPATH"] += f":{tmp_path / 'early'}"
-    try:
-        outcome, output = worker._run(["--component", "responses"])
-        assert (outcome, json.loads(output)["code"]) == (Outcome.SURVIVED, 0)
-        assert not worker.servers[("responses",)].usable
-        assert worker.servers[("responses",)].proc.poll() is not None
-    finally:
-        worker.close()
 
 
 def test_a_kit_mutant_is_caught_by_a_project_test_in_its_copy(worker: Worker) -> None:

@@ -26,8 +26,9 @@ def _child_exit_of_a_start_in_a_fork() -> int:
 
 
 def test_a_child_started_by_a_process_forked_from_the_suite_runs_to_its_end() -> None:
-    """A warm mutation judge forks after the kit was imported: its adapters and served agents
-    are its children. They took it for a dead suite and ended themselves at once."""
+    """A process forked from the suite after the kit was imported (a test runner that forks
+    per test) starts adapters and served agents as its children: they must not take it for a
+    dead suite and end themselves at once."""
     assert _child_exit_of_a_start_in_a_fork() == 0  # -SIGTERM would read 241
 
 

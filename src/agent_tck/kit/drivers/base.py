@@ -49,8 +49,9 @@ def _forking() -> None:
     _PARENT = os.getpid()
 
 
-# A process forked from the suite after this import (a warm mutation judge) starts adapters
-# and served agents of its own: their parent is that process, not the one that imported this.
+# A process forked from the suite after this import (a test runner that forks per test, the
+# in-process driver's fork for AG-D6.6) starts adapters and served agents of its own: their
+# parent is that process, not the one that imported this.
 os.register_at_fork(before=_forking)
 
 

@@ -283,9 +283,9 @@ def shared(preload: Sequence[str], cwd: str, env: Mapping[str, str]) -> ForkServ
 
 
 def _forget_inherited() -> None:
-    """In a child forked from a process with fork servers (a warm mutation judge, or a Popen
-    child before its exec): they are its parent's. Their pipes here become /dev/null, so
-    nothing of the child's reaches them, and the child starts its own servers."""
+    """In a child forked from a process with fork servers (a test runner that forks per
+    test, or a Popen child before its exec): they are its parent's. Their pipes here become
+    /dev/null, so nothing of the child's reaches them, and the child starts its own servers."""
     null = os.open(os.devnull, os.O_RDWR)
     for server in _SHARED.values():
         for fd in server.fds():
