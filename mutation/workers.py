@@ -14,6 +14,7 @@ SIGTERM to every process of the user that does not carry the tag, the session am
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -38,7 +39,8 @@ from mutation import FIRST
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("src",)  # the code; the top-level links into it are copied as links, into the copy
 TAG = "AGENT_TCK_MUTATION_JUDGE"  # in the environment of a judge and all it starts
-STOPPED = (TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [], "stopped": True}))
+# What a judge interrupted by the session's stop gives: no verdict (the session keeps none).
+STOPPED = (TestOutcome.SURVIVED, json.dumps({"code": None, "failed": [], "interrupted": True}))
 
 
 def sandbox() -> tuple[str, ...]:
@@ -135,6 +137,8 @@ class Worker:
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         self.proc = proc
+        if self.stopped:  # stopped while it started: `stop` may have found no process to end
+            self._end()
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -160,8 +164,9 @@ class Worker:
         worker in their environment, as the reference finds a CLI's strays. Then what it left
         in its temporary folder goes."""
         proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        if proc is not None:  # its group, whether or not its leader has ended and been reaped
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         strays.signal_tagged(self.run_id, signal.SIGKILL, tag=TAG)
         shutil.rmtree(self.tmp, ignore_errors=True)
