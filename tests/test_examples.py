@@ -105,7 +105,7 @@ def _passes_every_acp_requirement(verdicts: Verdicts, command: str) -> None:
     failed (it declares the ACP backends alone); and `smoke` of `command` made its request
     through the fake ACP agent of the first backend it declares."""
     acp = {rid: v for rid, v in verdicts.items() if rid.startswith("AG-ACP.")}
-    assert len(acp) >= 11 and set(acp.values()) == {"passed"}, (acp, verdicts.failures)
+    assert len(acp) >= 11 and set(acp.values()) == {"passed"}, f"{acp}\n{verdicts.failures}"
     assert {v for rid, v in verdicts.items() if rid not in acp} <= {"passed", "not applicable"}, \
         verdicts.failures
     code, text = smoke(command)

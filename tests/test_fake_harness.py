@@ -125,9 +125,8 @@ def test_a_harness_in_its_last_step_has_noted_it_as_last_step_with_every_line_pr
         tmp_path: Path, reads_stdin: bool) -> None:
     """A scenario that kills the agent once its harness is in its last, silent step
     (AG-D6.6, TR-8) waits for `began(script.last_step)`: the number the harness notes, its
-    read of stdin counted, and only once every earlier line is in its stdout's pipe. Waiting
-    for one step too early let the agent die while the harness still had its init line to
-    write, and the harness ended on the closed pipe before any SIGTERM came."""
+    read of stdin counted, and only once every earlier line is in its stdout's pipe (a
+    harness with a line still to write would end on the dead agent's pipe)."""
     rig = HarnessRig(tmp_path / "harness")
     script = Script("claude", read_stdin=reads_stdin).init().add("sleep_real", 120)
     rig.use(script)

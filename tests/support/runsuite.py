@@ -28,8 +28,9 @@ CROSS_DRIVER = None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all" else CL
 
 
 class Verdicts(dict[str, str]):
-    """Requirement ID -> verdict, and `failures`: what each failed or errored scenario said,
-    for an assertion's message (a comparison that fails shows why, not only which)."""
+    """Requirement ID -> verdict, and `failures`: what each failed or errored scenario said
+    (or, where none did, the requirements not passed), for an assertion's message: a
+    comparison that fails shows why, not only which."""
 
     failures = ""
 
@@ -44,17 +45,20 @@ def verdicts_for(
     requirement none of whose scenarios `keyword` selects)."""
     results = scenario_results(impl, components, keyword, adapter_timeout)
     found = Verdicts(folded(results, components, selected=keyword is not None))
-    found.failures = failures(results, impl)
+    unpassed = {rid: v for rid, v in found.items() if v != verdicts.PASSED}
+    found.failures = failures(results, impl) or f"against {impl}, not passed: {unpassed}"
     return found
 
 
-def failures(results: list[verdicts.ScenarioResult], impl: str, limit: int = 3000) -> str:
-    """Each failed or errored scenario of `results`, its requirements and what it said (cut
-    at `limit` characters), as the run against `impl` found them."""
+def failures(results: list[verdicts.ScenarioResult], impl: str, limit: int = 3000,
+             most: int = 20) -> str:
+    """The first `most` failed or errored scenarios of `results`, each with its requirements
+    and what it said (cut at `limit` characters), as the run against `impl` found them."""
+    failed = [r for r in results if r.verdict in (verdicts.FAILED, verdicts.ERRORED)]
     said = [f"{r.verdict}: {r.title or r.name} ({', '.join(r.reqs)})\n"
-            f"{(r.message or r.error or r.evidence)[:limit]}"
-            for r in results if r.verdict in (verdicts.FAILED, verdicts.ERRORED)]
-    return f"what failed against {impl}:\n\n" + "\n\n".join(said) if said else ""
+            f"{(r.message or r.error or r.evidence)[:limit]}" for r in failed[:most]]
+    more = [f"... and {len(failed) - most} more"] if len(failed) > most else []
+    return f"what failed against {impl}:\n\n" + "\n\n".join([*said, *more]) if said else ""
 
 
 def folded(results: list[verdicts.ScenarioResult], components: list[str],
