@@ -27,10 +27,10 @@ NO_EVENTS = ("the implementation does not report the normalized events it parsed
 
 def sized(value: object, limit: int = 2000) -> str:
     """`value`'s repr, its middle cut past `limit` characters. A step whose values can be
-    megabytes (a 20 MiB line, an error carrying all of stderr) asserts a name it compared them
-    into, and shows them through this: a run asks pytest for a failed assertion's values in
-    full (kit/run.ini), and it would print them whole, for a report that keeps a few
-    kilobytes of them."""
+    long (a scenario's longest line, an error carrying all of stderr) asserts a name it
+    compared them into, and shows them through this: a run asks pytest for a failed
+    assertion's values in full (kit/run.ini), and it would print them whole, for a report
+    that keeps only the start and end of a failure's evidence."""
     shown = repr(value)
     cut = len(shown) - limit
     return shown if cut <= 0 else (
@@ -52,8 +52,8 @@ class World:
     def __repr__(self) -> str:
         """Short, for every world (`repr=False` on each): a run shows a failed assertion's
         values in full (kit/run.ini), the world among them when a step asserts on one of its
-        attributes, and a world holds its scenario's scripts and results, megabytes where a
-        scenario's line is."""
+        attributes, and a world holds its scenario's scripts and results, as long as the
+        longest line a scenario sends."""
         return f"<{type(self).__name__} of {self.root}>"
 
 
