@@ -231,7 +231,7 @@ def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
     assert {r: through_adapter[r] for r in UNSENDABLE} == dict.fromkeys(UNSENDABLE,
                                                                        "not applicable")
     expected = {**in_process, **dict.fromkeys(UNSENDABLE, "not applicable")}
-    assert through_adapter == expected, through_adapter.failures + in_process.failures
+    assert through_adapter == expected, f"{through_adapter.failures}\n\n{in_process.failures}"
     judged = [v for r, v in through_adapter.items() if v != "not run" and r not in UNSENDABLE]
     assert len(judged) > len(through_adapter) // 2 and set(judged) == {"passed"}
 
@@ -293,7 +293,7 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
                 "AG-H26", "AG-ACP.6"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
-    assert over_dds == in_process, over_dds.failures + in_process.failures
+    assert over_dds == in_process, f"{over_dds.failures}\n\n{in_process.failures}"
 
 
 def _descendants(pid: int) -> list[int]:

@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from agent_tck.kit import registry, verdicts
+from agent_tck.kit import failures, registry, verdicts
 from agent_tck.kit import run as run_command
 from agent_tck.kit.drivers.stdio import DEFAULT_TIMEOUT
 from tests.support.nested import unmeasured
@@ -27,10 +27,14 @@ CLAUDE_ONLY = "not codex and not gemini"  # claude's scenarios and the backend-n
 CROSS_DRIVER = None if os.environ.get("AGENT_TCK_CROSS_DRIVER") == "all" else CLAUDE_ONLY
 
 
+SHOWN = 50_000  # characters of `Verdicts.failures`: a broken adapter fails hundreds
+
+
 class Verdicts(dict[str, str]):
-    """Requirement ID -> verdict, and `failures`: what each failed or errored scenario said
-    (or, where none did, the requirements not passed), for an assertion's message: a
-    comparison that fails shows why, not only which."""
+    """Requirement ID -> verdict, and `failures`: the failed requirements with their failed
+    scenarios as `agent-tck run` tells them (kit/failures.py), or, where none failed, the
+    requirements not passed; for an assertion's message, so that a comparison that fails
+    shows why, not only which."""
 
     failures = ""
 
@@ -44,29 +48,26 @@ def verdicts_for(
     """Requirement ID -> verdict for a run of `components` against `impl` ("not run" for a
     requirement none of whose scenarios `keyword` selects)."""
     results = scenario_results(impl, components, keyword, adapter_timeout)
-    found = Verdicts(folded(results, components, selected=keyword is not None))
+    judged = _fold(results, components, selected=keyword is not None)
+    found = Verdicts({v.req.id: v.verdict for v in judged})
     unpassed = {rid: v for rid, v in found.items() if v != verdicts.PASSED}
-    found.failures = failures(results, impl) or f"against {impl}, not passed: {unpassed}"
+    told = failures.explain(judged) or f"not passed: {unpassed}"
+    cut = f"\n[... {len(told) - SHOWN} characters cut]" if len(told) > SHOWN else ""
+    found.failures = f"against {impl}:\n{told[:SHOWN]}{cut}"
     return found
-
-
-def failures(results: list[verdicts.ScenarioResult], impl: str, limit: int = 3000,
-             most: int = 20) -> str:
-    """The first `most` failed or errored scenarios of `results`, each with its requirements
-    and what it said (cut at `limit` characters), as the run against `impl` found them."""
-    failed = [r for r in results if r.verdict in (verdicts.FAILED, verdicts.ERRORED)]
-    said = [f"{r.verdict}: {r.title or r.name} ({', '.join(r.reqs)})\n"
-            f"{(r.message or r.error or r.evidence)[:limit]}" for r in failed[:most]]
-    more = [f"... and {len(failed) - most} more"] if len(failed) > most else []
-    return f"what failed against {impl}:\n\n" + "\n\n".join([*said, *more]) if said else ""
 
 
 def folded(results: list[verdicts.ScenarioResult], components: list[str],
            selected: bool = False) -> dict[str, str]:
     """Requirement ID -> verdict of `components`' requirements, from scenario results (of a
     `selected` part of the scenarios: a requirement with none is "not run", not failed)."""
+    return {v.req.id: v.verdict for v in _fold(results, components, selected)}
+
+
+def _fold(results: list[verdicts.ScenarioResult], components: list[str],
+          selected: bool) -> list[verdicts.ReqVerdict]:
     reqs = {k: v for k, v in registry.load().items() if v.component in components}
-    return {v.req.id: v.verdict for v in verdicts.fold(reqs, results, selected)}
+    return verdicts.fold(reqs, results, selected)
 
 
 def scenario_results(
