@@ -27,7 +27,8 @@ STUB = """#!/bin/sh
 # Stands in for a real CLI: says where it runs, starts a process of its own session, exits.
 links=$(ip -o link show | cut -d: -f2 | tr -d ' ' | tr '\\n' ,)
 {{ echo "home=$HOME"; echo "links=$links"; echo "proxy=$HTTPS_PROXY"; \
-   echo "config=$CLAUDE_CONFIG_DIR"; echo "kept=$KEEP_ME"; }} > {out}
+   echo "config=$CLAUDE_CONFIG_DIR"; echo "kept=$KEEP_ME"; \
+   echo "tmp=$TMPDIR"; echo "runtime=$XDG_RUNTIME_DIR"; }} > {out}
 setsid sleep 300 < /dev/null > /dev/null 2>&1 &
 echo $! > {out}.child
 """
@@ -70,11 +71,14 @@ def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
     cli_path, said = stub
     with Sandbox(tmp_path / "box", "claude", {"turns": []}, cli_path) as box:
         env = {"PATH": box.path(), "HTTPS_PROXY": "http://proxy.example:3128",
-               "CLAUDE_CONFIG_DIR": "/somewhere/else", "KEEP_ME": "yes"}
+               "CLAUDE_CONFIG_DIR": "/somewhere/else", "KEEP_ME": "yes", "TMPDIR": "/tmp",
+               "XDG_RUNTIME_DIR": "/run/user/0"}
         done = subprocess.run(["claude", "-p"], env=env, timeout=60, check=False)
         assert done.returncode == 0
         assert said.read_text().split() == [
-            f"home={box.home}", "links=lo,", "proxy=", "config=", "kept=yes"]
+            f"home={box.home}", "links=lo,", "proxy=", "config=", "kept=yes",
+            f"tmp={box.tmp}", f"runtime={box.tmp}"]
+        assert box.tmp.is_dir() and box.tmp.is_relative_to(box.root)
         child = int(Path(f"{said}.child").read_text())
         assert child in box.processes()  # found by the sandbox's mark, in a session of its own
     assert not still_running([child]), "close() left it running"

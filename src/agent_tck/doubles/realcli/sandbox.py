@@ -4,9 +4,9 @@ The model server (doubles/models/server.py) is started inside a fresh network na
 holds it. The sandbox's `bin/` has its CLI (`claude`, `codex` or `gemini`, or the agent of the
 Agent Client Protocol that runs one: `claude-agent-acp`, `codex-acp`) that enters that
 namespace, checks it has loopback alone (else refuses, exit 97), and execs the pinned real
-CLI with a temporary HOME configured to talk to the model on 127.0.0.1 (so the CLI's pid is
-the one its caller started). Put `bin/` first on an agent's PATH and the agent drives the
-real CLI, offline.
+CLI with a temporary HOME and TMPDIR, configured to talk to the model on 127.0.0.1 (so the
+CLI's pid is the one its caller started). Put `bin/` first on an agent's PATH and the agent
+drives the real CLI, offline.
 
 Every process the CLI starts inherits AGENT_TCK_SANDBOX=<token>; `processes()` finds them in
 /proc, and `close()` kills any still alive (by pid), then the model server.
@@ -72,7 +72,8 @@ class Sandbox:
         self.command = clis.INSTALLS[backend][1]
         self.root = root
         self.home, self.work, self.bin = root / "home", root / "work", root / "bin"
-        for d in (self.home, self.work, self.bin):
+        self.tmp = root / "tmp"
+        for d in (self.home, self.work, self.bin, self.tmp):
             d.mkdir(parents=True, exist_ok=True)
         self.script_path = root / "model-script.json"
         self.record_path = root / "model-requests.jsonl"
@@ -169,7 +170,11 @@ class Sandbox:
         configure(self.home, f"http://127.0.0.1:{self.port}")
 
     def _environment(self) -> dict[str, str]:
+        # A temporary folder of its own too: the CLIs keep files there (Claude a folder per
+        # working directory and a socket per process, Gemini a report per failed model call)
+        # that the shared /tmp, or the user's runtime folder, would keep after the run.
         common = {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
+                  "TMPDIR": str(self.tmp), "XDG_RUNTIME_DIR": str(self.tmp),
                   "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                   MARK: self.token}
         url = f"http://127.0.0.1:{self.port}"
