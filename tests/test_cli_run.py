@@ -484,19 +484,21 @@ def test_a_run_leaves_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyP
     assert dict(os.environ) == before
 
 
-def test_a_run_gives_back_the_sigterm_handler_it_borrowed() -> None:
-    """During a run SIGTERM ends it as Ctrl-C does; afterwards the caller's handler is back."""
+def test_a_run_gives_back_the_signal_handlers_it_borrowed() -> None:
+    """During a run SIGTERM ends it as Ctrl-C does; afterwards the caller's handlers are
+    back."""
     import signal
 
     def own(_signum: int, _frame: object) -> None:
         """The caller's."""
 
-    previous = signal.signal(signal.SIGTERM, own)
+    previous = {sig: signal.signal(sig, own) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         assert run("--component", "backends", "-k", "codex")[0] == 0
-        assert signal.getsignal(signal.SIGTERM) is own
+        assert [signal.getsignal(sig) for sig in previous] == [own, own]
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def test_a_run_started_off_the_main_thread_leaves_signals_alone() -> None:

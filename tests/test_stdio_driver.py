@@ -325,6 +325,8 @@ def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -
             run.kill()
             run.wait()
     assert run.returncode == 2, out
+    assert out.splitlines()[-1] == ("agent-tck: error: interrupted by SIGTERM: no verdict (the "
+                                    "implementation and what it started were stopped)"), out
     assert still_running(children, within=5) == {}, f"left behind: {children}"
 
 

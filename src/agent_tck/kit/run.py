@@ -282,10 +282,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     plugins = [collector, schedule.Scheduler(), *([Progress(collector, err)] if shown else []),
                *([] if getattr(args, "keep_going", False) else [stopper])]
     quiet = ["-o", "console_output_style=classic"] if shown else []  # no [ 10%] either
-    with _sigterm_interrupts(), hermetic(getattr(args, "isolate", False)), \
+    with _interrupts() as heard, hermetic(getattr(args, "isolate", False)), \
             private_basetemp() as basetemp, \
             _engine_output(getattr(args, "verbose", False)) as engine:
         code = pytest.main([*pytest_args(args), *basetemp, *quiet], plugins=plugins)
+    if heard:
+        print(f"agent-tck: error: interrupted by {heard[0]}: no verdict (the implementation "
+              "and what it started were stopped)", file=err)
+        return 2
     stopped = code == pytest.ExitCode.INTERRUPTED and bool(stopper.reason)
     if code in (
         pytest.ExitCode.INTERRUPTED,
@@ -390,22 +394,27 @@ def private_basetemp() -> Iterator[list[str]]:
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
+def _interrupts() -> Iterator[list[str]]:
     """SIGTERM ends the run as Ctrl-C does (pytest tears down, so the driver stops the adapter
-    and what it started) instead of killing this process and orphaning the adapter."""
+    and what it started) instead of killing this process and orphaning the adapter. Yields
+    the names of the signals that interrupted the run, to tell an interrupted run from one
+    that could not run."""
+    heard: list[str] = []
 
     def interrupt(signum: int, _frame: object) -> None:
+        heard.append(signal.Signals(signum).name)
         raise KeyboardInterrupt(f"signal {signum}")
 
     try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
+        previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     except ValueError:  # not the main thread: leave signals alone
-        yield
+        yield heard
         return
     try:
-        yield
+        yield heard
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _write_reports(args: argparse.Namespace, result: reports.Run, partial: bool) -> None:
