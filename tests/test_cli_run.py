@@ -25,6 +25,7 @@ from tests.miniatures.agent import IgnoresWorkingDir
 
 TOTAL = len(registry.load())
 BACKENDS = sum(r.component == "backends" for r in registry.load().values())
+RESPONSES = sum(r.component == "responses" for r in registry.load().values())
 # RP-5.1 and RP-5.2's scenarios, on each backend: six, two requirements (AG-C5's scenarios say
 # "working directory" too).
 RP5 = "configured_working_directory or no_working_directory"
@@ -359,6 +360,36 @@ def test_a_baseline_entry_that_passes_now_is_stale_and_fails_the_run(tmp_path: P
     assert code == 1
     assert ("stale baseline entry: RP-5.1 is listed as an expected failure but passed"
             in out.splitlines())
+
+
+def test_a_baseline_entry_the_run_did_not_judge_is_kept_not_stale(tmp_path: Path) -> None:
+    """Only a pass shows an excused failure fixed: a run that left the requirement's
+    scenarios out (-k, --req, or scenarios that cannot run on this machine) says nothing of
+    it, and passes on what it judged."""
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n")
+    code, out, _ = run("--component", "agent", "-k", "AG-M1", "--baseline", str(baseline))
+    assert code == 0, out
+    assert not [line for line in out.splitlines() if "stale" in line], out
+
+
+def test_a_whole_runs_baseline_serves_a_run_of_one_component(tmp_path: Path) -> None:
+    """The baseline a project keeps names requirements of every component; a run of one
+    component (the CI recipes' `components`) takes the entries of its own and leaves the
+    rest. An ID the kit does not know is still a usage error."""
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n")
+    code, out, err = run("--component", "responses", "--baseline", str(baseline))
+    assert code == 0, out + err
+    assert out.splitlines()[-1] == (
+        f"PARTIAL: {RESPONSES} of {TOTAL} requirements judged, all passed; the rest were not "
+        "judged")
+    baseline.write_text("- {id: RP-5.1, reason: ignores working_dir}\n"
+                        "- {id: NO-SUCH.1, reason: r}\n")
+    code, _, err = run("--component", "responses", "--baseline", str(baseline))
+    assert code == 2
+    assert err.splitlines()[-1] == (f"agent-tck: error: baseline {baseline}: entry 1: unknown "
+                                    "requirement 'NO-SUCH.1'")
 
 
 def test_a_written_baseline_lists_each_failure_and_excuses_exactly_it(tmp_path: Path) -> None:

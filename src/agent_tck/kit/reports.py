@@ -22,7 +22,7 @@ from agent_tck.kit.errors import RegistryError, UsageError
 from agent_tck.kit.failures import explain, scenario
 from agent_tck.kit.files import read_bounded
 from agent_tck.kit.text import markdown_inline, well_formed, well_formed_json, xml_safe
-from agent_tck.kit.verdicts import ERRORED, FAILED, NA, PASSED, ReqVerdict, ScenarioResult
+from agent_tck.kit.verdicts import ERRORED, FAILED, PASSED, ReqVerdict, ScenarioResult
 
 BAD = (FAILED, ERRORED)
 
@@ -189,9 +189,9 @@ def load_baseline(path: Path, known: Iterable[str]) -> dict[str, str]:
 
 
 def apply_baseline(verdicts: list[ReqVerdict], baseline: dict[str, str]) -> list[str]:
-    """The stale entries: baselined requirements that did not fail."""
-    by_id = {v.req.id: v.verdict for v in verdicts}
-    return sorted(rid for rid in baseline if by_id.get(rid) not in BAD and by_id.get(rid) != NA)
+    """The stale entries: baselined requirements that passed. One the run did not judge (not
+    run, not applicable) stays listed: nothing shows that it no longer fails."""
+    return sorted(v.req.id for v in verdicts if v.req.id in baseline and v.verdict == PASSED)
 
 
 def baseline_text(verdicts: list[ReqVerdict], run_date: str) -> str:

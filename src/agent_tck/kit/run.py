@@ -350,11 +350,16 @@ def judge(args: argparse.Namespace, info: ImplInfo, scenarios: list[verdicts.Sce
 
 def _baseline(args: argparse.Namespace, components: list[str], read: bool = True,
               ) -> tuple[dict[str, registry.Requirement], dict[str, str]]:
-    """The requirements of `components` (all when none) and the baseline `--baseline` names
-    among them (a usage error when it cannot be read; not read unless `read`)."""
-    reqs = {k: v for k, v in registry.load().items()
-            if not components or v.component in components}
-    return reqs, reports.load_baseline(args.baseline, reqs) if args.baseline and read else {}
+    """The requirements of `components` (all when none) and the entries of the baseline
+    `--baseline` names among them (not read unless `read`): an entry of another component is
+    left out, so a baseline written from a whole run serves a run of one component; one the
+    kit does not know, or a file that cannot be read, is a usage error."""
+    everything = registry.load()
+    reqs = {k: v for k, v in everything.items() if not components or v.component in components}
+    if not (args.baseline and read):
+        return reqs, {}
+    listed = reports.load_baseline(args.baseline, everything)
+    return reqs, {rid: why for rid, why in listed.items() if rid in reqs}
 
 
 def judged_declaration(first: ImplInfo, judged: Iterable[dict[str, Any]]) -> ImplInfo:
