@@ -162,11 +162,17 @@ def test_an_implementation_that_declares_other_things_in_another_start_is_a_setu
     assert '"components": ["runner"]' in err and not (tmp_path / "r.json").exists()
 
 
-def test_should_failures_fail_only_a_strict_run() -> None:
+def test_should_failures_fail_only_a_strict_run_or_one_that_judged_no_must() -> None:
+    """Beside MUSTs judged (RP-5.1's scenarios), a SHOULD failure (AG-D5.1, a prompt that
+    looks like a flag) fails the run only with --strict; a run that judged SHOULDs alone is
+    judged on them."""
     impl = "python:tests.miniatures.agent:PromptAsArgument"
-    argv = ("--impl", impl, "--component", "agent", "-k", "flag")
+    argv = ("--impl", impl, "--component", "agent", "-k", f"flag or {RP5}")
     assert run(*argv)[0] == 0
     assert run(*argv, "--strict")[0] == 1
+    code, out, _ = run("--impl", impl, "--component", "agent", "-k", "flag")
+    assert code == 1
+    assert "judged, NOT CONFORMANT (1 failed" in out.splitlines()[-1]
 
 
 def test_progress_shows_each_scenarios_verdict_as_it_ends_and_only_when_asked() -> None:
@@ -406,7 +412,7 @@ def test_a_written_baseline_lists_each_failure_and_excuses_exactly_it(tmp_path: 
 
 def test_a_should_failure_without_a_baseline_is_not_called_expected() -> None:
     impl = "python:tests.miniatures.agent:PromptAsArgument"
-    code, out, _ = run("--impl", impl, "--component", "agent", "-k", "flag")
+    code, out, _ = run("--impl", impl, "--component", "agent", "-k", f"flag or {RP5}")
     assert code == 0
     assert "no MUST failed (1 failed" in out.splitlines()[-1]
     assert "baseline" not in out

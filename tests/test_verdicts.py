@@ -127,6 +127,18 @@ def test_a_run_that_judged_no_must_is_not_conformant_unless_its_shoulds_are_aske
         "CONFORMANT: 2 requirements (1 not applicable, 1 passed)")
 
 
+def test_a_selected_run_that_judged_no_must_is_judged_on_its_shoulds() -> None:
+    """`--component backends` (or `--req` of SHOULDs alone) judged SHOULDs alone: their
+    failures decide, else such a gate would pass whatever failed. Where a MUST was judged,
+    a SHOULD failure fails only a --strict run, as in a whole run; a baseline still excuses."""
+    run = [verdict_of(SHOULD, FAILED), ReqVerdict(MUST, NOT_RUN)]
+    assert not verdicts.conformant(run, selected=True)
+    assert verdicts.conformant(run, selected=True, expected=[SHOULD.id])
+    with_must = [verdict_of(SHOULD, FAILED), verdict_of(MUST, PASSED)]
+    assert verdicts.conformant(with_must, selected=True)
+    assert not verdicts.conformant(with_must, selected=True, strict=True)
+
+
 def test_failures_a_baseline_excuses_are_named_in_the_verdict_itself() -> None:
     """A CI summary shows the verdict line: baselined MUST failures are counted there."""
     run = [verdict_of(MUST, FAILED), verdict_of(SHOULD, PASSED)]

@@ -408,10 +408,13 @@ def conformant(verdicts: list[ReqVerdict], strict: bool = False, expected: Itera
     """No MUST failed or errored (with `strict`, no SHOULD either), except `expected` ones;
     and the run is not vacuous (see `vacuous`) and judged a MUST, unless `strict` (the SHOULDs
     count as MUSTs) or the user `selected` what to judge (--component, -k, --req, -m): see
-    `_why_not`."""
+    `_why_not`. A run that judged no MUST is judged on its SHOULDs, all it judged (a whole run
+    only with `strict`: `_why_not`): else a gate on a component of SHOULDs alone (`backends`)
+    would pass whatever failed."""
     bad, excused = {FAILED, ERRORED}, set(expected)
+    every_level = strict or judged_no_must(verdicts)
     return not _why_not(verdicts, strict or selected) and not any(
-        v.verdict in bad and v.req.id not in excused and (strict or v.req.level == "MUST")
+        v.verdict in bad and v.req.id not in excused and (every_level or v.req.level == "MUST")
         for v in verdicts
     )
 
