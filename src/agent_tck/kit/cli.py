@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     smoke = sub.add_parser("smoke", help="check that an adapter starts and stops cleanly")
     smoke.add_argument("--impl", required=True, help="the adapter command line")
     smoke.add_argument("--timeout", type=duration, default=30.0,
-                       help="seconds to wait for start")
+                       help="seconds to wait for each answer (start, the requests, stop)")
     install = sub.add_parser(
         "install-clis", help=f"install the pinned real {', '.join(registry.KNOWN_BACKENDS)} CLIs "
                              "and ACP agents (clis/package.json)"
