@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -78,10 +79,12 @@ def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
         assert said.read_text().split() == [
             f"home={box.home}", "links=lo,", "proxy=", "config=", "kept=yes",
             f"tmp={box.tmp}", f"runtime={box.tmp}"]
-        assert box.tmp.is_dir() and box.tmp.is_relative_to(box.root)
+        # short enough for the socket Claude keeps there (at most 103 bytes, pids to 2**22)
+        assert box.tmp.is_dir() and len(str(box.tmp / "cc-socks" / "4194304.sock")) <= 103
         child = int(Path(f"{said}.child").read_text())
         assert child in box.processes()  # found by the sandbox's mark, in a session of its own
     assert not still_running([child]), "close() left it running"
+    assert not box.tmp.exists(), "close() left the CLI's temporary folder"
 
 
 @needs_isolation
@@ -95,16 +98,19 @@ def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
             "from agent_tck.doubles.realcli.sandbox import Sandbox\n"
             f"box = Sandbox(Path({str(tmp_path / 'box')!r}), 'claude', {{'turns': []}}, "
             f"Path({str(cli_path)!r}))\n"
-            "print(box.server.pid, flush=True); time.sleep(60)")
+            "print(box.server.pid, box.tmp, flush=True); time.sleep(60)")
     suite = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert suite.stdout is not None
-    server = 0
+    server, said = 0, []
     try:
-        server = int(suite.stdout.readline())
+        said = suite.stdout.readline().split()
+        server = int(said[0])
     finally:
         suite.kill()
         suite.wait()
         suite.stdout.close()
+        if len(said) == 2:  # what a killed suite leaves: the CLI's temporary folder
+            shutil.rmtree(said[1], ignore_errors=True)
     try:
         deadline = time.monotonic() + 10
         while still_running([server]) and time.monotonic() < deadline:

@@ -126,7 +126,10 @@ def run_real(backend: str, *words: str, timeout: float = 60) -> subprocess.Compl
         # A backtrace asked for (codex prints one after its error) is the user's, not the CLI's.
         env = {name: value for name, value in os.environ.items()
                if not re.match(SCRUBBED, name) and name not in RUST_DEBUG}
-        env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home, ".config")))
+        tmp = Path(home, "tmp")  # what it keeps there (Claude: a socket, a probe) goes too
+        tmp.mkdir()
+        env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home, ".config")), TMPDIR=str(tmp),
+                   XDG_RUNTIME_DIR=str(tmp))
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True,
                                 env=env)

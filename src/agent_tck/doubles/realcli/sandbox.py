@@ -19,9 +19,11 @@ import json
 import os
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -72,9 +74,12 @@ class Sandbox:
         self.command = clis.INSTALLS[backend][1]
         self.root = root
         self.home, self.work, self.bin = root / "home", root / "work", root / "bin"
-        self.tmp = root / "tmp"
-        for d in (self.home, self.work, self.bin, self.tmp):
+        for d in (self.home, self.work, self.bin):
             d.mkdir(parents=True, exist_ok=True)
+        # The CLI's temporary folder, removed by close(): in the system's own, not under
+        # `root`, which can be long. Claude puts a socket there, and where its path would be
+        # over 103 bytes (a socket's path is short) it uses /tmp/cc-socks-UID instead.
+        self.tmp = Path(tempfile.mkdtemp(prefix="agent-tck-cli-"))
         self.script_path = root / "model-script.json"
         self.record_path = root / "model-requests.jsonl"
         self.log_path = root / "model-server.log"
@@ -107,6 +112,7 @@ class Sandbox:
 
     def close(self) -> None:
         self._kill_marked()
+        shutil.rmtree(self.tmp, ignore_errors=True)
         if self.server is not None and self.server.poll() is None:
             self.server.terminate()
             try:
