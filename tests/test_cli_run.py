@@ -168,7 +168,10 @@ def test_should_failures_fail_only_a_strict_run_or_one_that_judged_no_must() -> 
     judged on them."""
     impl = "python:tests.miniatures.agent:PromptAsArgument"
     argv = ("--impl", impl, "--component", "agent", "-k", f"flag or {RP5}")
-    assert run(*argv)[0] == 0
+    code, out, _ = run(*argv)
+    assert code == 0
+    assert "no MUST failed (1 failed" in out.splitlines()[-1]
+    assert "baseline" not in out  # a failure no baseline lists is not called expected
     assert run(*argv, "--strict")[0] == 1
     code, out, _ = run("--impl", impl, "--component", "agent", "-k", "flag")
     assert code == 1
@@ -410,14 +413,6 @@ def test_a_written_baseline_lists_each_failure_and_excuses_exactly_it(tmp_path: 
     assert run(*argv, "--baseline", str(written))[0] == 0
 
 
-def test_a_should_failure_without_a_baseline_is_not_called_expected() -> None:
-    impl = "python:tests.miniatures.agent:PromptAsArgument"
-    code, out, _ = run("--impl", impl, "--component", "agent", "-k", f"flag or {RP5}")
-    assert code == 0
-    assert "no MUST failed (1 failed" in out.splitlines()[-1]
-    assert "baseline" not in out
-
-
 @pytest.mark.parametrize(("text", "workers"), [("1", 1), ("64", 64), ("auto", "auto")])
 def test_every_number_of_workers_from_1_to_64_is_taken(text: str, workers: int | str) -> None:
     assert run_options.workers(text) == workers
@@ -522,8 +517,8 @@ def test_a_run_leaves_the_environment_as_it_found_it(monkeypatch: pytest.MonkeyP
 
 
 def test_a_run_gives_back_the_signal_handlers_it_borrowed() -> None:
-    """During a run SIGTERM ends it as Ctrl-C does; afterwards the caller's handlers are
-    back."""
+    """A run takes SIGTERM and SIGINT for its own (tests/test_stdio_driver.py sends one);
+    afterwards the caller's handlers are back."""
     import signal
 
     def own(_signum: int, _frame: object) -> None:
@@ -544,14 +539,32 @@ def test_a_run_started_off_the_main_thread_leaves_signals_alone() -> None:
     import signal
     import threading
 
-    before = signal.getsignal(signal.SIGTERM)
+    before = [signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)]
     done: list[tuple[int, str, str]] = []
     worker = threading.Thread(target=lambda: done.append(run("--component", "backends", "-k",
                                                              "codex")), daemon=True)
     worker.start()
     worker.join(timeout=120)
     assert not worker.is_alive() and [code for code, _, _ in done] == [0], done
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert [signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)] == before
+
+
+def test_a_signal_the_caller_ignores_stays_ignored_during_a_run() -> None:
+    """A shell starts a background job with SIGINT ignored: a Ctrl-C meant for the shell's
+    foreground job must not interrupt it."""
+    import signal
+
+    from agent_tck.kit.run import _interrupts
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _interrupts() as heard:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_IGN, signal.SIG_DFL)
+            signal.raise_signal(signal.SIGINT)
+        assert heard == []
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_scenario_of_one_backend_runs_once_under_its_own_name(tmp_path: Path) -> None:

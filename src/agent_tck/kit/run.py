@@ -410,8 +410,9 @@ def _interrupts() -> Iterator[list[str]]:
         heard.append(signal.Signals(signum).name)
         raise KeyboardInterrupt(f"signal {signum}")
 
-    try:
-        previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:  # a signal the caller ignores (SIGINT in a shell's background job) stays ignored
+        previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)
+                    if signal.getsignal(sig) is not signal.SIG_IGN}
     except ValueError:  # not the main thread: leave signals alone
         yield heard
         return
