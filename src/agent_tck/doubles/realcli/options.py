@@ -127,7 +127,7 @@ def run_real(backend: str, *words: str, timeout: float = 60) -> subprocess.Compl
         env = {name: value for name, value in os.environ.items()
                if not re.match(SCRUBBED, name) and name not in RUST_DEBUG}
         tmp = Path(home, "tmp")  # what it keeps there (Claude: a socket, a probe) goes too
-        tmp.mkdir()
+        tmp.mkdir(mode=0o700)  # as XDG_RUNTIME_DIR must be
         env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home, ".config")), TMPDIR=str(tmp),
                    XDG_RUNTIME_DIR=str(tmp))
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -76,16 +76,17 @@ class Sandbox:
         self.home, self.work, self.bin = root / "home", root / "work", root / "bin"
         for d in (self.home, self.work, self.bin):
             d.mkdir(parents=True, exist_ok=True)
-        # The CLI's temporary folder, removed by close(): in the system's own, not under
-        # `root`, which can be long. Claude puts a socket there, and where its path would be
-        # over 103 bytes (a socket's path is short) it uses /tmp/cc-socks-UID instead.
-        self.tmp = Path(tempfile.mkdtemp(prefix="agent-tck-cli-"))
         self.script_path = root / "model-script.json"
         self.record_path = root / "model-requests.jsonl"
         self.log_path = root / "model-server.log"
         self.script_path.write_text(json.dumps(script, indent=2), encoding="utf-8")
         self.record_path.touch()
         self.server: subprocess.Popen[bytes] | None = None
+        # The CLI's temporary folder, removed by close(): in the system's own, not under
+        # `root`, which can be long. Claude puts a socket there, and where its path would be
+        # over 103 bytes (a socket's path is short) it uses /tmp/cc-socks-UID instead.
+        # Made last before the `try`, whose failure close()s it away.
+        self.tmp = Path(tempfile.mkdtemp(prefix="agent-tck-cli-"))
         try:
             self.port = self._start_server()
             self._check_isolated()
