@@ -428,8 +428,9 @@ def vacuous(verdicts: list[ReqVerdict]) -> bool:
 
 def judged_no_must(verdicts: list[ReqVerdict]) -> bool:
     """No MUST passed, failed or errored: the components declared have none (`backends`), or
-    none of theirs ran. Such a run has shown none of what the seeds require, so it is not
-    conformant, however its SHOULDs went, unless `strict` makes them count."""
+    none of theirs ran. Such a whole run has shown none of what the seeds require, so it is
+    not conformant, however its SHOULDs went, unless `strict` makes them count; a partial run
+    is judged on its SHOULDs (`conformant`)."""
     return not any(v.req.level == "MUST" and v.verdict in (PASSED, FAILED, ERRORED)
                    for v in verdicts)
 
