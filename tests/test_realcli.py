@@ -82,9 +82,21 @@ def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
         # short enough for the socket Claude keeps there (at most 103 bytes, pids to 2**22)
         assert box.tmp.is_dir() and len(str(box.tmp / "cc-socks" / "4194304.sock")) <= 103
         child = int(Path(f"{said}.child").read_text())
+        # Its environment is unreadable while it execs `setsid`, then `sleep`: look once it is
+        # the sleep (docs/flakes.md: a process seen through /proc may be in an exec).
+        deadline = time.monotonic() + 5
+        while not _runs(child, b"sleep") and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert child in box.processes()  # found by the sandbox's mark, in a session of its own
     assert not still_running([child]), "close() left it running"
     assert not box.tmp.exists(), "close() left the CLI's temporary folder"
+
+
+def _runs(pid: int, program: bytes) -> bool:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().startswith(program)
+    except OSError:
+        return False
 
 
 @needs_isolation
