@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,27 @@ SCHEDSTAT = pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"),
 
 
 @SCHEDSTAT
+def test_a_process_whose_environment_reads_empty_for_a_moment_is_found_by_its_mark() -> None:
+    """As one caught in the middle of an exec: here a shell with an empty environment that,
+    once told, execs a command carrying the mark; it is told while `carrying` looks."""
+    token = f"observe-{os.getpid()}-{time.monotonic_ns()}"
+    child = subprocess.Popen(["env", "-i", "sh", "-c", 'read go; exec env "$1" sleep 30', "sh",
+                              f"AGENT_TCK_TEST_MARK={token}"], stdin=subprocess.PIPE)
+    try:
+        while Path(f"/proc/{child.pid}/cmdline").read_bytes().split(b"\0")[0] != b"sh":
+            time.sleep(0.005)  # running the shell, with its empty environment
+        assert child.stdin is not None
+        tell = threading.Timer(0.2, lambda: (child.stdin.write(b"go\n"), child.stdin.flush()))
+        tell.start()
+        found = observe.carrying("AGENT_TCK_TEST_MARK", token, settle=5.0)
+        tell.join()
+        assert found == [child.pid]
+        assert observe.carrying("AGENT_TCK_TEST_MARK", f"{token}-other", settle=0.05) == []
+    finally:
+        child.kill()
+        child.communicate()
+
+
 def test_a_loop_that_spins_wants_a_cpu_all_the_time_and_a_sleeper_next_to_never() -> None:
     """TR-20's measure: time running or waiting to run, whatever else the machine runs (the
     loop's whole second is one or the other; the sleeper wakes never)."""

@@ -170,19 +170,44 @@ def _stats() -> Iterator[tuple[int, list[str]]]:
                 continue
 
 
-def carrying(variable: str, value: str) -> list[int]:
-    """Live processes whose environment has `variable=value` (those this user may read)."""
+KERNEL_THREAD = 0x00200000  # PF_KTHREAD, in the flags of /proc/PID/stat
+
+
+def carrying(variable: str, value: str, settle: float = 0.05) -> list[int]:
+    """Live processes whose environment has `variable=value` (those this user may read).
+
+    A process in the middle of an exec has an environment that reads empty for a moment, so
+    one reading would miss it: a process (no kernel thread) whose environment reads empty is
+    read again until it reads otherwise, ends, or `settle` seconds have passed."""
     marker = f"{variable}={value}".encode()
-    found = []
+    found, unread = [], []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if marker in (entry / "environ").read_bytes().split(b"\0"):
+        if entry.name.isdigit():
+            environ = _environ(int(entry.name))
+            if environ is not None and marker in environ.split(b"\0"):
                 found.append(int(entry.name))
-        except OSError:
-            continue  # gone, or not ours to read
-    return found
+            elif environ == b"" and not _kernel_thread(int(entry.name)):
+                unread.append(int(entry.name))
+    deadline = time.monotonic() + settle
+    while unread and time.monotonic() < deadline:
+        time.sleep(0.005)
+        environs = {pid: _environ(pid) for pid in unread}
+        found += [pid for pid, env in environs.items() if env and marker in env.split(b"\0")]
+        unread = [pid for pid, env in environs.items() if env == b""]
+    return sorted(found)
+
+
+def _environ(pid: int) -> bytes | None:
+    """`pid`'s environment, or None when it is gone or not ours to read."""
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+
+
+def _kernel_thread(pid: int) -> bool:
+    fields = _fields(pid)
+    return fields is None or bool(int(fields[6]) & KERNEL_THREAD)
 
 
 def still_running(pids: list[int], within: float = 1.0) -> dict[int, str]:

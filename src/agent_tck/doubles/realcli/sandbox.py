@@ -125,8 +125,8 @@ class Sandbox:
             self.server.stdout.close()
 
     def _kill_marked(self, within: float = 10.0) -> None:
-        """SIGKILL every marked process until none is listed: a process caught in the middle
-        of an exec has no readable environment for a moment and is missed by one listing."""
+        """SIGKILL every marked process until none is listed: one may fork while the others
+        are killed."""
         deadline = time.monotonic() + within
         while (pids := self.processes()) and time.monotonic() < deadline:
             for pid in pids:
