@@ -567,6 +567,23 @@ def test_a_signal_the_caller_ignores_stays_ignored_during_a_run() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+def test_a_second_signal_while_the_run_stops_lets_the_stop_go_on() -> None:
+    """The first SIGTERM or Ctrl-C interrupts the run; one more, heard while pytest tears
+    down (the driver stopping the adapter and what it started), is noted and raises nothing:
+    raised there, it would break the teardown off and end in a traceback."""
+    import signal
+
+    from agent_tck.kit.run import _interrupts
+
+    stopped = False
+    with _interrupts() as heard:
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)
+        signal.raise_signal(signal.SIGINT)  # in the teardown
+        stopped = True
+    assert stopped and heard == ["SIGTERM", "SIGINT"]
+
+
 def test_a_scenario_of_one_backend_runs_once_under_its_own_name(tmp_path: Path) -> None:
     """A run per backend is named by its backend; a scenario written for one backend runs
     once, and keeps its name in every report (a CI viewer tracks a test by it)."""

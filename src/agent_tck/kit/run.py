@@ -401,14 +401,16 @@ def private_basetemp() -> Iterator[list[str]]:
 @contextlib.contextmanager
 def _interrupts() -> Iterator[list[str]]:
     """SIGTERM ends the run as Ctrl-C does (pytest tears down, so the driver stops the adapter
-    and what it started) instead of killing this process and orphaning the adapter. Yields
-    the names of the signals that interrupted the run, to tell an interrupted run from one
-    that could not run."""
+    and what it started) instead of killing this process and orphaning the adapter. A second
+    signal while it stops (a second Ctrl-C) is noted and lets the stop go on: raised in a
+    teardown, it would break that off and leave what it was stopping. Yields the names of the
+    signals heard, to tell an interrupted run from one that could not run."""
     heard: list[str] = []
 
     def interrupt(signum: int, _frame: object) -> None:
         heard.append(signal.Signals(signum).name)
-        raise KeyboardInterrupt(f"signal {signum}")
+        if len(heard) == 1:
+            raise KeyboardInterrupt(f"signal {signum}")
 
     try:  # a signal the caller ignores (SIGINT in a shell's background job) stays ignored
         previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)
