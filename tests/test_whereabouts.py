@@ -100,6 +100,17 @@ def test_a_fake_that_reached_its_scenarios_behaviour_meets_its_setup(
     assert whereabouts.unmet(_record(plan, reached, EOF_SEEN)) is None
 
 
+def test_an_acp_agent_whose_stdin_ended_before_a_prompt_is_past_its_stdin() -> None:
+    """The client ended the conversation before it sent a prompt (an agent that cannot load
+    the session it was to resume): the agent's stdin ended, and its turn is not a setup."""
+    record = _record(["read_stdin", "line", "reply"], 0,
+                     {"what": "stdin_end", "pid": 7}, {"what": "end", "code": 0, "pid": 7})
+    assert whereabouts.unmet(record) is None
+    assert whereabouts.told(record) == "the fake codex played its script to the end and exited 0"
+    ended = _record(["read_stdin", "line", "reply"], 0, {"what": "end", "code": 0, "pid": 7})
+    assert whereabouts.unmet(ended) is not None  # no end of stdin noted: still waiting
+
+
 def test_a_refused_command_line_is_told_and_is_the_scenarios_own_subject() -> None:
     record = _record(["read_stdin", "line"], None,
                      {"what": "refused", "code": 2, "message": "error: bad\n", "pid": 7})

@@ -199,8 +199,12 @@ class Agent:
 
         async def converse() -> PromptResponse:
             nonlocal said
-            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
             if session_id:
+                offered = init.agent_capabilities
+                if not (offered and offered.load_session):  # the protocol's MUST: ask first
+                    raise RuntimeError(f"{name} cannot resume the session {session_id}: "
+                                       "it does not offer loadSession")
                 await conn.load_session(cwd=cwd, session_id=session_id, mcp_servers=[])
                 response["session_id"] = session_id
             else:

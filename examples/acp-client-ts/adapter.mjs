@@ -124,9 +124,13 @@ class Agent {
     const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
     try {
       const turn = app.connectWith(stream, async (cx) => {
-        await cx.request("initialize", { protocolVersion: PROTOCOL_VERSION,
-                                         clientCapabilities: {} });
+        const init = await cx.request("initialize", { protocolVersion: PROTOCOL_VERSION,
+                                                      clientCapabilities: {} });
         if (sessionId) {
+          if (init.agentCapabilities?.loadSession !== true) {  // the protocol's MUST: ask first
+            throw new Error(`${name} cannot resume the session ${sessionId}: ` +
+                            "it does not offer loadSession");
+          }
           await cx.request("session/load", { sessionId, cwd, mcpServers: [] });
           response.session_id = sessionId;
         } else {

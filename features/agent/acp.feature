@@ -113,6 +113,28 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | message    | "Still here."                          |
         | session_id | "5e5510a0-0000-4000-8000-0000000000aa" |
 
+  Rule: A session is loaded only from an agent that offers to load one (ACP: session setup, loading sessions, checking support; decision D-39)
+    An agent offers to load sessions with `loadSession` in its answer to `initialize`; one
+    that does not offer it cannot be asked to. The protocol leaves open what the wrapper does
+    then. Decision D-39: it fails the request. Answering from a new session instead would
+    answer without the conversation the caller asked to continue, and say nothing of it.
+
+    @req:AG-ACP.12
+    Scenario: An agent that does not offer to load sessions is not asked to load one
+      Given the ACP agent does not offer to load sessions
+      Given the ACP agent says "A fresh start." and ends its turn
+      When the agent answers "And now?" resuming the ACP session "5e5510a0-0000-4000-8000-0000000000cc"
+      Then the implementation sent the agent no session/load
+
+    @req:AG-ACP.13
+    Scenario: A request to resume a session the agent cannot load fails, and no new session answers it
+      Given the ACP agent does not offer to load sessions
+      Given the ACP agent says "A fresh start." and ends its turn
+      When the agent answers "And now?" resuming the ACP session "5e5510a0-0000-4000-8000-0000000000cc"
+      Then the implementation sent the agent no prompt
+      Then the response contains key "status" with a non-zero value.
+      Then the response contains error information.
+
   Rule: The turn is what came before the prompt's answer, and the prompt's answer is the one with the prompt's id (JSON-RPC 2.0: a response has the id of its request; ACP: prompt turn)
 
     @req:AG-ACP.8

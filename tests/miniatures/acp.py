@@ -122,6 +122,31 @@ class StartsANewSessionToResume(_Acp):
     talk = _NewSession
 
 
+class _LoadsAnyway(Conversation):
+    def _open(self, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
+        return super()._open({**result, "agentCapabilities": {"loadSession": True}}, raw)
+
+
+class LoadsSessionsAnAgentCannotLoad(_Acp):
+    """Asked to resume a session, loads it whatever the agent's initialize answer offered."""
+
+    talk = _LoadsAnyway
+
+
+class _NewWhenItCannotLoad(Conversation):
+    def _open(self, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
+        capabilities = result.get("agentCapabilities")
+        if not (isinstance(capabilities, dict) and capabilities.get("loadSession") is True):
+            self.resume = None
+        return super()._open(result, raw)
+
+
+class OpensANewSessionWhenItCannotLoad(_Acp):
+    """Asked to resume a session an agent cannot load, answers from a new session."""
+
+    talk = _NewWhenItCannotLoad
+
+
 class _Late(Conversation):
     def _answered(self, method: str, result: dict[str, Any], raw: dict[str, Any]) -> list[Event]:
         events = super()._answered(method, result, raw)

@@ -71,6 +71,11 @@ def agent_asks_to_read(world: AgentWorld, path: str) -> None:
                                               "path": path}))
 
 
+@given("the ACP agent does not offer to load sessions")
+def agent_cannot_load(world: AgentWorld) -> None:
+    _script(world).withholds("loadSession")
+
+
 @given(parsers.parse('the ACP agent says "{text}" and ends its turn'))
 def agent_says_one(world: AgentWorld, text: str) -> None:
     _script(world).done(text)
@@ -165,6 +170,14 @@ def loaded_then_prompt(world: AgentWorld, session: str) -> None:
                       for name in ("session/load", "session/prompt"))
     assert loaded["params"].get("sessionId") == session, loaded["params"]
     assert prompt["params"].get("sessionId") == session, prompt["params"]
+
+
+@then(parsers.parse("the implementation sent the agent no {what}"))
+def never_asked(world: AgentWorld, what: str) -> None:
+    """`what`: "session/load" or "prompt" (session/prompt)."""
+    method = {"prompt": "session/prompt"}.get(what, what)
+    told = _methods(_told(world))
+    assert method not in told, f"the agent, which did not offer loadSession, was asked: {told}"
 
 
 @then("the permission request was answered without approving the tool call")

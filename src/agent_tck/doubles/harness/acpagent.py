@@ -11,7 +11,10 @@ and stdout, one message a line, as the protocol's SDKs do, and answers what that
   -32602; a method it does not know, -32601 (never silence). The notifications it
   `announce`s come before its answer to session/new; each session it opens then gets the
   update that lists its `commands` (where the agent sends them then). stdin closed before a
-  prompt ends the agent (exit 0), as the real agents end.
+  prompt ends the agent (exit 0, noted as {"what": "stdin_end"}), as the real agents end. The
+  capabilities a script's `acp_withholds` names are left out of its answer to `initialize`
+  (it answers session/load all the same: what a client asks of an agent that did not offer
+  it is the client's fault).
 - The script's `line`s are the turn's `session/update` notifications; "{session}" in their
   strings is the prompt's session id. The agent's `opening` updates come first.
 - `reply` answers the prompt: {"result": {"stopReason": ...}} or {"error": {...}}, to the
@@ -57,6 +60,17 @@ NOT_FOUND, INVALID_PARAMS = -32601, -32602
 REPLAYED = (("user_message_chunk", "(the earlier prompt)"),
             ("agent_message_chunk", "(the earlier answer)"))
 MAX_LINE = 8 << 20  # the longest line read whole; a longer one is skipped, as junk
+
+
+def offering(acp: dict[str, Any], withheld: list[str]) -> dict[str, Any]:
+    """What the agent answers (`acp`) with the capabilities `withheld` left out of its answer
+    to `initialize` (a script's `acp_withholds`)."""
+    if not withheld:
+        return acp
+    initialized = acp["initialize"]
+    offered = {name: value for name, value in initialized.get("agentCapabilities", {}).items()
+               if name not in withheld}
+    return {**acp, "initialize": {**initialized, "agentCapabilities": offered}}
 
 
 class Peer:

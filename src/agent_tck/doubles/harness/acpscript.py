@@ -4,7 +4,7 @@ harness plays it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tck.doubles.backends.acp import lines
@@ -25,6 +25,7 @@ class AcpScript(Script):
     turn's messages."""
 
     backend: str = "gemini"
+    withheld: list[str] = field(default_factory=list)  # capabilities its initialize leaves out
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -44,6 +45,12 @@ class AcpScript(Script):
         if session_id is not None:
             raise SuiteError(f"error of the suite: an ACP turn cannot name its session "
                              f"{session_id!r}: the agent's answer to session/new does")
+        return self
+
+    def withholds(self, *capabilities: str) -> AcpScript:
+        """The agent's answer to `initialize` leaves `capabilities` (`loadSession`) out of its
+        agentCapabilities: it does not offer them."""
+        self.withheld += capabilities
         return self
 
     def updates(self, messages: list[Message]) -> AcpScript:
@@ -101,6 +108,9 @@ class AcpScript(Script):
     def until_cancel(self, seconds: float) -> AcpScript:
         self.add("until_cancel", seconds)
         return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), **({"acp_withholds": self.withheld} if self.withheld else {})}
 
     def completes(self) -> bool:
         ended = {"result": {"stopReason": "end_turn"}} in (s.get("reply") for s in self.steps)

@@ -176,6 +176,7 @@ class Harness:
         self.turn_ended = False  # it printed a `result` line: the CLI waits for another turn
         self.pid = os.getpid()
         self.clis: dict[str, dict[str, Any]] = script.get("clis", {})
+        self.acp_withholds: list[str] = script.get("acp_withholds", [])
         options = script.get("cli_options")
         self.cli_options: dict[str, Any] = {}
         if options:
@@ -373,8 +374,9 @@ class Harness:
     def op_read_stdin(self, _: Any) -> int | None:
         if self.acp:
             prompt = self.peer().prompt()
-            if prompt is None:
-                return 0  # stdin closed: the agent's connection is over
+            if prompt is None:  # stdin closed: the agent's connection is over
+                self.note(what="stdin_end", pid=self.pid, t=time.monotonic())
+                return 0
             self.stdin_data = prompt  # noted as it came (acpagent)
             return None
         if self.streaming:
@@ -441,8 +443,9 @@ class Harness:
         this file, which the shim put on sys.path)."""
         if self.acp_peer is None:
             assert self.acp_start is not None
-            self.acp_peer = __import__("acpagent").Peer(self, self.acp_start, dumps, loads,
-                                                        _read_some)
+            agent = __import__("acpagent")
+            self.acp_peer = agent.Peer(self, agent.offering(self.acp_start, self.acp_withholds),
+                                       dumps, loads, _read_some)
         return self.acp_peer
 
     def as_agent(self, act: Callable[[Peer], None]) -> int | None:

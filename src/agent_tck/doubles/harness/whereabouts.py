@@ -76,7 +76,7 @@ def starts(record: list[dict[str, Any]], until: float | None = None) -> list[Sta
             start.reached = entry["n"]
         elif what == "stdin_bytes":
             start.stdin_bytes = entry["n"]
-        elif what == "stdin":
+        elif what in ("stdin", "stdin_end"):  # its stdin, or an ACP agent's without a prompt
             start.eof = True
         elif what == "end":
             start.ended = entry["code"]
