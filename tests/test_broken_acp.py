@@ -17,6 +17,7 @@ CASES = {
     "TakesAnyStopForSuccess": {"AG-ACP.3"},
     "ApprovesEveryToolCall": {"AG-ACP.4"},
     "LeavesRequestsItDoesNotServeUnanswered": {"AG-ACP.5"},
+    "OffersWhatItDoesNotServe": {"AG-ACP.5"},
     # AG-ACP.13 too: it answers a request to resume a session the agent cannot load
     "StartsANewSessionToResume": {"AG-ACP.6", "AG-ACP.13"},
     # AG-ACP.13 too: the session it loaded then gets the prompt

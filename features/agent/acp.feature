@@ -88,16 +88,23 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
   Rule: A request the wrapper does not serve is answered with a JSON-RPC error, never left unanswered (JSON-RPC 2.0: every request gets a response; ACP: file system, only where the client offers it; decision D-35)
 
     @req:AG-ACP.5
-    Scenario: The agent asks to read a file the wrapper never offered to read
+    Scenario Outline: The agent asks <what>, which the wrapper never offered
       Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
-      Given the ACP agent asks to read the file "/etc/passwd"
-      Given the ACP agent says "I could not read it." and ends its turn
+      Given the ACP agent asks <what>
+      Given the ACP agent says "I could not do it." and ends its turn
       When the agent answers "Show me the users"
-      Then the request "fs/read_text_file" was answered with a JSON-RPC error
+      Then the request "<method>" was answered with a JSON-RPC error
+      Then the implementation did not offer the agent "<capability>" when it initialized it
       Then the response has:
-        | key     | value                  |
-        | message | "I could not read it." |
-        | status  | 0                      |
+        | key     | value                |
+        | message | "I could not do it." |
+        | status  | 0                    |
+
+      Examples:
+        | what                                  | method             | capability       |
+        | to read the file "/etc/passwd"        | fs/read_text_file  | fs.readTextFile  |
+        | to write the file "/tmp/acp-notes.md" | fs/write_text_file | fs.writeTextFile |
+        | to run "ls" in a terminal             | terminal/create    | terminal         |
 
   Rule: A request with a session id resumes that session with session/load (ACP: session setup, loading sessions)
     An agent that loads a session replays its conversation first, as session/update

@@ -111,6 +111,20 @@ class LeavesRequestsItDoesNotServeUnanswered(_Acp):
     talk = _Silent
 
 
+class _OffersEverything(Conversation):
+    def _ask(self, method: str, params: dict[str, Any]) -> None:
+        if method == "initialize":
+            params = {**params, "clientCapabilities": {
+                "fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}}
+        super()._ask(method, params)
+
+
+class OffersWhatItDoesNotServe(_Acp):
+    """Offers the agent a file system and a terminal, and refuses each request for them."""
+
+    talk = _OffersEverything
+
+
 class _NewSession(Conversation):
     def __init__(self, prompt: str, resume: str | None, cwd: str) -> None:
         super().__init__(prompt, None, cwd)

@@ -76,6 +76,18 @@ def agent_cannot_load(world: AgentWorld) -> None:
     _script(world).withholds("loadSession")
 
 
+@given(parsers.parse('the ACP agent asks to write the file "{path}"'))
+def agent_asks_to_write(world: AgentWorld, path: str) -> None:
+    _script(world).ask(("fs/write_text_file", {"sessionId": lines.SESSION_PLACEHOLDER,
+                                               "path": path, "content": "# notes\n"}))
+
+
+@given(parsers.parse('the ACP agent asks to run "{command}" in a terminal'))
+def agent_asks_for_a_terminal(world: AgentWorld, command: str) -> None:
+    _script(world).ask(("terminal/create", {"sessionId": lines.SESSION_PLACEHOLDER,
+                                            "command": command}))
+
+
 @given(parsers.parse('the ACP agent says "{text}" and ends its turn'))
 def agent_says_one(world: AgentWorld, text: str) -> None:
     _script(world).done(text)
@@ -201,6 +213,20 @@ def answered_with_error(world: AgentWorld, method: str) -> None:
     error = answer.get("error")
     assert "result" not in answer and isinstance(error, dict) and \
         isinstance(error.get("code"), int), f"{method} was answered {answer}"
+
+
+@then(parsers.parse('the implementation did not offer the agent "{capability}" when it '
+                    'initialized it'))
+def not_offered(world: AgentWorld, capability: str) -> None:
+    """The capability (a path into initialize's clientCapabilities, `fs.readTextFile`) is
+    absent or false: the protocol takes an omitted capability as unsupported."""
+    first = next((m for m in _told(world) if m.get("method") == "initialize"), None)
+    assert first is not None, "the implementation never initialized the agent"
+    offered: Any = first.get("params", {}).get("clientCapabilities", {})
+    for name in capability.split("."):
+        offered = offered.get(name) if isinstance(offered, dict) else None
+    assert offered in (None, False), (
+        f"the implementation offered {capability} = {offered!r} and then refused it")
 
 
 @then("the implementation cancelled the turn before it sent any signal")
