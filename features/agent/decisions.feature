@@ -619,7 +619,8 @@ Feature: Agent decisions where the seeds are silent
     exit on a busy machine. Then it is stopped as at a deadline (SIGTERM, SIGKILL a grace
     period later) and the request is answered with the turn's answer. The answer must come
     within two grace periods of the turn's end (plus 2 s to start and reap the CLI); the
-    timeout here is far longer.
+    timeout here is far longer. No grace runs before the turn has ended: a CLI that pauses
+    mid-turn for longer than the grace period is still working, and is waited for.
 
     @req:AG-D6.7
     Scenario Outline: A <backend> CLI that has answered and keeps running is stopped, and its answer stands
@@ -640,6 +641,20 @@ Feature: Agent decisions where the seeds are silent
         | gemini-acp |
         | claude-acp |
         | codex-acp  |
+
+    @req:AG-D6.7
+    Scenario Outline: A <backend> CLI that pauses mid-turn for longer than the grace period is not stopped
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness takes 3 real seconds to answer "Worth the wait."
+      When the agent answers "Take your time"
+      Then the response status is 0
+      And the response message is "Worth the wait.".
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+        | gemini  |
 
   Rule: D-7 A request that arrives while BUSY is answered at once, never lost
     The seed has one request at a time but a caller can send two. Queueing would hide a

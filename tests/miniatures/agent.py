@@ -19,6 +19,7 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from agent_tck.reference.supervisor import (
     MAX_LINE,
     STDERR_TAIL,
     LineSplitter,
+    Outcome,
     Supervisor,
     launch_error,
     run_process,
@@ -387,6 +389,24 @@ class WritesThePromptBlocking(_Supervised):
     mutant had it): a CLI that stops reading part way holds the request in a write."""
 
     supervisor = _BlockingWrite
+
+
+class _GraceFromTheFirstLine(Supervisor):
+    def run(self, stdin: bytes | Feed, on_line: Callable[[str], None]) -> Outcome:
+        feed = stdin if isinstance(stdin, Feed) else Feed(stdin)
+
+        def first(line: str) -> None:
+            feed.end_turn()
+            on_line(line)
+
+        return super().run(feed, first)
+
+
+class StopsACliThatPausesMidTurn(_Supervised):
+    """Gives the CLI its grace period from its first line, not from its turn's end (the
+    reference with its `if fold.completed` negated, as a mutant had it)."""
+
+    supervisor = _GraceFromTheFirstLine
 
 
 class _Creates(_Broken):
