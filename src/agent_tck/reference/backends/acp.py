@@ -27,7 +27,6 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
-    find_bypass,
     load_object,
     text_of,
 )
@@ -59,13 +58,11 @@ class Agent:
     model_option: str | None
     key_variables: tuple[str, ...]
     login_command: str
-    bypass_flags: tuple[str, ...] = ()
-    bypass_modes: tuple[tuple[str, str], ...] = ()
 
 
 AGENTS = {agent.name: agent for agent in (
     Agent("gemini-acp", "gemini", ("--acp",), "-m", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-          "`gemini` and its Login with Google", ("--yolo", "-y"), (("--approval-mode", "yolo"),)),
+          "`gemini` and its Login with Google"),
     Agent("claude-acp", "claude-agent-acp", (), None,
           ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "`claude /login`"),
     Agent("codex-acp", "codex-acp", (), None, ("OPENAI_API_KEY", "CODEX_API_KEY"),
@@ -95,8 +92,6 @@ class AcpBackend:
                             os.path.abspath(options.working_dir or os.getcwd()))
         return Invocation(tuple(argv), b"", talk)
 
-    def bypass(self, args: tuple[str, ...]) -> str | None:
-        return find_bypass(args, self.agent.bypass_flags, dict(self.agent.bypass_modes))
 
     def parse_line(self, line: str) -> list[Event]:
         """The events of one message read alone: the turn's updates (a conversation reads

@@ -58,24 +58,6 @@ class Backend(Protocol):
 
     def parse_line(self, line: str) -> list[Event]: ...
 
-    def bypass(self, args: tuple[str, ...]) -> str | None:
-        """The option among `args` that lets the CLI act without asking (skips permission
-        prompts or the sandbox), as written; None when there is none."""
-        ...
-
-
-def find_bypass(args: tuple[str, ...], flags: tuple[str, ...],
-                modes: dict[str, str]) -> str | None:
-    """The first of `args`, as written, that is one of `flags` or gives an option of `modes`
-    its bypassing value (`--name value` or `--name=value`); None when there is none."""
-    for i, arg in enumerate(args):
-        name, eq, value = arg.partition("=")
-        if arg in flags or (eq and modes.get(name) == value):
-            return arg
-        if arg in modes and i + 1 < len(args) and args[i + 1] == modes[arg]:
-            return f"{arg} {args[i + 1]}"
-    return None
-
 
 def load_object(line: str) -> dict[str, Any] | None:
     """The JSON object on `line`, or None for anything else (banners, arrays, junk).

@@ -7,15 +7,12 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
-    find_bypass,
     load_object,
     text_of,
 )
 from agent_tck.reference.events import Event
 
 # What makes the CLI act without asking (`serve` refuses it beyond loopback).
-BYPASS_FLAGS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions")
-BYPASS_MODES = {"--permission-mode": "bypassPermissions"}
 # Inherited from a parent Claude Code session, these make `claude` believe it runs nested: the
 # agent (AG-H11) and the loop's runner (RUN-CMD-6) never pass them on.
 NESTING_VARIABLES = ("CLAUDECODE",)
@@ -46,8 +43,6 @@ class ClaudeBackend:
         parser = _PARSERS.get(text_of(obj.get("type")) or "")
         return parser(obj) if parser else []
 
-    def bypass(self, args: tuple[str, ...]) -> str | None:
-        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
 
 def _system(obj: dict[str, Any]) -> list[Event]:

@@ -7,7 +7,6 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
-    find_bypass,
     load_object,
     text_of,
 )
@@ -17,8 +16,6 @@ TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "we
 
 
 # What makes the CLI act without asking (`serve` refuses it beyond loopback).
-BYPASS_FLAGS = ("--dangerously-bypass-approvals-and-sandbox", "--yolo")
-BYPASS_MODES = {"--sandbox": "danger-full-access", "-s": "danger-full-access"}
 
 class CodexBackend:
     """Builds the `codex exec` command line and reads its `--json` output."""
@@ -41,8 +38,6 @@ class CodexBackend:
         argv.append("-")
         return Invocation(tuple(argv), prompt.encode("utf-8"))
 
-    def bypass(self, args: tuple[str, ...]) -> str | None:
-        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
     def parse_line(self, line: str) -> list[Event]:
         obj = load_object(line)

@@ -13,15 +13,12 @@ from typing import Any
 from agent_tck.reference.backends.base import (
     Invocation,
     RunOptions,
-    find_bypass,
     load_object,
     text_of,
 )
 from agent_tck.reference.events import Event
 
 # What makes the CLI act without asking (`serve` refuses it beyond loopback).
-BYPASS_FLAGS = ("--yolo", "-y")
-BYPASS_MODES = {"--approval-mode": "yolo"}
 
 class GeminiBackend:
     """Builds the `gemini` command line and reads its stream-json output."""
@@ -42,8 +39,6 @@ class GeminiBackend:
         argv += list(options.extra_args)
         return Invocation(tuple(argv), prompt.encode("utf-8"))
 
-    def bypass(self, args: tuple[str, ...]) -> str | None:
-        return find_bypass(args, BYPASS_FLAGS, BYPASS_MODES)
 
     def parse_line(self, line: str) -> list[Event]:
         obj = load_object(line)
