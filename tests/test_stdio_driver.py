@@ -288,9 +288,10 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     # text without NUL: a setting of the wrong kind cannot reach a served agent (AG-C4). A
     # served agent's env is the environment it inherits, so it cannot also strip it (AG-C6).
     # A DDS string is UTF-8, so a prompt holding a lone surrogate cannot be sent (AG-H26).
-    # An ACP agent's resumed session (AG-ACP.6) is named by a session id too.
+    # An ACP agent's resumed session (AG-ACP.6, and AG-ACP.12 and AG-ACP.13's session its
+    # agent cannot load) is named by a session id too.
     for rid in ("AG-H19", "AG-H27", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6",
-                "AG-H26", "AG-ACP.6"):
+                "AG-H26", "AG-ACP.6", "AG-ACP.12", "AG-ACP.13"):
         assert over_dds.pop(rid) == "not applicable", rid
         in_process.pop(rid)
     assert over_dds == in_process, f"{over_dds.failures}\n\n{in_process.failures}"
