@@ -55,7 +55,7 @@ JUDGING_TESTS = ("tests/test_verdicts.py", "tests/test_reports.py", "tests/test_
 OUT_OF_REACH = {
     # its search by run tag is the fallback for kernels without child subreapers, which this
     # Linux never takes (its tagging of the CLI's environment runs in every agent scenario)
-    "reference/strays.py": ("tests/test_supervisor.py",),
+    "reference/strays.py": ("tests/test_supervisor.py", "tests/test_fallback.py"),
     # the DDS client library and its `ask` command: the kit asks through a client of its own
     "reference/dds/client.py": ("tests/test_dds_cli.py", "tests/test_dds_inprocess.py"),
     # ... and what of the bus only the client library reaches (a wait with no time left: a
@@ -74,7 +74,7 @@ OUT_OF_REACH = {
     "reference/dds/config.py": ("tests/test_dds_exposure.py", "tests/test_dds_service.py"),
     # the options that make a CLI act without asking (`find_bypass`), which a served agent
     # refuses on a configuration that reaches the network: the same check as above
-    "reference/backends/base.py": ("tests/test_dds_exposure.py",),
+    "reference/dds/bypass.py": ("tests/test_dds_exposure.py",),
     # the validator's command line: the protocol hands the pipeline's steps documents, not argv
     "reference/pipeline/cli.py": ("tests/test_pipeline_cli.py",),
     "reference/pipeline/__main__.py": ("tests/test_pipeline_cli.py",),
@@ -97,11 +97,14 @@ OUT_OF_REACH = {
     "reference/agent.py": ("tests/test_agent_unit.py",),
     # what the supervisor does for a CLI given nothing on stdin (every backend's prompt goes
     # there), for a reaper that will not end, and for a line over the limit whose last piece
-    # ends it: the scenarios' CLIs are the fake harness and the real ones, under the real reaper
-    "reference/supervisor.py": ("tests/test_supervisor.py",),
+    # ends it: the scenarios' CLIs are the fake harness and the real ones, under the real reaper;
+    # and, as the reaper's below, its fallback where the kernel refuses pidfds (an old kernel,
+    # which tests/test_fallback.py makes)
+    "reference/supervisor.py": ("tests/test_supervisor.py", "tests/test_fallback.py"),
     # the core-file limit the reaper sets before it ends by its CLI's signal: the drivers run
-    # the implementation with the machine's limit (0 here), where no core is ever written
-    "reference/reaper.py": ("tests/test_reaper.py",),
+    # the implementation with the machine's limit (0 here), where no core is ever written; and
+    # its search by run tag where the kernel refuses child subreapers
+    "reference/reaper.py": ("tests/test_reaper.py", "tests/test_fallback.py"),
 }
 # Files of which only some lines are out of reach: a mutant on a line some scenario runs is
 # judged by the scenarios alone (the file's tests would hide what the conformance run misses);

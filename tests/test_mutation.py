@@ -183,7 +183,8 @@ def test_a_mutant_is_judged_by_the_scenarios_that_run_its_lines(planner: Planner
     assert planner.plan(_spec("reference/a.py", 5, 6)).tries == (
         ("--component", "agent", "-k", "test_x or test_y"),)
     assert planner.plan(_spec("reference/reaper.py", 3)).tries == (  # and then its own tests
-        ("--component", "agent", "-k", "test_y"), ("--tests", "tests/test_reaper.py"))
+        ("--component", "agent", "-k", "test_y"),
+        ("--tests", "tests/test_reaper.py", "tests/test_fallback.py"))
 
 
 def test_a_line_inside_a_statement_counts_as_the_statements_first(planner: Planner) -> None:
