@@ -140,11 +140,13 @@ def test_a_settings_file_is_read_from_the_working_directory(
 def test_a_settings_file_that_cannot_be_read_is_refused(tmp_path: Path) -> None:
     """What the CLI would read there is unknown: missing, or no regular file (a named pipe
     would keep the check waiting), or larger than a settings file is, or a name the file
-    system refuses."""
+    system refuses. Larger is over 1 MiB (docs/security.md); one of 1 MiB is judged."""
     os.mkfifo(tmp_path / "pipe.json")
-    (tmp_path / "big.json").write_text(" " * (bypass.MAX_SETTINGS + 1) + "{}")
+    (tmp_path / "big.json").write_text(" " * (1 << 20) + "{}")
+    (tmp_path / "mib.json").write_text(" " * ((1 << 20) - 2) + "{}")
     for name in ("missing.json", "pipe.json", "big.json", "x" * 300):
         assert refused_spelling(tmp_path, "claude", f"--settings={name}") == f"--settings={name}"
+    assert refused_spelling(tmp_path, "claude", "--settings=mib.json") is None
 
 
 def test_each_backend_has_a_table_of_its_spellings() -> None:
