@@ -108,6 +108,7 @@ CASES = {
     "DropsWhatItSetsAndStrips": {"AG-C6"},
     "WritesThePromptBlocking": {"AG-H21"},
     "StopsACliThatPausesMidTurn": {"AG-D6.7"},
+    "StopsACliASecondAfterItsTurn": {"AG-D6.7"},
     # EH-3.2 too: one of its invalid lines is a whole text line with more after it
     "ReadsTheFirstValueOfALine": {"AG-H22", "EH-3.2"},
     "StopsWhenOnePipeCloses": {"AG-H23"},

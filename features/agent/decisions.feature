@@ -643,6 +643,21 @@ Feature: Agent decisions where the seeds are silent
         | codex-acp  |
 
     @req:AG-D6.7
+    Scenario Outline: A <backend> CLI that exits 1.2 s after its turn's end is not stopped: the grace after a turn is two seconds at least
+      Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
+      And the harness answers "Almost done.", then exits 1.2 real seconds later
+      When the agent answers "Wrap up"
+      Then the response status is 0
+      And the response message is "Almost done.".
+      And the harness received no signal
+
+      Examples:
+        | backend |
+        | claude  |
+        | codex   |
+        | gemini  |
+
+    @req:AG-D6.7
     Scenario Outline: A <backend> CLI that pauses mid-turn for longer than the grace period is not stopped
       Given an agent for the "<backend>" backend with a safety timeout of 20 seconds
       And the harness takes 3 real seconds to answer "Worth the wait."

@@ -409,6 +409,17 @@ class StopsACliThatPausesMidTurn(_Supervised):
     supervisor = _GraceFromTheFirstLine
 
 
+class _SecondAfterTurn(Supervisor):
+    def _after_turn(self) -> float:
+        return max(self.grace, 1.0)
+
+
+class StopsACliASecondAfterItsTurn(_Supervised):
+    """Gives a CLI that has ended its turn one second to exit, not two (D-38)."""
+
+    supervisor = _SecondAfterTurn
+
+
 class _Creates(_Broken):
     """A broken agent whose one defect is in what it creates."""
 

@@ -252,4 +252,4 @@ def cancelled_before_signal(world: AgentWorld) -> None:
 @then("the harness received no signal")
 def received_no_signal(world: AgentWorld) -> None:
     signals = world.rig.signals(world.rig.last_start()["pid"])
-    assert signals == [], f"the agent, which ended when cancelled, was sent {signals}"
+    assert signals == [], f"the harness, which ended on its own, was sent {signals}"

@@ -307,6 +307,12 @@ def harness_invalid_utf8(world: AgentWorld, text: str) -> None:
     world.new_script().init().add("raw_b64", base64.b64encode(junk).decode()).text(text).done()
 
 
+@given(parsers.parse('the harness answers "{text}", then exits {seconds:g} real seconds later'))
+def harness_answers_then_exits_later(world: AgentWorld, text: str, seconds: float) -> None:
+    """A CLI slow to exit after its turn (a busy machine): real seconds, never scaled."""
+    world.new_script().init().text(text).done().add("sleep_real", seconds).add("exit", 0)
+
+
 @given(parsers.parse('the harness answers "{text}" without reading stdin, then exits'))
 def harness_ignores_stdin(world: AgentWorld, text: str) -> None:
     script = world.new_script()
