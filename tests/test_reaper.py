@@ -8,6 +8,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agent_tck.reference.supervisor import REAPER
 
 
@@ -42,3 +44,21 @@ def test_a_cli_killed_by_a_signal_that_dumps_core_leaves_no_core_of_the_reaper(
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGABRT, status
     assert not os.WCOREDUMP(status), "the reaper dumped core"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_descendant_gone_before_its_signal_does_not_spare_the_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A descendant can end between the listing of the tree and its signal: the reaper goes on
+    to the next one, which still gets its signal."""
+    from agent_tck.reference import reaper
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid is listed, and no longer there
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        monkeypatch.setattr(reaper, "descendants", lambda root: [gone.pid, child.pid])
+        reaper.signal_tree(signal.SIGTERM)
+        assert child.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        child.kill()
+        child.wait()
