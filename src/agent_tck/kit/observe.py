@@ -180,20 +180,17 @@ def carrying(variable: str, value: str, settle: float = 0.05) -> list[int]:
     one reading would miss it: a process (no kernel thread) whose environment reads empty is
     read again until it reads otherwise, ends, or `settle` seconds have passed."""
     marker = f"{variable}={value}".encode()
-    found, unread = [], []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            environ = _environ(int(entry.name))
-            if environ is not None and marker in environ.split(b"\0"):
-                found.append(int(entry.name))
-            elif environ == b"" and not _kernel_thread(int(entry.name)):
-                unread.append(int(entry.name))
+    found: list[int] = []
+    unread = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
     deadline = time.monotonic() + settle
-    while unread and time.monotonic() < deadline:
-        time.sleep(0.005)
+    while True:
         environs = {pid: _environ(pid) for pid in unread}
         found += [pid for pid, env in environs.items() if env and marker in env.split(b"\0")]
-        unread = [pid for pid, env in environs.items() if env == b""]
+        unread = [pid for pid, env in environs.items()
+                  if env == b"" and not _kernel_thread(pid)]
+        if not unread or time.monotonic() >= deadline:
+            break
+        time.sleep(0.005)
     return sorted(found)
 
 
