@@ -189,7 +189,8 @@ def never_asked(world: AgentWorld, what: str) -> None:
     """`what`: "session/load" or "prompt" (session/prompt)."""
     method = {"prompt": "session/prompt"}.get(what, what)
     told = _methods(_told(world))
-    assert method not in told, f"the agent, which did not offer loadSession, was asked: {told}"
+    assert "initialize" in told, f"the implementation never initialized the agent: {told}"
+    assert method not in told, f"the implementation sent the agent {method}: {told}"
 
 
 @then("the permission request was answered without approving the tool call")
