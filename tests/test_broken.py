@@ -315,6 +315,9 @@ def test_a_backend_that_reads_geminis_echoed_prompt_as_text_fails_its_requiremen
     ("EmptiesResultsWithoutText", {"BK-CL.3"}),
     # BK-CX.4 passes: what its done event is, not where it came from, is its text's subject.
     ("BuildsTheDoneEventBare", {"BK-EV.1"}),
+    ("TakesAnyChunkContentForText", {"BK-ACP.1"}),
+    ("EndsToolCallsOnAnyUpdate", {"BK-ACP.2"}),
+    ("ReadsThoughtsAsText", {"BK-ACP.3"}),
 ])
 def test_a_backend_broken_in_one_way_fails_exactly_its_requirement(name: str,
                                                                    expected: set[str]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent_tck.doubles.backends import as_printed, profile
+from agent_tck.doubles.backends.acp.schema import Conversation
 from agent_tck.doubles.backends.claude import ClaudeLines
 from agent_tck.doubles.backends.claude.lines import last_text
 from agent_tck.doubles.backends.codex import CodexLines
@@ -231,7 +232,7 @@ def test_every_line_handed_to_parse_line_has_a_real_shape(backend: str) -> None:
     feature = FEATURES / "backends" / "parse_line.feature"
     schema, current, checked, off = shapes.load(backend), None, 0, []
     for number, text in enumerate(feature.read_text(encoding="utf-8").splitlines(), 1):
-        if match := re.search(r"the (\w+) backend parses:", text):
+        if match := re.search(r"the ([\w<>-]+) backend parses:", text):
             current = match[1]
         candidates = [c.strip() for c in text.strip().strip("|").split("|")]
         for line in candidates:
@@ -247,3 +248,27 @@ def test_every_line_handed_to_parse_line_has_a_real_shape(backend: str) -> None:
                                        f"{feature.name}:{number}")
     assert checked > 5
     assert off == []
+
+
+# What the ACP messages of parse_line.feature that are malformed on purpose hold: a message
+# chunk whose content is no object (BK-ACP.1), an update that is no object (BK-ACP.3).
+ACP_MALFORMED_ON_PURPOSE = ('"content":"is 4."', '"update":"agent_message_chunk"')
+
+
+def test_every_acp_message_handed_to_parse_line_is_valid_acp() -> None:
+    """The messages the backends feature hands to an ACP backend are valid against the
+    protocol's schema (an answer as the answer to a prompt), but for those malformed on
+    purpose."""
+    text = (FEATURES / "backends" / "parse_line.feature").read_text(encoding="utf-8")
+    rule = text.split("  Rule: ACP session/update notifications", 1)[1].split("  Rule:", 1)[0]
+    messages = [c for line in rule.splitlines() for c in (p.strip() for p in line.split("|"))
+                if c.startswith('{"jsonrpc"') and not any(m in c for m in ACP_MALFORMED_ON_PURPOSE)]
+    problems = []
+    for message in map(json.loads, messages):
+        conversation = Conversation()
+        if "method" not in message:
+            conversation.check({"jsonrpc": "2.0", "id": message["id"], "method": "session/prompt",
+                                "params": {"sessionId": "s1", "prompt": []}}, "client")
+        problems += conversation.check(message, "agent")
+    assert len(messages) > 10
+    assert problems == []

@@ -343,6 +343,81 @@ Feature: parse_line turns one raw CLI line into normalized events
         | not-json-line                                                    |
 
 
+  Rule: ACP session/update notifications
+    An agent of the Agent Client Protocol reports its turn in `session/update` notifications
+    (JSON-RPC 2.0, one message a line), each carrying one update: a chunk of the agent's
+    message, a thought, a plan, the user's message replayed, a tool call begun or an update of
+    one (ACP: prompt turn, tool calls). A wrapper's conversation decides which of them belong
+    to the turn (features/agent/acp.feature); read alone, a line's events are its update's.
+    The messages below are written whole, as the protocol's schema (schemas/acp/) has them,
+    except those malformed on purpose. Each scenario runs once for each ACP backend.
+
+    @req:BK-ACP.1
+    Scenario Outline: A <backend> message chunk of text is text; a chunk of other content is none
+      A chunk may carry an image or a resource, which is no text of the answer; a chunk whose
+      content is no object at all is malformed, and passed over without an error.
+      When the <backend> backend parses:
+        """
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"The answer "}}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"image","mimeType":"image/png","data":"iVBORw0K"}}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":"is 4."}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"is 4."}}}}
+        """
+      Then the events are:
+        """
+        [{"kind": "text", "text": "The answer "}, {"kind": "text", "text": "is 4."}]
+        """
+
+      Examples:
+        | backend    |
+        | claude-acp |
+        | codex-acp  |
+        | gemini-acp |
+
+    @req:BK-ACP.2
+    Scenario Outline: A <backend> tool call begins with tool_call and ends with the update that completes or fails it
+      A tool call is reported begun (`tool_call`: its title, its raw input) and then updated
+      under the same toolCallId, as often as the agent likes; only the update whose status is
+      `completed` or `failed` ends it, with the tool's raw output or, without one, its content.
+      When the <backend> backend parses:
+        """
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"ls","kind":"execute","status":"pending","rawInput":{"command":"ls"}}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"in_progress"}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","rawOutput":{"stdout":"a.py\n"},"content":[{"type":"content","content":{"type":"text","text":"a.py"}}]}}}
+        {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_2","status":"failed","content":[{"type":"content","content":{"type":"text","text":"No such file"}}]}}}
+        """
+      Then the events are:
+        """
+        [{"kind": "tool_start", "tool_name": "ls", "tool_input": {"command": "ls"}, "tool_id": "call_1"},
+         {"kind": "tool_result", "tool_output": {"stdout": "a.py\n"}, "tool_id": "call_1"},
+         {"kind": "tool_result", "tool_output": [{"type": "content", "content": {"type": "text", "text": "No such file"}}], "tool_id": "call_2"}]
+        """
+
+      Examples:
+        | backend    |
+        | claude-acp |
+        | codex-acp  |
+        | gemini-acp |
+
+    @req:BK-ACP.3
+    Scenario Outline: ACP messages that carry no event
+      When the gemini-acp backend parses:
+        """
+        <line>
+        """
+      Then there are no events
+
+      Examples:
+        | line |
+        | {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Reading the question."}}}} |
+        | {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"What is 2 + 2?"}}}} |
+        | {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"Read the code","priority":"medium","status":"pending"}]}}} |
+        | {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":"agent_message_chunk"}} |
+        | {"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}} |
+        | {"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"call_1"},"options":[]}} |
+        | not-json-line |
+
+
   Rule: Every event carries the line it came from
     Decision D-2: each event's `raw` is the line it came from, parsed, whatever its kind: a
     caller that needs what the normalized event leaves out (a turn's token usage, its cost,
@@ -363,3 +438,4 @@ Feature: parse_line turns one raw CLI line into normalized events
         | claude  | {"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Reading."},{"type":"tool_use","id":"toolu_A","name":"Read","input":{"file_path":"a.py"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u2"} |
         | codex   | {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}} |
         | gemini  | {"type":"init","session_id":"84e7ad51-868c-4132-a464-836c568068dd","model":"gemini-2.5-flash"} |
+        | gemini-acp | {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","rawOutput":{"stdout":"a.py"}}}} |

@@ -131,3 +131,57 @@ class BuildsTheDoneEventBare(InProcessDriver):
 
     def __init__(self) -> None:
         super().__init__(_Changed("codex", _done_without_its_line))
+
+
+def _update(line: Any) -> dict[str, Any]:
+    """The update of an ACP session/update notification ({} for any other message)."""
+    params = line.get("params") if isinstance(line, dict) else None
+    update = params.get("update") if isinstance(params, dict) else None
+    return update if isinstance(update, dict) else {}
+
+
+def _any_content_as_text(line: Any, events: Events) -> Events:
+    update = _update(line)
+    content = update.get("content")
+    if update.get("sessionUpdate") == "agent_message_chunk" and not isinstance(content, dict):
+        return [{"kind": "text", "text": str(content), "raw": line}]
+    return events
+
+
+class TakesAnyChunkContentForText(InProcessDriver):
+    """Takes the content of a gemini --acp message chunk that is no content block as its
+    text."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("gemini-acp", _any_content_as_text))
+
+
+def _any_update_ends_the_call(line: Any, events: Events) -> Events:
+    update = _update(line)
+    if update.get("sessionUpdate") == "tool_call_update" and not events:
+        return [{"kind": "tool_result", "tool_output": update.get("rawOutput"),
+                 "tool_id": update.get("toolCallId"), "raw": line}]
+    return events
+
+
+class EndsToolCallsOnAnyUpdate(InProcessDriver):
+    """Takes every update of a gemini --acp tool call for its end, an update that says it
+    is still in progress too."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("gemini-acp", _any_update_ends_the_call))
+
+
+def _thoughts_as_text(line: Any, events: Events) -> Events:
+    update = _update(line)
+    content = update.get("content")
+    if update.get("sessionUpdate") == "agent_thought_chunk" and isinstance(content, dict):
+        return [{"kind": "text", "text": content.get("text"), "raw": line}]
+    return events
+
+
+class ReadsThoughtsAsText(InProcessDriver):
+    """Takes the chunks of a gemini --acp agent's thoughts for text of its answer."""
+
+    def __init__(self) -> None:
+        super().__init__(_Changed("gemini-acp", _thoughts_as_text))

@@ -28,7 +28,10 @@ def profile(name: str) -> Profile:
 
 def as_printed(backend: str, text: str) -> str:
     """A line of a feature as `backend` prints it: a JSON object `complete`d, anything else as
-    written (junk and malformed lines are the scenario's point)."""
+    written (junk and malformed lines are the scenario's point), and an ACP agent's message
+    as written."""
+    if backend not in PROFILES:  # an ACP agent's: its messages are written whole
+        return text
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
