@@ -10,13 +10,19 @@ from tests.support.runsuite import failing_in, scenario_results
 # Nested conformance runs: each scenario has its own deadline in it (docs/flakes.md).
 pytestmark = pytest.mark.timeout(600)
 
-ACP_REQS = [f"AG-ACP.{n}" for n in range(1, 14)]
+ACP_REQS = [f"AG-ACP.{n}" for n in range(1, 17)]
 CASES = {
     "OpensItsSessionInItsOwnDirectory": {"AG-ACP.1"},
     "AnswersWithItsThoughts": {"AG-ACP.2"},
     "TakesAnyStopForSuccess": {"AG-ACP.3"},
-    "ApprovesEveryToolCall": {"AG-ACP.4"},
-    "LeavesRequestsItDoesNotServeUnanswered": {"AG-ACP.5"},
+    # AG-ACP.14 and AG-ACP.15 too: the option it selects is no option to refuse, and it
+    # warns of no refusal
+    "ApprovesEveryToolCall": {"AG-ACP.4", "AG-ACP.14", "AG-ACP.15"},
+    "RefusesByCancelling": {"AG-ACP.14"},
+    "RefusesToolCallsUnsaid": {"AG-ACP.15"},
+    "AnswersAnInternalError": {"AG-ACP.16"},
+    # AG-ACP.16 too: an unanswered request has no error code
+    "LeavesRequestsItDoesNotServeUnanswered": {"AG-ACP.5", "AG-ACP.16"},
     "OffersWhatItDoesNotServe": {"AG-ACP.5"},
     # AG-ACP.13 too: it answers a request to resume a session the agent cannot load
     "StartsANewSessionToResume": {"AG-ACP.6", "AG-ACP.13"},

@@ -85,6 +85,31 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
       Then the permission request was answered without approving the tool call
       Then the response contains key "status" with value 0.
 
+  Rule: A refusal is the agent's own option to refuse, and the caller is told of it (ACP: tool calls, requesting permission; decision D-35)
+    The protocol's `cancelled` outcome says that the prompt turn was cancelled before anyone
+    answered; a wrapper that refuses a tool call while the turn goes on selects the option the
+    agent offers for that, one of a `reject_*` kind, and answers `cancelled` only when the
+    agent offers none. The caller sees nothing of the conversation but the response: an
+    agent that was refused a tool may answer that it could not do the work, or answer as
+    though it had done it. So each refusal is named in the response's warnings, with the tool
+    call the agent asked to run, for a person to decide whether to allow it.
+
+    @req:AG-ACP.14
+    Scenario: The wrapper refuses a tool call with the agent's option to refuse it
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent asks leave to run "rm -rf build"
+      Given the ACP agent says "I did not run it." and ends its turn
+      When the agent answers "Remove the build folder"
+      Then the permission request was answered with an option of a reject kind the agent offered
+
+    @req:AG-ACP.15
+    Scenario: The response's warnings name the tool call the wrapper refused
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent asks leave to run "rm -rf build"
+      Given the ACP agent says "I did not run it." and ends its turn
+      When the agent answers "Remove the build folder"
+      Then the response's warnings name the tool call the agent asked leave to run
+
   Rule: A request the wrapper does not serve is answered with a JSON-RPC error, never left unanswered (JSON-RPC 2.0: every request gets a response; ACP: file system, only where the client offers it; decision D-35)
 
     @req:AG-ACP.5
@@ -105,6 +130,18 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | to read the file "/etc/passwd"        | fs/read_text_file  | fs.readTextFile  |
         | to write the file "/tmp/acp-notes.md" | fs/write_text_file | fs.writeTextFile |
         | to run "ls" in a terminal             | terminal/create    | terminal         |
+
+    @req:AG-ACP.16
+    Scenario: A request the wrapper does not serve is answered "Method not found"
+      JSON-RPC 2.0 names the error for a method that "does not exist / is not available":
+      -32601, "Method not found". The agent reads the code, not the words: a wrapper that
+      answers another code tells it something else went wrong (its params, the wrapper
+      itself), and an agent may try again or give up the turn.
+      Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent asks to read the file "/etc/passwd"
+      Given the ACP agent says "I could not do it." and ends its turn
+      When the agent answers "Show me the users"
+      Then the request "fs/read_text_file" was answered with the JSON-RPC error -32601
 
   Rule: A request with a session id resumes that session with session/load (ACP: session setup, loading sessions)
     An agent that loads a session replays its conversation first, as session/update
@@ -173,6 +210,16 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
         | key     | value              |
         | message | "The real answer." |
         | status  | 0                  |
+
+    @req:AG-ACP.8
+    Scenario: A tool call the agent reports after answering the prompt with an error is not counted
+      Given the ACP agent says "Half an answer", then answers the prompt with the error -32603 "quota exceeded for the day"
+      Given the ACP agent then reports the tool call "call_9" begun, then completed
+      When the agent answers "Write the report"
+      Then the response contains key "status" with a non-zero value.
+      Then the response has:
+        | key        | value |
+        | tool_calls | 0     |
 
   Rule: An agent that never answers the prompt is ended at the deadline, as any CLI is (seed 001: "Error Handling: Subprocess Timeout")
 

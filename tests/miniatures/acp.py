@@ -99,6 +99,50 @@ class ApprovesEveryToolCall(_Acp):
     talk = _Approves
 
 
+class _Cancels(Conversation):
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        if method == "session/request_permission":
+            self._send({"id": rid, "result": {"outcome": {"outcome": "cancelled"}}})
+            self.warnings.append(f"refused leave to run {params['toolCall']['title']}")
+        else:
+            super()._serve(rid, method, params)
+
+
+class RefusesByCancelling(_Acp):
+    """Refuses every permission request by answering `cancelled`, though the agent offers an
+    option to refuse it."""
+
+    talk = _Cancels
+
+
+class _Unsaid(Conversation):
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        super()._serve(rid, method, params)
+        self.warnings.clear()
+
+
+class RefusesToolCallsUnsaid(_Acp):
+    """Refuses permission requests as the reference does, and says nothing of it in the
+    response's warnings."""
+
+    talk = _Unsaid
+
+
+class _AnyError(Conversation):
+    def _send(self, message: dict[str, Any]) -> None:
+        error = message.get("error")
+        if isinstance(error, dict) and error.get("code") == -32601:
+            message = {**message, "error": {**error, "code": -32603}}  # "Internal error"
+        super()._send(message)
+
+
+class AnswersAnInternalError(_Acp):
+    """Answers a request it does not serve with the JSON-RPC error -32603 (Internal error),
+    where the method was not found."""
+
+    talk = _AnyError
+
+
 class _Silent(Conversation):
     def _serve(self, rid: Any, method: str, params: Any) -> None:
         if method == "session/request_permission":

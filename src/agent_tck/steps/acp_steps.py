@@ -56,6 +56,8 @@ def agent_says(world: AgentWorld, first: str, second: str) -> None:
 
 
 @given(parsers.parse('the ACP agent reports the tool call "{tool_id}" begun, then completed'))
+@given(parsers.parse('the ACP agent then reports the tool call "{tool_id}" begun, then '
+                     'completed'))
 def agent_runs_tool(world: AgentWorld, tool_id: str) -> None:
     _script(world).tool(tool_id, result=False).tool(tool_id, result=True)
 
@@ -63,6 +65,11 @@ def agent_runs_tool(world: AgentWorld, tool_id: str) -> None:
 @given("the ACP agent asks leave to run a tool call")
 def agent_asks_permission(world: AgentWorld) -> None:
     _script(world).permission("call_1")
+
+
+@given(parsers.parse('the ACP agent asks leave to run "{command}"'))
+def agent_asks_permission_for(world: AgentWorld, command: str) -> None:
+    _script(world).permission("call_1", command)
 
 
 @given(parsers.parse('the ACP agent asks to read the file "{path}"'))
@@ -193,27 +200,63 @@ def never_asked(world: AgentWorld, what: str) -> None:
     assert method not in told, f"the implementation sent the agent {method}: {told}"
 
 
-@then("the permission request was answered without approving the tool call")
-def permission_refused(world: AgentWorld) -> None:
-    script = _script(world)
-    kinds = {o["optionId"]: o["kind"] for o in script.acp["permission"]}
+def _chosen(world: AgentWorld) -> tuple[dict[str, Any], str | None, dict[str, str]]:
+    """How the implementation answered the agent's permission request: its outcome, the kind
+    of the option it selected (None: it selected none), and the options offered, by id."""
+    kinds = {o["optionId"]: o["kind"] for o in _script(world).acp["permission"]}
     [answer] = _answers(world, "session/request_permission") or [None]
     assert isinstance(answer, dict) and isinstance(answer.get("result"), dict), (
         f"the permission request was answered {answer!r}")
     outcome = answer["result"].get("outcome")
     assert isinstance(outcome, dict), f"the answer has no outcome: {answer}"
     chosen = kinds.get(outcome.get("optionId")) if outcome.get("outcome") == "selected" else None
+    return outcome, chosen, kinds
+
+
+@then("the permission request was answered without approving the tool call")
+def permission_refused(world: AgentWorld) -> None:
+    outcome, chosen, kinds = _chosen(world)
     assert outcome.get("outcome") == "cancelled" or (chosen or "").startswith("reject"), (
         f"the answer approves the call: {outcome} (the options: {kinds})")
 
 
+@then("the permission request was answered with an option of a reject kind the agent offered")
+def permission_rejected(world: AgentWorld) -> None:
+    outcome, chosen, kinds = _chosen(world)
+    assert (chosen or "").startswith("reject_"), (
+        f"the answer is {outcome}, where the agent offered to refuse: "
+        f"{[k for k in kinds.values() if k.startswith('reject_')]}")
+
+
+@then("the response's warnings name the tool call the agent asked leave to run")
+def refusal_warned(world: AgentWorld) -> None:
+    [asked] = [s["ask"] for s in _script(world).steps
+               if s.get("ask", {}).get("method") == "session/request_permission"]
+    title = asked["params"]["toolCall"]["title"]
+    warnings = world.response.get("warnings")
+    assert isinstance(warnings, list) and any(title in str(w) for w in warnings), (
+        f"no warning names the refused tool call {title!r}: the warnings are {warnings!r}")
+
+
 @then(parsers.parse('the request "{method}" was answered with a JSON-RPC error'))
 def answered_with_error(world: AgentWorld, method: str) -> None:
+    _error_answer(world, method)
+
+
+@then(parsers.parse('the request "{method}" was answered with the JSON-RPC error {code:d}'))
+def answered_with_code(world: AgentWorld, method: str, code: int) -> None:
+    error = _error_answer(world, method)
+    assert error["code"] == code, f"{method} was answered the error {error}, not {code}"
+
+
+def _error_answer(world: AgentWorld, method: str) -> dict[str, Any]:
+    """The error the implementation answered the agent's request of `method` with."""
     [answer] = _answers(world, method) or [None]
     assert isinstance(answer, dict), f"{method} got no answer before the agent ended"
     error = answer.get("error")
     assert "result" not in answer and isinstance(error, dict) and \
         isinstance(error.get("code"), int), f"{method} was answered {answer}"
+    return error
 
 
 @then(parsers.parse('the implementation did not offer the agent "{capability}" when it '

@@ -75,13 +75,13 @@ class AcpScript(Script):
         self.line(lines.plan(*steps))
         return self
 
-    def permission(self, tool_id: str) -> AcpScript:
-        """The agent asks leave to run the call `tool_id` with its own options, and waits
-        for the answer; an agent that reports a call before it asks (claude-agent-acp) first
-        reports it begun."""
+    def permission(self, tool_id: str, command: str = "ls") -> AcpScript:
+        """The agent asks leave to run the shell command `command` (the call `tool_id`) with
+        its own options, and waits for the answer; an agent that reports a call before it
+        asks (claude-agent-acp) first reports it begun."""
         if self.shapes.reports_before_asking:
-            self.updates(self.shapes.tool_call(tool_id)[:1])
-        return self.ask(self.shapes.permission_request(tool_id, self.acp["permission"]))
+            self.updates(self.shapes.tool_call(tool_id, command)[:1])
+        return self.ask(self.shapes.permission_request(tool_id, self.acp["permission"], command))
 
     def done(self, text: str | None = None) -> AcpScript:
         """The turn ends well (`text`, when given, its last message chunk first)."""
