@@ -219,6 +219,8 @@ def section(domain_id: str | None, interface: str, tag: str = "Domain") -> str:
       '<networkinterface Name="eth0"/></interfaces></general></domain>'], True, False),
     (['<Domain><Id>7</Id><General><Interfaces><NetworkInterface name="lo"/></Interfaces>'
       "</General></Domain>", section("0", "eth0")], False, True),  # the older <Id> element
+    (['<Domain><Id>7</Id><General><Interfaces><NetworkInterface name="eth0"/></Interfaces>'
+      "</General></Domain>", section("0", "lo")], True, False),  # ... naming another domain
     ([section("any", "lo"), '<General><Interfaces><NetworkInterface name="eth0"/>'
       "</Interfaces></General>"], False, False),  # settings of the top level, moved to any
     ([section("any", "lo"), section(None, "eth0", tag="DDSI2E")], False, False),
