@@ -97,6 +97,7 @@ def test_a_failed_request_exits_1_with_the_error(rig: HarnessRig, served: object
     code, out, err = ask("hello", "--timeout", "20")
     assert code == 1
     assert "status 1" in err and "exited with code 7" in err
+    assert "stderr: boom" in err  # the error whole, not only its first line (the message)
     # said once, on stderr: the message is the error's first line
     first = err.splitlines()[0].removeprefix("error: status 1: ")
     assert out == "" and err.count(first) == 1, (out, err)
