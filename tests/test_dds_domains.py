@@ -167,3 +167,18 @@ def test_the_driver_serves_on_the_pair_it_claimed_and_lets_it_go_when_closed(
         with pytest.raises(UsageError, match="fork must be on or off"):
             dds.DdsDriver("fork=maybe")
         assert domains._held == {}  # refused before it joined a domain: nothing claimed
+
+
+def test_a_slot_of_the_tests_that_another_run_holds_gives_way_to_the_next_free_one(
+        locks: Path) -> None:
+    """The DDS tests' own slots (tests/support/dds.py): a process whose slot another run of
+    the tests holds a domain of (a second CI job's worker of the same number) takes the next
+    slot whose domains are all free, and keeps none of the one it left."""
+    from tests.support import dds
+
+    held = dds._base(3) + 4  # the third pair of slot 3
+    with held_elsewhere(locks, held):
+        assert dds._claim_a_slot(3) == dds._base(4)
+        assert sorted(domains._held) == list(range(dds._base(4), dds._base(4) + dds.PER_SLOT))
+    with held_elsewhere(locks, dds._base(15)), held_elsewhere(locks, dds._base(0)):
+        assert dds._claim_a_slot(15) == dds._base(1)  # round from the first slot

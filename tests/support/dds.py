@@ -10,25 +10,50 @@ from pathlib import Path
 
 from agent_tck.kit.drivers import domains
 from agent_tck.kit.drivers.dds import xdist_worker
+from agent_tck.kit.errors import UsageError
 from agent_tck.reference.dds.config import LOOPBACK
 
 ROOT = Path(__file__).resolve().parents[2]
-# Each process of the project's tests takes a slot of PER_SLOT domain ids of its own (an xdist
-# worker by its number, a plain run by its pid) and claims them for its lifetime by the kit's
-# own locks (kit/drivers/domains.py), so that no two workers' DDS tests ever meet and no run of
-# the suite nested in another process can move onto them (a default pair that is held gives
-# way to the next free one; a run nested in this process itself could, which only a plain run
-# risks: its default pair is 100 + pid % 100). Slots 0..9 fill 133..232 from the top (232 is
-# the highest id of DDS's port mapping); 10..15 go below the pairs of xdist workers and
-# mutation judges (100..131, sixteen of each at most), down to 39 (above the CLIs' default,
-# 0). A slot another process holds is an error at once, naming it, rather than two tests
-# answering each other's requests: so at most sixteen processes of the tests at a time.
+# Each process of the project's tests takes a slot of PER_SLOT domain ids of its own and claims
+# them for its lifetime by the kit's own locks (kit/drivers/domains.py), so that no two
+# workers' DDS tests ever meet and no run of the suite nested in another process can move onto
+# them (a default pair that is held gives way to the next free one; a run nested in this
+# process itself could, which only a plain run risks: its default pair is 100 + pid % 100).
+# Slots 0..9 fill 133..232 from the top (232 is the highest id of DDS's port mapping); 10..15
+# go below the pairs of xdist workers and mutation judges (100..131, sixteen of each at most),
+# down to 39 (above the CLIs' default, 0). A process starts at its own slot (an xdist worker's
+# by its number, a plain run's by its pid) and takes the next whose domains are all free where
+# another process holds one: another run of the tests on the machine (a second CI job, a
+# mutation judge) has the same worker numbers. Held domains are never shared, so at most
+# sixteen processes of the tests run at a time; a seventeenth is an error naming who holds
+# its slot.
 SLOTS, PER_SLOT = 16, 10
 _WORKER = xdist_worker()
-SLOT = (os.getpid() if _WORKER is None else _WORKER) % SLOTS
-BASE_DOMAIN = 223 - PER_SLOT * SLOT if SLOT < 10 else 89 - PER_SLOT * (SLOT - 10)
-for _first in range(BASE_DOMAIN, BASE_DOMAIN + PER_SLOT, 2):
-    domains.claim(_first, chosen=True)
+
+
+def _base(slot: int) -> int:
+    return 223 - PER_SLOT * slot if slot < 10 else 89 - PER_SLOT * (slot - 10)
+
+
+def _claim_a_slot(own: int) -> int:
+    """The first domain of the slot this process now holds: `own`, or the next one whose
+    domains no other process holds."""
+    refused = ""
+    for slot in [*range(own, SLOTS), *range(own)]:
+        claimed: list[int] = []
+        try:
+            for first in range(_base(slot), _base(slot) + PER_SLOT, 2):
+                claimed.append(domains.claim(first, chosen=True))
+        except UsageError as exc:
+            refused = str(exc)
+            for first in claimed:  # part of a slot is no use: what this try took goes back
+                domains.release(first)
+            continue
+        return _base(slot)
+    raise UsageError(f"every slot of DDS domains for the tests is held: {refused}")
+
+
+BASE_DOMAIN = _claim_a_slot((os.getpid() if _WORKER is None else _WORKER) % SLOTS)
 
 
 def domain(offset: int) -> int:
