@@ -78,6 +78,7 @@ class Wrapper(acp.Client):
 
     def __init__(self) -> None:
         self.prompted = False  # the prompt was sent: updates from now on are the turn's
+        self.answered = False  # the prompt's answer, or its error, came: the turn is over
         self.texts: list[str] = []
         self.tools: set[str] = set()
         self.warnings: list[str] = []
@@ -93,8 +94,9 @@ class Wrapper(acp.Client):
             outcome=AllowedOutcome(outcome="selected", option_id=refuse.option_id))
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        # Only the turn's updates: a loaded session's replay of its history comes before.
-        if not self.prompted:
+        # Only the turn's updates: a loaded session's replay of its history comes before,
+        # and what comes after the prompt's answer (or its error) is not the turn's.
+        if not self.prompted or self.answered:
             return
         if isinstance(update, AgentMessageChunk) and isinstance(update.content, TextContentBlock):
             self.texts.append(update.content.text)
@@ -211,10 +213,12 @@ class Agent:
                 response["session_id"] = (
                     await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
             wrapper.prompted = True
-            answer = await conn.prompt(session_id=response["session_id"],
-                                       prompt=[acp.text_block(message)])
-            said = "".join(wrapper.texts)  # the turn: what came before the prompt's answer
-            return answer
+            try:
+                return await conn.prompt(session_id=response["session_id"],
+                                         prompt=[acp.text_block(message)])
+            finally:
+                wrapper.answered = True
+                said = "".join(wrapper.texts)  # the turn: what came before the prompt's answer
 
         reader = asyncio.create_task(drain())
         turn = asyncio.create_task(converse())

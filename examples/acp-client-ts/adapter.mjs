@@ -84,6 +84,7 @@ class Agent {
     const texts = [];
     let said = "";
     let prompted = false;
+    let answered = false;  // the prompt's answer, or its error, came: the turn is over
     const tools = new Set();
     let timedOut = false;
     const timeout = settings.timeout ?? 300;
@@ -120,7 +121,9 @@ class Agent {
                                  : { outcome: "cancelled" } };
       })
       // Only the turn's updates: a loaded session's replay of its history comes before.
-      .onNotification("session/update", ({ params }) => { if (prompted) collect(params.update); });
+      .onNotification("session/update", ({ params }) => {
+        if (prompted && !answered) collect(params.update);
+      });
     const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
     try {
       const turn = app.connectWith(stream, async (cx) => {
@@ -139,10 +142,13 @@ class Agent {
         }
         prompted = true;
         talk = cx;
-        const answer = await cx.request("session/prompt", {
-          sessionId: response.session_id, prompt: [{ type: "text", text: message }] });
-        said = texts.join("");  // the turn: what came before the prompt's answer
-        return answer;
+        try {
+          return await cx.request("session/prompt", {
+            sessionId: response.session_id, prompt: [{ type: "text", text: message }] });
+        } finally {
+          answered = true;  // a later update is not the turn's, after an error answer too
+          said = texts.join("");  // the turn: what came before the prompt's answer
+        }
       });
       const ended = exited.then(() => { throw new Error("the agent exited"); });
       const answer = await Promise.race([turn, ended]);
