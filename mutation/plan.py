@@ -17,7 +17,7 @@ from pathlib import Path
 from cosmic_ray.work_item import MutationSpec
 from coverage.parser import PythonParser
 
-from mutation.kit import OUT_OF_REACH, UNRUN_ONLY, tests_of
+from mutation.kit import OLD_KERNEL, OUT_OF_REACH, UNRUN_ONLY, tests_of
 from mutation.scenarios import AT_COLLECTION, ROOT
 
 # Judged in-process (their scenarios are measured); real-cli is left out: its scenarios need a
@@ -88,8 +88,11 @@ class Planner:
         found = self._scenarios(where, lines)
         if where == ADAPTER and not found.tries and lines <= self.stdio_loop:
             found = Plan((THROUGH_ADAPTER,))
-        if where not in OUT_OF_REACH or (where in UNRUN_ONLY and found.tries):
+        if where not in OUT_OF_REACH:
             return found
+        if where in UNRUN_ONLY and found.tries:
+            again = OLD_KERNEL.get(where)
+            return Plan((*found.tries, again)) if again else found
         # What no scenario can reach by design (docs/mutation.md): after the scenarios that
         # run the line, if any (a parser a served agent builds too), the project's tests, which
         # cost seconds, before a whole component's run: those that run the line, then every

@@ -367,6 +367,25 @@ def test_a_file_with_some_lines_out_of_reach_gives_its_tests_only_the_lines_no_s
         ("--tests", "tests/test_agent_unit.py::u"), ("--tests", "tests/test_agent_unit.py"))
 
 
+def test_a_survivor_of_the_scenarios_on_a_supervisor_line_is_judged_on_an_old_kernel(
+        planner: Planner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The supervisor's line that runs in every scenario may hold a path only an old kernel
+    takes: after the scenarios, the conformance run on an old kernel judges it; its own tests
+    judge only the lines no scenario runs, as for any file of UNRUN_ONLY."""
+    where = "reference/supervisor.py"
+    assert where in kit.UNRUN_ONLY
+    (planner.root / where).parent.mkdir(parents=True, exist_ok=True)
+    (planner.root / where).write_text("x = 1\nx = 2\n")
+    monkeypatch.setitem(planner.maps, "agent", {"files": {where: {"1": ["test_x"]}}})
+    monkeypatch.setitem(planner.maps, "tests", {"files": {where: {
+        "2": ["tests/test_supervisor.py::u"]}}})
+    assert planner.plan(_spec(where, 1)).tries == (
+        ("--component", "agent", "-k", "test_x"), ("--tests", "tests/test_fallback.py"))
+    assert planner.plan(_spec(where, 2)).tries == (
+        ("--tests", "tests/test_supervisor.py::u"),
+        ("--tests", "tests/test_supervisor.py", "tests/test_fallback.py"))
+
+
 def test_the_tests_of_files_judged_by_tests_are_theirs_once_each() -> None:
     assert kit.tests_of(["kit/verdicts.py", "kit/run.py"]) == kit.JUDGING_TESTS
     assert kit.tests_of(["reference/dds/client.py", "reference/dds/cli.py"]) == (
