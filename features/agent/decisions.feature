@@ -333,6 +333,19 @@ Feature: Agent decisions where the seeds are silent
         | status  | 0                  |
         | message | "stdin was closed" |
 
+    @req:AG-D5.2
+    Scenario: A harness that reads to its end a prompt larger than a pipe holds gets it whole
+      A pipe holds 64 KiB: a longer prompt is written as the CLI reads it, in many writes,
+      and stdin is closed only after the last.
+      Given an agent for the "codex" backend with a safety timeout of 20 seconds
+      And the harness reads stdin until it is closed, then answers "stdin was closed"
+      When the agent answers a prompt of 1000000 bytes
+      Then the response has:
+        | key     | value              |
+        | status  | 0                  |
+        | message | "stdin was closed" |
+      And the harness read the whole prompt on its stdin
+
   Rule: D-6 The harness runs supervised: its own process group, SIGTERM then SIGKILL, always reaped
     Wrappers leak grandchildren when they signal only the direct child, hang when a
     grandchild keeps stdout open, deadlock when stderr fills its pipe while they wait on

@@ -371,6 +371,16 @@ def prompt_not_option(world: AgentWorld, prompt: str) -> None:
     assert stdin[-1:] == [prompt] or after_dashes, f"prompt not delivered: stdin {stdin}"
 
 
+@then("the harness read the whole prompt on its stdin")
+def read_whole_prompt(world: AgentWorld) -> None:
+    """The harness read its stdin to its end, and what it read is the request's prompt."""
+    stdin = [e["data"] for e in world.rig.record() if e["what"] == "stdin"]
+    assert stdin, "the harness never reached the end of its stdin"
+    assert stdin[-1] == world.prompt, (
+        f"the harness read {len(stdin[-1])} characters on its stdin, not the prompt's "
+        f"{len(world.prompt or '')}")
+
+
 @then("the harness ran in its own process group")
 def own_process_group(world: AgentWorld) -> None:
     start = world.rig.last_start()

@@ -74,6 +74,7 @@ class AgentWorld(World):
     path_override: str | None = None
     gone_interpreter: str | None = None  # the missing interpreter the CLI's `#!` line names
     elapsed: float | None = None  # seconds the last request took, as the caller saw it
+    prompt: str | None = None  # the last request's prompt
     held_first: Held | None = None  # what the agent held after the first of its requests
     starts_before: int | None = None  # harness starts recorded before the request was made
 
@@ -109,7 +110,7 @@ class AgentWorld(World):
     def request(self, message: str = "What is 2 + 2?") -> RequestResult:
         self.use_script()
         agent = self.ensure_agent()
-        started = time.monotonic()
+        started, self.prompt = time.monotonic(), message
         self.result = self.driver.agent_request(agent, message)
         self.elapsed = time.monotonic() - started
         return self.result
