@@ -309,22 +309,22 @@ def test_sigterm_to_agent_tck_run_ends_it_and_its_adapter_soon(tmp_path: Path) -
     """Not after the adapter timeout (60 s), and with no adapter left behind."""
     hanging = tmp_path / "hanging"  # created by the adapter when it starts to hang
     adapter = fake("hang", "agent.request", 1, hanging)
-    run = subprocess.Popen(
-        [PY, "-m", "agent_tck.kit.cli", "run", "--impl", adapter, "--component", "agent"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not hanging.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert hanging.exists(), "the adapter never got to its first agent.request"
-        children = _descendants(run.pid)
-        assert children, "agent-tck run has no adapter process"
-        run.send_signal(signal.SIGTERM)
-        out, _ = run.communicate(timeout=20)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
+    with subprocess.Popen(  # its pipe closed however the test ends
+            [PY, "-m", "agent_tck.kit.cli", "run", "--impl", adapter, "--component", "agent"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as run:
+        try:
+            deadline = time.monotonic() + 60
+            while not hanging.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert hanging.exists(), "the adapter never got to its first agent.request"
+            children = _descendants(run.pid)
+            assert children, "agent-tck run has no adapter process"
+            run.send_signal(signal.SIGTERM)
+            out, _ = run.communicate(timeout=20)
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
     assert run.returncode == 2, out
     assert out.splitlines()[-1] == ("agent-tck: error: interrupted by SIGTERM: no verdict (the "
                                     "implementation and what it started were stopped)"), out
