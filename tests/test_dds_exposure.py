@@ -142,7 +142,7 @@ def test_a_settings_file_that_cannot_be_read_is_refused(tmp_path: Path) -> None:
     would keep the check waiting), or larger than a settings file is, or a name the file
     system refuses. Larger is over 1 MiB (docs/security.md); one of 1 MiB is judged."""
     os.mkfifo(tmp_path / "pipe.json")
-    (tmp_path / "big.json").write_text(" " * (1 << 20) + "{}")
+    (tmp_path / "big.json").write_text("{}" + " " * (1 << 20))  # its first MiB harmless
     (tmp_path / "mib.json").write_text(" " * ((1 << 20) - 2) + "{}")
     for name in ("missing.json", "pipe.json", "big.json", "x" * 300):
         assert refused_spelling(tmp_path, "claude", f"--settings={name}") == f"--settings={name}"
