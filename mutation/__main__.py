@@ -88,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         return equivalents.check(args.session, args.jobs, args.again, only)
     if args.command == "run":
         return _run(args.session, args.jobs, {str(f) for f in args.files}, args.survivors)
-    text = report.render(db_path, args.session)
-    print(text)
+    found = report.mutants(db_path)
+    text = report.render(found, args.session)
+    print(text, *report.timed(found), sep="\n")
     if args.out:
         report.write_into(args.out, text, report.is_kit(args.session))
     return 0

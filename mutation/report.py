@@ -7,7 +7,6 @@ import dataclasses
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
@@ -108,8 +107,9 @@ def is_kit(folder: Path) -> bool:
         (folder / f"{c}.json").exists() for c in COMPONENTS)
 
 
-def render(db_path: Path, folder: Path) -> str:
-    found = mutants(db_path)
+def render(found: list[Mutant], folder: Path) -> str:
+    """The report of the session in `folder`, whose mutants are `found`: what a page keeps
+    (the command, the scores, the survivors), never when or how long (`timed` says that)."""
     planner = Planner.load(folder)
     kit = is_kit(folder)
     init = "python -m mutation --session .mutation-kit init --kit" if kit else \
@@ -136,10 +136,10 @@ def render(db_path: Path, folder: Path) -> str:
         "", "### Caught by SHOULDs alone, of a requirement that cites a seed", "",
         "What the seeds' MUSTs may require though no MUST caught it (docs/mutation.md, "
         "\"MUST-level behaviour\"):", "", *seed_cited(found, registry.load())]
-    lines = [f"Measured {date.today().isoformat()} with `{init} && python -m mutation{again} run"
+    lines = [f"Measured with `{init} && python -m mutation{again} run"
              f" && python -m mutation{again} report --out docs/mutation.md`.", "",
              f"**{len(found)} mutants judged: {_score(total)} caught**, {by}.", "",
-             *_timed(found), *_unjudged(found),
+             *_unjudged(found),
              "### Per component", "", *_table("component", by_component, shown), "",
              "### Per file", "", *_table("file", by_file, shown), "", "### Survivors", "",
              *(survivors or ["None."]), *seeded]
@@ -179,21 +179,22 @@ def _init_command(folder: Path, files: list[str]) -> str:
                      *(files if files != every else [])])
 
 
-def _timed(found: list[Mutant]) -> list[str]:
-    """A line saying how long the judges took, where their records say."""
-    timed = [m.seconds for m in found if m.seconds is not None]
-    if not timed:
+def timed(found: list[Mutant]) -> list[str]:
+    """A line saying how long the judges took, where their records say: for the person who
+    ran the session, not for the page (a measurement of one machine on one day)."""
+    seconds = [m.seconds for m in found if m.seconds is not None]
+    if not seconds:
         return []
-    return [f"The judges took {sum(timed) / 60:.0f} minutes for {len(timed)} of them "
-            f"({sum(timed) / len(timed):.1f} s a mutant; `run --jobs N` judges N at a time).",
-            ""]
+    return [f"The judges took {sum(seconds) / 60:.0f} minutes for {len(seconds)} of them "
+            f"({sum(seconds) / len(seconds):.1f} s a mutant; `run --jobs N` judges N at a "
+            "time)."]
 
 
 def _unjudged(found: list[Mutant]) -> list[str]:
     """A line saying how many listed equivalent mutants `run` did not judge."""
     listed = sum(m.listed and m.outcome == "equivalent" for m in found)
     return [f"{listed} of the equivalent mutants are listed in mutation/equivalent.yaml and "
-            "were not judged by this session: `python -m mutation check` judges them.", ""
+            "were not judged by the run: `python -m mutation check` judges them.", ""
             ] if listed else []
 
 

@@ -485,10 +485,12 @@ def test_the_report_says_how_long_the_judges_took() -> None:
         for s in (30.0, 90.0)]
     untimed = report.classify(ITEM, _result(Outcome.SURVIVED, [], code=0), [])
     assert [m.seconds for m in timed if m] == [30.0, 90.0] and untimed and untimed.seconds is None
-    assert report._timed([m for m in (*timed, untimed) if m]) == [
+    assert report.timed([m for m in (*timed, untimed) if m]) == [
         "The judges took 2 minutes for 2 of them (60.0 s a mutant; `run --jobs N` judges N at"
-        " a time).", ""]
-    assert report._timed([untimed]) == []
+        " a time)."]
+    assert report.timed([untimed]) == []
+    page = report.render([m for m in (*timed, untimed) if m], Path("no-session"))
+    assert "The judges took" not in page and "Measured with `" in page  # no day, no timing
 
 
 def test_the_report_lists_what_only_shoulds_caught_where_a_should_cites_a_seed() -> None:
@@ -564,14 +566,14 @@ def test_a_listed_equivalent_mutant_is_not_judged_by_run(
     assert outputs.pop(first.job_id) == {"code": None, "failed": [], "listed": True}
     assert any(o.get("unexecuted") for o in outputs.values())
     assert "1 of the equivalent mutants are listed" in report.render(
-        folder / "session.sqlite", folder)
+        report.mutants(folder / "session.sqlite"), folder)
     recorded = results[first.job_id]
     assert (report.classify(first, recorded, entry) or pytest.fail()).outcome == "equivalent"
     unlisted = report.classify(first, recorded, []) or pytest.fail()
     assert (unlisted.outcome, unlisted.listed) == ("survived", True)
     monkeypatch.setattr(equivalents, "load", lambda: [])
     assert "(not judged: it was listed equivalent" in report.render(
-        folder / "session.sqlite", folder)
+        report.mutants(folder / "session.sqlite"), folder)
 
 
 def test_check_judges_the_listed_mutants_side_by_side_and_fails_on_one_caught_or_gone(
