@@ -110,7 +110,8 @@ class AgentWorld(World):
     def request(self, message: str = "What is 2 + 2?") -> RequestResult:
         self.use_script()
         agent = self.ensure_agent()
-        started, self.prompt = time.monotonic(), message
+        self.prompt = message
+        started = time.monotonic()
         self.result = self.driver.agent_request(agent, message)
         self.elapsed = time.monotonic() - started
         return self.result
