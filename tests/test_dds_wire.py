@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,41 @@ def test_genesis_field_names() -> None:
                        "service_instance_tag", "metadata"]
     assert reply == ["request_id", "message", "status", "conversation_id",
                      "replier_service_guid", "service_instance_tag", "metadata"]
+
+
+def test_an_agents_states_reach_a_reader_that_joins_after_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/dds.md: the status topic keeps the last 64 states per agent for late joiners. A
+    monitor (the suite's own participant, on a loaded machine) may match an agent's writer
+    after its first states: it still reads each of them, in order. Cyclone DDS keeps for late
+    joiners what the durability service's history says, not the writer's (one sample per
+    key by default: the monitor would read the last state alone)."""
+    from cyclonedds.domain import DomainParticipant
+    from cyclonedds.pub import DataWriter
+    from cyclonedds.sub import DataReader
+    from cyclonedds.topic import Topic
+
+    from agent_tck.reference.dds.config import LOOPBACK
+    from tests.support.dds import domain
+
+    monkeypatch.setenv("CYCLONEDDS_URI", f"file://{LOOPBACK}")
+    agent, monitor = DomainParticipant(domain(9)), DomainParticipant(domain(9))
+    try:
+        writer = DataWriter(agent, Topic(agent, wire.STATUS_TOPIC, wire.AgentStatus),
+                            wire.STATUS_WRITER_QOS)
+        for n, state in enumerate(("DISCOVERING", "READY", "BUSY"), start=1):
+            writer.write(wire.AgentStatus("g-1", "A", state, n, "", -1, "", "", n, 0.0, "{}"))
+        reader = DataReader(monitor, Topic(monitor, wire.STATUS_TOPIC, wire.AgentStatus),
+                            wire.READER_QOS)
+        seen: list[str] = []
+        deadline = time.monotonic() + 20
+        while len(seen) < 3 and time.monotonic() < deadline:
+            seen += [s.state for s in reader.take(N=16) if s.sample_info.valid_data]
+            time.sleep(0.05)
+        assert seen == ["DISCOVERING", "READY", "BUSY"]
+    finally:
+        monitor.__del__()
+        agent.__del__()
 
 
 def documented_topics() -> dict[str, tuple[str, list[str]]]:
@@ -53,7 +89,8 @@ def test_the_contract_is_the_documented_one() -> None:
     assert {str(p) for p in wire.READER_QOS} == {str(p) for p in (
         reliable, Policy.Durability.TransientLocal, Policy.History.KeepAll)}
     assert {str(p) for p in wire.STATUS_WRITER_QOS} == {str(p) for p in (
-        reliable, Policy.Durability.TransientLocal, Policy.History.KeepLast(64))}
+        reliable, Policy.Durability.TransientLocal, Policy.History.KeepLast(64),
+        Policy.DurabilityService(0, Policy.History.KeepLast(64), -1, -1, -1))}
     assert {str(p) for p in wire.EVENT_QOS} == {str(p) for p in (
         reliable, Policy.Durability.Volatile, Policy.History.KeepAll)}
 

@@ -119,7 +119,11 @@ def _reliable() -> Policy.Reliability.Reliable:
 # sample per key (per request, per agent) and unregister keys once they are settled.
 WRITER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal, Policy.History.KeepLast(1))
 READER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal, Policy.History.KeepAll)
-STATUS_WRITER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal,
-                        Policy.History.KeepLast(64))
+# The status topic keeps an agent's last 64 states for late joiners. Cyclone DDS keeps for them
+# what the durability service's history says, not the writer's (its default: the last sample
+# per key), so both say 64.
+STATUS_HISTORY = Policy.History.KeepLast(64)
+STATUS_WRITER_QOS = Qos(_reliable(), Policy.Durability.TransientLocal, STATUS_HISTORY,
+                        Policy.DurabilityService(0, STATUS_HISTORY, -1, -1, -1))
 # Events are a live stream: volatile, every sample, in order.
 EVENT_QOS = Qos(_reliable(), Policy.Durability.Volatile, Policy.History.KeepAll)
