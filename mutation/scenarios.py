@@ -116,6 +116,23 @@ def by_line(data: coverage.CoverageData) -> dict[str, dict[str, list[str]]]:
     return files
 
 
+def merged(maps: list[dict[str, Any]]) -> dict[str, Any]:
+    """One map of the runs of `maps` (the shards of one component's scenarios): passed where
+    each passed, and each line's scenarios those of every map. A line run once per process (a
+    cache filled at first use) is credited to the first scenario of each shard, not only to
+    the run's first: more scenarios, never fewer."""
+    found: dict[str, Any] = {"passed": all(m["passed"] for m in maps)}
+    for kind in ("files", "spawned"):
+        lines: dict[str, dict[str, set[str]]] = {}
+        for m in maps:
+            for where, by in m[kind].items():
+                for line, names in by.items():
+                    lines.setdefault(where, {}).setdefault(line, set()).update(names)
+        found[kind] = {where: {line: sorted(names) for line, names in by.items()}
+                       for where, by in lines.items()}
+    return found
+
+
 def with_reapers(files: dict[str, dict[str, list[str]]], reapers: Path, root: Path = ROOT
                  ) -> dict[str, dict[str, list[str]]]:
     """`files` and the lines the traced reapers saved in `reapers` (mutation.coverreaper), by

@@ -64,17 +64,25 @@ def test_every_broken_agents_reach_names_lines_of_the_reference(name: str) -> No
 def test_the_map_is_made_once_per_session_and_kept_when_a_reference_scenario_failed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Exit 1 with a map written: a scenario of the reference failed in it (a flake); each
-    broken agent still judges on it. No map, or another exit code, is an error naming it."""
+    broken agent still judges on it. No map, or another exit code, is an error naming it.
+    The agent component's map is made by its shards, each once, and merged."""
     made: list[list[str]] = []
 
     def run(argv: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
         made.append(argv)
-        Path(argv[4]).write_text(json.dumps({"passed": False, "files": {}, "spawned": {}}))
-        return subprocess.CompletedProcess(argv, 1, "1 failed", "")
+        failed = argv[-1] == "2/4"  # one shard's scenario failed: the map did not pass
+        line = {"reference/agent.py": {"7": [f"test_of_shard_{argv[-1][0]}"]}}
+        Path(argv[4]).write_text(json.dumps({"passed": not failed, "files": line,
+                                             "spawned": {}}))
+        return subprocess.CompletedProcess(argv, int(failed), "1 failed" * failed, "")
 
     monkeypatch.setattr(reach.subprocess, "run", run)
-    assert reach.shared_map(tmp_path)["passed"] is False
-    assert reach.shared_map(tmp_path)["passed"] is False and len(made) == 1
+    found = reach.shared_map(tmp_path)
+    assert found["passed"] is False
+    assert found["files"] == {"reference/agent.py": {"7": [f"test_of_shard_{k}"
+                                                           for k in "1234"]}}
+    assert reach.shared_map(tmp_path) == found
+    assert sorted(argv[-1] for argv in made) == ["1/4", "2/4", "3/4", "4/4"]
     monkeypatch.setattr(reach.subprocess, "run", lambda argv, **kw: subprocess.CompletedProcess(
         argv, 2, "", "usage: ..."))
     (tmp_path / "other").mkdir()

@@ -7,9 +7,10 @@ its verdict is the reference's (every scenario passes against the reference: the
 tests). So the broken agent is judged on the scenarios that run its reach, and the others
 count as not run; where no scenario runs its reach, that is an error of the test.
 
-Which scenario runs which line comes from one run of the reference's agent component under
+Which scenario runs which line comes from a run of the reference's agent component under
 coverage (`mutation.scenarios`, the map the mutation tool judges mutants by), with the time
-scale of the nested runs, made once per test session and shared by its workers. A place:
+scale of the nested runs, made once per test session and shared by its workers (the agent
+component's in shards run at once, their maps merged: `SHARDS`). A place:
 
     reference/supervisor.py:Supervisor._enforce            every line of that function
     reference/supervisor.py:Supervisor._enforce:os.kill(   its lines that contain the text
@@ -30,16 +31,20 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from mutation import listed
 from mutation.plan import Planner
-from mutation.scenarios import AT_COLLECTION, ROOT
+from mutation.scenarios import AT_COLLECTION, ROOT, merged
 from tests.support.once import made_once
 
 WHOLE = os.environ.get("AGENT_TCK_BROKEN") == "whole"
 MAP_OPTIONS = ("--time-scale", "0.02")  # tests/support/runsuite.py's nested runs
+# The agent component's map, run whole, mostly waits (its scenarios' deadlines), and every
+# broken agent's test waits for it: its shards are run at once and their maps merged.
+SHARDS = {"agent": 4}
 
 
 def lines_of(place: str) -> tuple[str, set[int]]:
@@ -116,17 +121,32 @@ def _selecting(names: set[str], reach: tuple[Any, ...], component: str) -> str:
 
 def shared_map(root: Path, component: str = "agent") -> dict[str, Any]:
     """`component`'s map, made by the first worker that asks and kept in `root` (the
-    directory every worker of the session shares)."""
+    directory every worker of the session shares): in `SHARDS` runs at once, merged."""
     def make(made: Path) -> None:
-        argv = [sys.executable, "-m", "mutation.scenarios", component, str(made), *MAP_OPTIONS]
-        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+        shards = SHARDS.get(component, 1)
+        parts = [made.with_name(f"{made.name}.{k}") for k in range(1, shards + 1)]
+        with ThreadPoolExecutor(shards) as pool:
+            runs = list(pool.map(lambda k: _measure(component, parts[k - 1], k, shards),
+                                 range(1, shards + 1)))
         # Exit 1 with a map: a scenario of the reference failed in it (a flake on a busy
         # machine). The map is kept: a broken agent it leaves a scenario short of fails
         # on its own, where 45 would all fail here.
-        if done.returncode not in (0, 1) or not made.exists():
-            raise RuntimeError(f"the {component} component's map failed ({done.returncode}):\n"
-                               f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        for done, part in zip(runs, parts, strict=True):
+            if done.returncode not in (0, 1) or not part.exists():
+                raise RuntimeError(f"the {component} component's map failed ({done.returncode}):"
+                                   f"\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        made.write_text(json.dumps(merged([json.loads(p.read_text()) for p in parts])))
+        for part in parts:
+            part.unlink()
 
     out = made_once(root, f"{component}-scenario-map.json", make)
     found: dict[str, Any] = json.loads(out.read_text())
     return found
+
+
+def _measure(component: str, out: Path, k: int, shards: int) -> subprocess.CompletedProcess[str]:
+    """The map of the `k`th of `shards` shards of `component`'s scenarios, written to `out`."""
+    argv = [sys.executable, "-m", "mutation.scenarios", component, str(out), *MAP_OPTIONS]
+    if shards > 1:
+        argv += ["--shard", f"{k}/{shards}"]
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
