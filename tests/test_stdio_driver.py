@@ -28,7 +28,13 @@ from agent_tck.kit.drivers.stdio import StdioDriver
 from agent_tck.kit.errors import DriverError
 from agent_tck.kit.observe import still_running
 from agent_tck.kit.paths import ROOT
-from tests.support.runsuite import CROSS_DRIVER, failing_in, scenario_results, verdicts_for
+from tests.support.runsuite import (
+    CROSS_DRIVER,
+    failing_in,
+    in_process,
+    scenario_results,
+    verdicts_for,
+)
 
 # Nested conformance runs through the adapter and over DDS: each scenario has its own deadline
 # in it; the project-wide guard of 120 s would fail a slow machine on time alone (docs/flakes.md).
@@ -222,16 +228,16 @@ UNSENDABLE = {"AG-L1": "a monitor that fails (an agent elsewhere has monitors of
 
 def test_the_reference_adapter_gives_the_in_process_verdicts() -> None:
     """On the cross-driver slice (tests/support/runsuite.py); what it leaves out is not run on
-    either side."""
+    either side. In-process the reference passes each scenario of it (`in_process`)."""
     components = ["agent", "backends", "responses", "runner", "pipeline"]
     through_adapter = verdicts_for(f"{PY} -m agent_tck.reference.adapter", components,
                                    CROSS_DRIVER)
-    in_process = verdicts_for("reference", components, CROSS_DRIVER)
-    assert {r: in_process[r] for r in UNSENDABLE} == dict.fromkeys(UNSENDABLE, "passed")
+    reference = in_process(components, CROSS_DRIVER)
+    assert {r: reference[r] for r in UNSENDABLE} == dict.fromkeys(UNSENDABLE, "passed")
     assert {r: through_adapter[r] for r in UNSENDABLE} == dict.fromkeys(UNSENDABLE,
                                                                        "not applicable")
-    expected = {**in_process, **dict.fromkeys(UNSENDABLE, "not applicable")}
-    assert through_adapter == expected, f"{through_adapter.failures}\n\n{in_process.failures}"
+    expected = {**reference, **dict.fromkeys(UNSENDABLE, "not applicable")}
+    assert through_adapter == expected, f"{through_adapter.failures}\n\n{reference.failures}"
     judged = [v for r, v in through_adapter.items() if v != "not run" and r not in UNSENDABLE]
     assert len(judged) > len(through_adapter) // 2 and set(judged) == {"passed"}
 
@@ -273,11 +279,11 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     if not dds_available():
         pytest.skip("Cyclone DDS is not installed (pip install 'agent-tck[dds]')")
     over_dds = verdicts_for("dds", ["agent"], CROSS_DRIVER)
-    in_process = verdicts_for("reference", ["agent"], CROSS_DRIVER)
+    reference = in_process(["agent"], CROSS_DRIVER)
     # By design the DDS service queues a request until an agent is idle (TR-4), so a second
     # request is served later, not answered "busy" at once as AG-D7.1 says of the agent.
     assert over_dds.pop("AG-D7.1") == "failed"
-    in_process.pop("AG-D7.1")
+    reference.pop("AG-D7.1")
     # Over DDS a session is resumed by conversation, never by a session id a caller hands in
     # (docs/dds.md), so there is no session id to inject: AG-H19 does not apply, nor AG-H27
     # (an alias handed on as a session id).
@@ -293,8 +299,8 @@ def test_the_agent_features_give_the_same_verdicts_over_dds() -> None:
     for rid in ("AG-H19", "AG-H27", "AG-S1", "AG-S2", "AG-L1", "AG-L2", "AG-C4", "AG-C6",
                 "AG-H26", "AG-ACP.6", "AG-ACP.12", "AG-ACP.13"):
         assert over_dds.pop(rid) == "not applicable", rid
-        in_process.pop(rid)
-    assert over_dds == in_process, f"{over_dds.failures}\n\n{in_process.failures}"
+        reference.pop(rid)
+    assert over_dds == reference, f"{over_dds.failures}\n\n{reference.failures}"
 
 
 def _descendants(pid: int) -> list[int]:

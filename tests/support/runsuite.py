@@ -2,7 +2,9 @@
 
 The reference's in-process verdicts are computed once per component, keyword and test session
 and shared by every test that compares against them (real-cli aside: those tests change the
-environment the scenarios see).
+environment the scenarios see). A comparison of another driver with them takes them from the
+slice's collection instead (`in_process`): in-process the reference passes every scenario,
+which this same session's run of the suite (`steps/suite`) holds it to.
 
 `CROSS_DRIVER`: the scenarios the cross-driver comparisons run (the reference over the stdio
 adapter and over DDS against the reference in-process). The drivers carry requests and answers
@@ -47,7 +49,30 @@ def verdicts_for(
 ) -> Verdicts:
     """Requirement ID -> verdict for a run of `components` against `impl` ("not run" for a
     requirement none of whose scenarios `keyword` selects)."""
-    results = scenario_results(impl, components, keyword, adapter_timeout)
+    return _verdicts(scenario_results(impl, components, keyword, adapter_timeout), impl,
+                     components, keyword)
+
+
+def in_process(components: list[str], keyword: str | None = None) -> Verdicts:
+    """The reference's in-process verdicts on the scenarios `keyword` selects: each of them
+    passed. The suite's own run in this session (`steps/suite`) fails on any that does not, so
+    the slice is only collected here, not run again: an agent slice run in-process is about a
+    minute of deadlines."""
+    collector = verdicts.Collector()
+    args = _args("reference", components, keyword, DEFAULT_TIMEOUT)
+    with run_command.hermetic(), unmeasured():
+        code = pytest.main([*run_command.pytest_args(args), "--collect-only", "-q"],
+                           plugins=[collector])
+    assert code == pytest.ExitCode.OK, code
+    results = list(collector.results.values())
+    assert results, f"no scenario of {components} is selected by {keyword!r}"
+    for result in results:
+        result.verdict = verdicts.PASSED
+    return _verdicts(results, "reference", components, keyword)
+
+
+def _verdicts(results: list[verdicts.ScenarioResult], impl: str, components: list[str],
+              keyword: str | None) -> Verdicts:
     judged = _fold(results, components, selected=keyword is not None)
     found = Verdicts({v.req.id: v.verdict for v in judged})
     unpassed = {rid: v for rid, v in found.items() if v != verdicts.PASSED}
@@ -93,20 +118,18 @@ def _run(
     impl: str, components: list[str], keyword: str | None, adapter_timeout: float,
     reqs: list[str] | None = None,
 ) -> list[verdicts.ScenarioResult]:
-    args = argparse.Namespace(
-        impl=impl,
-        time_scale=0.02,
-        component=components,
-        keyword=keyword,
-        req=reqs,
-        markexpr=None,
-        adapter_timeout=adapter_timeout,
-    )
+    args = _args(impl, components, keyword, adapter_timeout, reqs)
     collector = verdicts.Collector()
     with run_command.hermetic(), run_command.private_basetemp() as basetemp, unmeasured():
         code = pytest.main([*run_command.pytest_args(args), *basetemp], plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
     return list(collector.results.values())
+
+
+def _args(impl: str, components: list[str], keyword: str | None, adapter_timeout: float,
+          reqs: list[str] | None = None) -> argparse.Namespace:
+    return argparse.Namespace(impl=impl, time_scale=0.02, component=components, keyword=keyword,
+                              req=reqs, markexpr=None, adapter_timeout=adapter_timeout)
 
 
 def failing(impl: str, components: list[str]) -> set[str]:
