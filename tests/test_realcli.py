@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.doubles.realcli import clis, isolation
-from agent_tck.doubles.realcli.sandbox import REFUSED, Sandbox
+from agent_tck.doubles.realcli.sandbox import REFUSED, Sandbox, sweep
 from agent_tck.kit import cli
 from agent_tck.kit.errors import UsageError
 from agent_tck.kit.observe import still_running
@@ -88,6 +88,7 @@ def test_the_wrapper_runs_the_cli_in_the_namespace_with_the_sandbox_home(
         while not _runs(child, b"sleep") and time.monotonic() < deadline:
             time.sleep(0.01)
         assert child in box.processes()  # found by the sandbox's mark, in a session of its own
+        assert box.tmp not in sweep() and box.tmp.is_dir(), "a live sandbox's folder was swept"
     assert not still_running([child]), "close() left it running"
     assert not box.tmp.exists(), "close() left the CLI's temporary folder"
 
@@ -104,7 +105,8 @@ def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
     tmp_path: Path, stub: tuple[Path, Path]
 ) -> None:
     """A run killed from outside (a cancelled CI job, a stopped flake hunt) never gets to
-    close its sandbox: the model server, in a session of its own, must end with it."""
+    close its sandbox: the model server, in a session of its own, must end with it, and the
+    CLI's temporary folder it leaves is removed by the next sandbox's sweep."""
     cli_path, _ = stub
     code = ("import sys, time; from pathlib import Path\n"
             "from agent_tck.doubles.realcli.sandbox import Sandbox\n"
@@ -121,16 +123,18 @@ def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
         suite.kill()
         suite.wait()
         suite.stdout.close()
-        if len(said) == 2:  # what a killed suite leaves: the CLI's temporary folder
-            shutil.rmtree(said[1], ignore_errors=True)
     try:
         deadline = time.monotonic() + 10
         while still_running([server]) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not still_running([server]), "the model server outlived the suite that started it"
+        left = Path(said[1])
+        assert left.is_dir() and left in sweep(left.parent) and not left.exists()
     finally:
         if server and still_running([server]):
             os.kill(server, signal.SIGKILL)
+        if len(said) == 2:
+            shutil.rmtree(said[1], ignore_errors=True)
 
 
 @needs_isolation

@@ -9,12 +9,15 @@ CLI's pid is the one its caller started). Put `bin/` first on an agent's PATH an
 drives the real CLI, offline.
 
 Every process the CLI starts inherits AGENT_TCK_SANDBOX=<token>; `processes()` finds them in
-/proc, and `close()` kills any still alive (by pid), then the model server.
+/proc, and `close()` kills any still alive (by pid), then the model server. The CLI's
+temporary folder is locked by the process that made it while it lives; a run killed before
+`close()` leaves it behind, and the next sandbox made on the machine removes it (`sweep`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import selectors
@@ -39,6 +42,8 @@ from agent_tck.kit.paths import PACKAGE
 
 MARK = "AGENT_TCK_SANDBOX"  # in the environment of every process the sandboxed CLI starts
 REFUSED = 97  # the wrapper's exit code when the namespace is not loopback alone
+TMP_PREFIX = "agent-tck-cli-"  # a CLI's temporary folder, in the system's
+OWNER = ".owner"  # in it: locked (flock) by the process whose sandbox it is, while it lives
 FAKE_KEY = "sk-agent-tck-scripted-model"
 START_TIMEOUT = 30.0
 # Inherited variables the wrapper drops (an ERE over `env` output, names only).
@@ -86,7 +91,7 @@ class Sandbox:
         # `root`, which can be long. Claude puts a socket there, and where its path would be
         # over 103 bytes (a socket's path is short) it uses /tmp/cc-socks-UID instead.
         # Made last before the `try`, whose failure close()s it away.
-        self.tmp = Path(tempfile.mkdtemp(prefix="agent-tck-cli-"))
+        self.tmp, self.owner = owned_folder()
         try:
             self.port = self._start_server()
             self._check_isolated()
@@ -114,6 +119,9 @@ class Sandbox:
     def close(self) -> None:
         self._kill_marked()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.owner >= 0:
+            os.close(self.owner)
+            self.owner = -1
         if self.server is not None and self.server.poll() is None:
             self.server.terminate()
             try:
@@ -211,6 +219,40 @@ class Sandbox:
             encoding="utf-8",
         )
         wrapper.chmod(0o755)
+
+
+def owned_folder() -> tuple[Path, int]:
+    """A new temporary folder for a CLI, and the descriptor that holds its lock (closed by its
+    sandbox's `close()`, or by the kernel when its process dies). The lock is taken before
+    the folder's `OWNER` file has its name, so `sweep` never finds a new folder unlocked."""
+    sweep()
+    folder = Path(tempfile.mkdtemp(prefix=TMP_PREFIX))
+    claim = folder / f"{OWNER}.new"
+    descriptor = os.open(claim, os.O_CREAT | os.O_WRONLY, 0o600)
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    claim.rename(folder / OWNER)
+    return folder, descriptor
+
+
+def sweep(where: Path | None = None) -> list[Path]:
+    """Remove the CLI folders of sandboxes whose process ended without closing them (a run
+    killed from outside): their lock is free. A folder being made (no `OWNER` yet) or in use
+    is left alone. Returns the folders removed."""
+    removed = []
+    for folder in sorted(Path(where or tempfile.gettempdir()).glob(f"{TMP_PREFIX}*")):
+        try:
+            descriptor = os.open(folder / OWNER, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        os.close(descriptor)
+        removed.append(folder)
+    return removed
 
 
 def _read_line(stream: Any, timeout: float) -> str:
