@@ -207,6 +207,7 @@ class Played:
     outputs: dict[str, str] = field(default_factory=dict)  # the action's outputs
     summary: str = ""  # what the job's step summary holds
     uploaded: list[str] = field(default_factory=list)  # the files of the uploaded folder
+    left: list[str] = field(default_factory=list)  # what the steps left in their TMPDIR
 
     @property
     def failed(self) -> bool:
@@ -219,8 +220,9 @@ class ActionRunner:
 
     def __init__(self, tmp: Path, inputs: dict[str, str], agent_tck: str) -> None:
         self.workspace, self.temp = tmp / "workspace", tmp / "runner-temp"
-        self.workspace.mkdir()
-        self.temp.mkdir()
+        self.tmpdir = tmp / "tmp"  # the system's temporary folder, as the steps see it
+        for folder in (self.workspace, self.temp, self.tmpdir):
+            folder.mkdir()
         self.summary = tmp / "step-summary.md"
         self.summary.touch()
         self.agent_tck = agent_tck
@@ -231,7 +233,8 @@ class ActionRunner:
                          "github.action_path": str(ROOT)}
         self.env = {**os.environ, "RUNNER_TEMP": str(self.temp), "RUNNER_OS": "Linux",
                     "GITHUB_WORKSPACE": str(self.workspace),
-                    "GITHUB_STEP_SUMMARY": str(self.summary), "PYTHONPATH": str(ROOT)}
+                    "GITHUB_STEP_SUMMARY": str(self.summary), "PYTHONPATH": str(ROOT),
+                    "TMPDIR": str(self.tmpdir)}
 
     def expand(self, text: str) -> str:
         """`text` with its expressions filled in (a KeyError: one this runner cannot judge;
@@ -260,6 +263,7 @@ class ActionRunner:
             played.codes[name] = self.step(index, step, played)
         played.outputs = {k: self.expand(v["value"]) for k, v in ACTION["outputs"].items()}
         played.summary = self.summary.read_text(encoding="utf-8")
+        played.left = sorted(p.name for p in self.tmpdir.iterdir())
         return played
 
     def step(self, index: int, step: dict[str, Any], played: Played) -> int:
@@ -322,6 +326,7 @@ def test_each_input_reaches_the_run_as_one_argument(tmp_path: Path, fake: Path) 
     assert args.component == ["runner", "real-cli"]
     assert args.baseline == Path("known failures.yaml")
     assert args.strict and args.keyword == "timeout and not codex"
+    assert played.left == [], "the job left files in the system's temporary folder"
     reports = Path(played.outputs["reports"])
     assert reports == tmp_path / "runner-temp" / "agent-tck-reports"
     assert {o: getattr(args, o) for o in REPORTS} == {o: reports / n for o, n in REPORTS.items()}
@@ -408,7 +413,7 @@ def test_args_a_shell_cannot_split_fail_the_step_before_any_run(
     played = ActionRunner(tmp_path, {"impl": "./adapter", "args": "-k 'unclosed"},
                           str(fake)).play()
     assert played.codes["Run the conformance suite"] != 0 and calls(tmp_path) == []
-    assert played.codes["Verdict"] is None and played.failed
+    assert played.codes["Verdict"] is None and played.failed and played.left == []
     assert played.codes["Summary"] == 0  # always()
 
 
@@ -463,12 +468,13 @@ def play_job(tmp_path: Path, variables: dict[str, str],
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "agent-tck").symlink_to(agent_tck)
     (venv / "bin" / "python").symlink_to(sys.executable)
-    project = tmp_path / "project"
+    project, tmpdir = tmp_path / "project", tmp_path / "tmp"
     project.mkdir()
+    tmpdir.mkdir()
     lines = [s for s in JOB["script"] if "pip install" not in s and "-m venv" not in s]
     assert len(lines) == len(JOB["script"]) - 2  # those two alone
     env = {**os.environ, **{k: str(v) for k, v in JOB["variables"].items()},
-           "AGENT_TCK_VENV": str(venv), **variables}
+           "AGENT_TCK_VENV": str(venv), "TMPDIR": str(tmpdir), **variables}
     return subprocess.run([*BASH, "-c", "\n".join(lines)], cwd=project, env=env,
                           capture_output=True, text=True, timeout=600, check=False)
 
@@ -489,6 +495,7 @@ def test_the_gitlab_job_passes_its_variables_and_fails_with_the_run(
         o: Path("agent-tck-reports", n) for o, n in REPORTS.items()}
     assert (args.impl, args.component, args.baseline, args.keyword, args.strict) == (
         "node adapter.js", ["runner", "agent"], Path("known.yaml"), "a or b", True)
+    assert list((tmp_path / "tmp").iterdir()) == [], "the job left files in TMPDIR"
 
 
 def test_the_gitlab_job_without_an_implementation_says_what_to_set(
