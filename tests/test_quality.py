@@ -72,11 +72,16 @@ def run_tests_module(tmp_path: Path, body: str) -> subprocess.CompletedProcess[s
     of them, and each of the default eight would import the project's plugins again)."""
     (tmp_path / "test_one.py").write_text(f"import reference.events\n\n\n{body}\n")
     env = {**os.environ, "COVERAGE_FILE": str(tmp_path / ".coverage")}
-    return subprocess.run(
-        [sys.executable, "-m", "tests", "-n", "2", "-p", "no:agent_tck", "--basetemp",
-         str(tmp_path / "basetemp"), str(tmp_path / "test_one.py")],
+    # Its root is `tmp_path` (else the common folder of the checkout and `tmp_path`, such as
+    # /tmp), and, as the project's configuration says, it keeps no cache there.
+    done = subprocess.run(
+        [sys.executable, "-m", "tests", "-n", "2", "-p", "no:agent_tck", "-p", "no:cacheprovider",
+         "--rootdir", str(tmp_path), "--basetemp", str(tmp_path / "basetemp"),
+         str(tmp_path / "test_one.py")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
     )
+    assert not (tmp_path / ".pytest_cache").exists(), "the run wrote a cache"
+    return done
 
 
 def test_a_failing_test_still_prints_coverage_and_fails_the_run(tmp_path: Path) -> None:
