@@ -76,10 +76,14 @@ SCHEDSTAT = pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"),
 @SCHEDSTAT
 def test_a_process_whose_environment_reads_empty_for_a_moment_is_found_by_its_mark() -> None:
     """As one caught in the middle of an exec: here a shell with an empty environment that,
-    once told, execs a command carrying the mark; it is told while `carrying` looks."""
+    once told, execs a command carrying the mark; it is told while `carrying` looks. The shell
+    execs that command itself: through `env`, the process would run a moment with what the
+    shell exports (dash: PWD) and no mark, which is a process without the mark, not one
+    mid-exec."""
     token = f"observe-{os.getpid()}-{time.monotonic_ns()}"
-    child = subprocess.Popen(["env", "-i", "sh", "-c", 'read go; exec env "$1" sleep 30', "sh",
-                              f"AGENT_TCK_TEST_MARK={token}"], stdin=subprocess.PIPE)
+    child = subprocess.Popen(["env", "-i", "sh", "-c",
+                              'read go; AGENT_TCK_TEST_MARK="$1" exec sleep 30', "sh", token],
+                             stdin=subprocess.PIPE)
     try:
         while Path(f"/proc/{child.pid}/cmdline").read_bytes().split(b"\0")[0] != b"sh":
             time.sleep(0.005)  # running the shell, with its empty environment
