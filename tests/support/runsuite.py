@@ -3,8 +3,10 @@
 The reference's in-process verdicts are computed once per component, keyword and test session
 and shared by every test that compares against them (real-cli aside: those tests change the
 environment the scenarios see). A comparison of another driver with them takes them from the
-slice's collection instead (`in_process`): in-process the reference passes every scenario,
-which this same session's run of the suite (`steps/suite`) holds it to.
+slice's collection instead (`in_process`): in-process the reference passes every scenario, and
+this same session's run of the suite (`steps/suite`) fails on any that fails. That run does
+not fail on a scenario skipped or not applicable in-process: a comparison runs for real what
+only an in-process agent is judged on.
 
 `CROSS_DRIVER`: the scenarios the cross-driver comparisons run (the reference over the stdio
 adapter and over DDS against the reference in-process). The drivers carry requests and answers
@@ -54,10 +56,9 @@ def verdicts_for(
 
 
 def in_process(components: list[str], keyword: str | None = None) -> Verdicts:
-    """The reference's in-process verdicts on the scenarios `keyword` selects: each of them
-    passed. The suite's own run in this session (`steps/suite`) fails on any that does not, so
-    the slice is only collected here, not run again: an agent slice run in-process is about a
-    minute of deadlines."""
+    """The reference's in-process verdicts on the scenarios `keyword` selects, each of them
+    passed: the slice is collected, not run again (the suite's own run in this session,
+    `steps/suite`, fails on any scenario that fails)."""
     collector = verdicts.Collector()
     args = _args("reference", components, keyword, DEFAULT_TIMEOUT)
     with run_command.hermetic(), unmeasured():
