@@ -3,6 +3,7 @@ installs, `agent-tck record`'s errors, and what a run says when real CLIs cannot
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent_tck.doubles.realcli import clis, isolation
-from agent_tck.doubles.realcli.sandbox import REFUSED, Sandbox, sweep
+from agent_tck.doubles.realcli.sandbox import OWNER, REFUSED, TMP_PREFIX, Sandbox, sweep
 from agent_tck.kit import cli
 from agent_tck.kit.errors import UsageError
 from agent_tck.kit.observe import still_running
@@ -100,6 +101,30 @@ def _runs(pid: int, program: bytes) -> bool:
         return False
 
 
+def test_a_sweep_removes_only_folders_whose_lock_nobody_holds(tmp_path: Path) -> None:
+    """What a sweep of a shared temporary folder may meet; it neither hangs nor follows."""
+    def folder(name: str) -> Path:
+        made = tmp_path / f"{TMP_PREFIX}{name}"
+        made.mkdir()
+        return made
+
+    (folder("abandoned") / OWNER).touch()
+    held = folder("held") / OWNER
+    held.touch()
+    os.mkfifo(folder("fifo") / OWNER)  # opened for reading, a pipe would wait for a writer
+    folder("being-made")  # no OWNER yet
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / OWNER).touch()
+    (tmp_path / f"{TMP_PREFIX}link").symlink_to(elsewhere)
+    with open(held) as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert sweep(tmp_path) == [tmp_path / f"{TMP_PREFIX}abandoned"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
+        "elsewhere", *(f"{TMP_PREFIX}{n}" for n in ("being-made", "fifo", "held", "link"))])
+    assert (elsewhere / OWNER).exists()
+
+
 @needs_isolation
 def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
     tmp_path: Path, stub: tuple[Path, Path]
@@ -113,7 +138,10 @@ def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
             f"box = Sandbox(Path({str(tmp_path / 'box')!r}), 'claude', {{'turns': []}}, "
             f"Path({str(cli_path)!r}))\n"
             "print(box.server.pid, box.tmp, flush=True); time.sleep(60)")
-    suite = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    own_tmp = tmp_path / "tmp"  # its folder is swept by this test alone, not by another's
+    own_tmp.mkdir()
+    suite = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": str(own_tmp)})
     assert suite.stdout is not None
     server, said = 0, []
     try:
@@ -129,7 +157,8 @@ def test_a_sandbox_whose_suite_is_killed_leaves_no_model_server(
             time.sleep(0.05)
         assert not still_running([server]), "the model server outlived the suite that started it"
         left = Path(said[1])
-        assert left.is_dir() and left in sweep(left.parent) and not left.exists()
+        assert left.parent == own_tmp and left.is_dir()
+        assert sweep(own_tmp) == [left] and not left.exists()
     finally:
         if server and still_running([server]):
             os.kill(server, signal.SIGKILL)

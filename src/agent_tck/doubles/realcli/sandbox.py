@@ -24,6 +24,7 @@ import selectors
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -224,35 +225,49 @@ class Sandbox:
 def owned_folder() -> tuple[Path, int]:
     """A new temporary folder for a CLI, and the descriptor that holds its lock (closed by its
     sandbox's `close()`, or by the kernel when its process dies). The lock is taken before
-    the folder's `OWNER` file has its name, so `sweep` never finds a new folder unlocked."""
+    the folder's `OWNER` file has its name, so `sweep` never finds a new folder unlocked. On a
+    file system without locks the folder gets no `OWNER`: only `close()` removes it."""
     sweep()
     folder = Path(tempfile.mkdtemp(prefix=TMP_PREFIX))
     claim = folder / f"{OWNER}.new"
     descriptor = os.open(claim, os.O_CREAT | os.O_WRONLY, 0o600)
-    fcntl.flock(descriptor, fcntl.LOCK_EX)
-    claim.rename(folder / OWNER)
+    with contextlib.suppress(OSError):
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        claim.rename(folder / OWNER)
     return folder, descriptor
 
 
 def sweep(where: Path | None = None) -> list[Path]:
     """Remove the CLI folders of sandboxes whose process ended without closing them (a run
-    killed from outside): their lock is free. A folder being made (no `OWNER` yet) or in use
-    is left alone. Returns the folders removed."""
+    killed from outside): folders of this user, not links, whose `OWNER` is a file no process
+    holds locked. A folder being made (no `OWNER` yet) or in use is left alone. Returns the
+    folders removed."""
     removed = []
     for folder in sorted(Path(where or tempfile.gettempdir()).glob(f"{TMP_PREFIX}*")):
-        try:
-            descriptor = os.open(folder / OWNER, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(descriptor)
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        os.close(descriptor)
-        removed.append(folder)
+        if _abandoned(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
     return removed
+
+
+def _abandoned(folder: Path) -> bool:
+    """Whether `folder` is a sandbox's CLI folder whose lock nobody holds. Its lock is taken
+    and let go at once: a sandbox made meanwhile has a folder of its own."""
+    try:
+        found = folder.lstat()
+        descriptor = os.open(folder / OWNER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not (stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid()
+                and stat.S_ISREG(os.fstat(descriptor).st_mode)):
+            return False
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
 
 
 def _read_line(stream: Any, timeout: float) -> str:
