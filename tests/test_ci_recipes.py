@@ -498,6 +498,15 @@ def test_the_gitlab_job_passes_its_variables_and_fails_with_the_run(
     assert list((tmp_path / "tmp").iterdir()) == [], "the job left files in TMPDIR"
 
 
+def test_the_gitlab_job_stops_on_args_a_shell_cannot_split_and_leaves_nothing(
+        tmp_path: Path, fake: Path) -> None:
+    done = play_job(tmp_path, {"AGENT_TCK_IMPL": "x", "AGENT_TCK_ARGS": "-k 'unclosed"},
+                    str(fake))
+    assert done.returncode != 0 and calls(tmp_path) == []
+    assert "No closing quotation" in done.stderr
+    assert list((tmp_path / "tmp").iterdir()) == [], "the job left files in TMPDIR"
+
+
 def test_the_gitlab_job_without_an_implementation_says_what_to_set(
         tmp_path: Path, fake: Path) -> None:
     done = play_job(tmp_path, {}, str(fake))
