@@ -20,6 +20,7 @@ CASES = {
     # warns of no refusal
     "ApprovesEveryToolCall": {"AG-ACP.4", "AG-ACP.14", "AG-ACP.15"},
     "RefusesByCancelling": {"AG-ACP.14"},
+    "RefusesWithTheLastRejectOption": {"AG-ACP.14"},
     "RefusesToolCallsUnsaid": {"AG-ACP.15"},
     "AnswersAnInternalError": {"AG-ACP.16"},
     # AG-ACP.16 too: an unanswered request has no error code

@@ -102,6 +102,19 @@ Feature: A wrapper of an ACP agent: the conversation behind one request
       When the agent answers "Remove the build folder"
       Then the permission request was answered with an option of a reject kind the agent offered
 
+    @req:AG-ACP.14
+    Scenario: Offered two ways to refuse, the wrapper takes the first the agent lists
+      Codex offers two options of kind reject_once: "decline" first ("No, continue without
+      running it"), then "cancel" ("No, and tell Codex what to do differently"), which stops
+      the turn to wait for a person. A wrapper runs unattended: it takes the first, the
+      agent's own way to refuse and go on. Claude and Gemini offer one such option: for them
+      this is the scenario above.
+      Given an agent for the "codex-acp" backend with a safety timeout of 10 seconds
+      Given the ACP agent asks leave to run "rm -rf build"
+      Given the ACP agent says "I did not run it." and ends its turn
+      When the agent answers "Remove the build folder"
+      Then the permission request was answered with the first option of kind "reject_once" the agent offered
+
     @req:AG-ACP.15
     Scenario: The response's warnings name the tool call the wrapper refused
       Given an agent for the "gemini-acp" backend with a safety timeout of 10 seconds

@@ -115,6 +115,25 @@ class RefusesByCancelling(_Acp):
     talk = _Cancels
 
 
+class _LastReject(Conversation):
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        if method == "session/request_permission":
+            last = [o for o in params["options"] if o["kind"].startswith("reject_")][-1]
+            self._send({"id": rid, "result": {"outcome": {"outcome": "selected",
+                                                          "optionId": last["optionId"]}}})
+            self.warnings.append(f"refused leave to run {params['toolCall']['title']}")
+        else:
+            super()._serve(rid, method, params)
+
+
+class RefusesWithTheLastRejectOption(_Acp):
+    """Refuses with the last option of a reject kind the agent offers: Codex's `cancel`, which
+    stops its turn, where it offers `decline` first."""
+
+    backends = ("codex-acp",)
+    talk = _LastReject
+
+
 class _Unsaid(Conversation):
     def _serve(self, rid: Any, method: str, params: Any) -> None:
         super()._serve(rid, method, params)

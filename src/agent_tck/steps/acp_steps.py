@@ -228,6 +228,17 @@ def permission_rejected(world: AgentWorld) -> None:
         f"{[k for k in kinds.values() if k.startswith('reject_')]}")
 
 
+@then(parsers.parse('the permission request was answered with the first option of kind '
+                    '"{kind}" the agent offered'))
+def permission_first_of_kind(world: AgentWorld, kind: str) -> None:
+    outcome, _, kinds = _chosen(world)
+    offered = [option for option, its in kinds.items() if its == kind]
+    assert offered, f"the agent offered no option of kind {kind}: {kinds}"
+    assert outcome == {"outcome": "selected", "optionId": offered[0]}, (
+        f"the answer is {outcome}, where the agent offered {offered} of kind {kind}, in that "
+        "order")
+
+
 @then("the response's warnings name the tool call the agent asked leave to run")
 def refusal_warned(world: AgentWorld) -> None:
     [asked] = [s["ask"] for s in _script(world).steps
