@@ -11,7 +11,7 @@ drives the real CLI, offline.
 Every process the CLI starts inherits AGENT_TCK_SANDBOX=<token>; `processes()` finds them in
 /proc, and `close()` kills any still alive (by pid), then the model server. The CLI's
 temporary folder is locked by the process that made it while it lives; a run killed before
-`close()` leaves it behind, and the next sandbox made on the machine removes it (`sweep`).
+`close()` leaves it behind, and the next sandbox this user makes there removes it (`sweep`).
 """
 
 from __future__ import annotations
