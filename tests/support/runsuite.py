@@ -59,13 +59,8 @@ def in_process(components: list[str], keyword: str | None = None) -> Verdicts:
     """The reference's in-process verdicts on the scenarios `keyword` selects, each of them
     passed: the slice is collected, not run again (the suite's own run in this session,
     `steps/suite`, fails on any scenario that fails)."""
-    collector = verdicts.Collector()
-    args = _args("reference", components, keyword, DEFAULT_TIMEOUT)
-    with run_command.hermetic(), unmeasured():
-        code = pytest.main([*run_command.pytest_args(args), "--collect-only", "-q"],
-                           plugins=[collector])
-    assert code == pytest.ExitCode.OK, code
-    results = list(collector.results.values())
+    results = _nested(_args("reference", components, keyword, DEFAULT_TIMEOUT),
+                      "--collect-only", "-q")
     assert results, f"no scenario of {components} is selected by {keyword!r}"
     for result in results:
         result.verdict = verdicts.PASSED
@@ -119,10 +114,16 @@ def _run(
     impl: str, components: list[str], keyword: str | None, adapter_timeout: float,
     reqs: list[str] | None = None,
 ) -> list[verdicts.ScenarioResult]:
-    args = _args(impl, components, keyword, adapter_timeout, reqs)
+    return _nested(_args(impl, components, keyword, adapter_timeout, reqs))
+
+
+def _nested(args: argparse.Namespace, *extra: str) -> list[verdicts.ScenarioResult]:
+    """A conformance run of `args` in this process (`extra`: more pytest arguments), its
+    scenarios' results."""
     collector = verdicts.Collector()
     with run_command.hermetic(), run_command.private_basetemp() as basetemp, unmeasured():
-        code = pytest.main([*run_command.pytest_args(args), *basetemp], plugins=[collector])
+        code = pytest.main([*run_command.pytest_args(args), *basetemp, *extra],
+                           plugins=[collector])
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), code
     return list(collector.results.values())
 
